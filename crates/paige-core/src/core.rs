@@ -1,0 +1,84 @@
+//! The façade: the one object adapters (server, CLI, Tauri shell) hold.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::Clock;
+use crate::config::Config;
+use crate::db::{Db, DbError};
+use crate::event::Event;
+
+const EVENT_CAPACITY: usize = 1024;
+
+/// Paige's live state for one project: configuration, database, event bus, and the
+/// cancellation token every background loop is tied to.
+pub struct Core {
+    config: Config,
+    db: Db,
+    clock: Arc<dyn Clock>,
+    started_at: DateTime<Utc>,
+    events: broadcast::Sender<Event>,
+    cancel: CancellationToken,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    #[error("cannot create DATA_DIR {}: {source}", path.display())]
+    DataDir { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl Core {
+    /// Creates `DATA_DIR` if needed and opens (or creates) `DATA_DIR/paige.db`.
+    pub fn open(config: Config, clock: Arc<dyn Clock>) -> Result<Core, CoreError> {
+        std::fs::create_dir_all(&config.data_dir)
+            .map_err(|source| CoreError::DataDir { path: config.data_dir.clone(), source })?;
+        let db = Db::open(&config.db_path(), clock.clone())?;
+        let (events, _) = broadcast::channel(EVENT_CAPACITY);
+        Ok(Core { started_at: clock.now(), config, db, clock, events, cancel: CancellationToken::new() })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    /// Time since [`Core::open`], by the injected clock.
+    pub fn uptime(&self) -> chrono::Duration {
+        self.clock.now() - self.started_at
+    }
+
+    /// A receiver of every [`Event`] the core pushes from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.events.subscribe()
+    }
+
+    /// Pushes an event to every subscriber; having none is fine.
+    pub fn emit(&self, event: Event) {
+        let _ = self.events.send(event);
+    }
+
+    /// A token cancelled at shutdown: background loops take a child of it.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// Stops background work and checkpoints the database. Idempotent.
+    pub fn shutdown(&self) -> Result<(), DbError> {
+        self.cancel.cancel();
+        self.emit(Event::ShuttingDown);
+        self.db.checkpoint()
+    }
+}

@@ -1,0 +1,127 @@
+use chrono::{DateTime, Utc};
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use super::{Db, DbError, HintLevel, PhaseStatus, Plan, get_json, get_opt_ts, new_id, to_json, ts};
+
+/// One step of a plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    pub id: String,
+    pub plan_id: String,
+    pub number: i64,
+    pub title: String,
+    pub description: String,
+    pub status: PhaseStatus,
+    pub hint_level: HintLevel,
+    pub expected_files: Vec<String>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewPhase {
+    pub plan_id: String,
+    pub number: i64,
+    pub title: String,
+    pub description: String,
+    pub hint_level: HintLevel,
+    pub expected_files: Vec<String>,
+}
+
+const COLUMNS: &str = "id, plan_id, number, title, description, status, hint_level, expected_files, started_at, completed_at";
+
+fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phase> {
+    Ok(Phase {
+        id: row.get(0)?,
+        plan_id: row.get(1)?,
+        number: row.get(2)?,
+        title: row.get(3)?,
+        description: row.get(4)?,
+        status: row.get(5)?,
+        hint_level: row.get(6)?,
+        expected_files: get_json(row, 7)?,
+        started_at: get_opt_ts(row, 8)?,
+        completed_at: get_opt_ts(row, 9)?,
+    })
+}
+
+impl Db {
+    /// Adds a phase to a plan with status `pending`.
+    pub fn create_phase(&self, new: NewPhase) -> Result<Phase, DbError> {
+        let phase = Phase {
+            id: new_id(),
+            plan_id: new.plan_id,
+            number: new.number,
+            title: new.title,
+            description: new.description,
+            status: PhaseStatus::Pending,
+            hint_level: new.hint_level,
+            expected_files: new.expected_files,
+            started_at: None,
+            completed_at: None,
+        };
+        self.conn()
+            .execute(
+                "INSERT INTO phases (id, plan_id, number, title, description, status, hint_level, expected_files)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    phase.id,
+                    phase.plan_id,
+                    phase.number,
+                    phase.title,
+                    phase.description,
+                    phase.status,
+                    phase.hint_level,
+                    to_json(&phase.expected_files)?
+                ],
+            )
+            .map_err(DbError::on_insert("phase", "plan", &phase.plan_id))?;
+        Ok(phase)
+    }
+
+    pub fn phase(&self, id: &str) -> Result<Phase, DbError> {
+        self.conn()
+            .query_row(&format!("SELECT {COLUMNS} FROM phases WHERE id = ?1"), [id], from_row)
+            .map_err(DbError::not_found("phase", id))
+    }
+
+    /// A phase together with the plan it belongs to.
+    pub fn phase_with_plan(&self, id: &str) -> Result<(Phase, Plan), DbError> {
+        let phase = self.phase(id)?;
+        let plan = self.plan(&phase.plan_id)?;
+        Ok((phase, plan))
+    }
+
+    /// A plan's phases in phase-number order.
+    pub fn phases_for_plan(&self, plan_id: &str) -> Result<Vec<Phase>, DbError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM phases WHERE plan_id = ?1 ORDER BY number, rowid"))?;
+        let rows = stmt.query_map([plan_id], from_row)?.collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Moves a phase to `status`, stamping `started_at` when it becomes active and
+    /// `completed_at` when it completes (each set once, on the first such transition).
+    pub fn set_phase_status(&self, id: &str, status: PhaseStatus) -> Result<Phase, DbError> {
+        let now = ts(self.now());
+        let changed = self.conn().execute(
+            "UPDATE phases SET status = ?2,
+                 started_at = CASE WHEN ?2 IN ('active', 'complete') THEN coalesce(started_at, ?3) ELSE started_at END,
+                 completed_at = CASE WHEN ?2 = 'complete' THEN coalesce(completed_at, ?3) ELSE completed_at END
+             WHERE id = ?1",
+            params![id, status, now],
+        )?;
+        if changed == 0 {
+            return Err(DbError::NotFound { entity: "phase", id: id.to_owned() });
+        }
+        self.phase(id)
+    }
+
+    pub fn delete_phase(&self, id: &str) -> Result<(), DbError> {
+        match self.conn().execute("DELETE FROM phases WHERE id = ?1", [id])? {
+            0 => Err(DbError::NotFound { entity: "phase", id: id.to_owned() }),
+            _ => Ok(()),
+        }
+    }
+}

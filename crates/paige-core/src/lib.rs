@@ -1,0 +1,16 @@
+//! Paige's core: configuration, state and domain logic, free of Tauri, HTTP and JSON-RPC.
+//!
+//! Adapters hold a [`Core`] and call plain functions on it; everything the core pushes
+//! comes out as one closed [`Event`] enum.
+
+pub mod clock;
+pub mod config;
+mod core;
+pub mod db;
+pub mod event;
+pub mod run_info;
+
+pub use crate::core::{Core, CoreError};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use config::{Config, ConfigError, ConfigOverrides};
+pub use event::Event;

@@ -1,0 +1,130 @@
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use paige_core::{Config, ConfigError, ConfigOverrides};
+
+fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+#[test]
+fn all_missing_required_variables_are_named_at_once() {
+    let err = Config::load(&env(&[("HOME", "/home/u")]), ConfigOverrides::default()).expect_err("missing");
+    assert_eq!(err, ConfigError::Missing(vec!["PROJECT_DIR", "ANTHROPIC_API_KEY"]));
+    assert_eq!(
+        err.to_string(),
+        "missing required environment variables: PROJECT_DIR, ANTHROPIC_API_KEY (set them in the environment or in .env)"
+    );
+}
+
+#[test]
+fn empty_and_blank_values_count_as_missing() {
+    let project = tempfile::tempdir().expect("dir");
+    let p = project.path().to_str().expect("utf8");
+    let err = Config::load(&env(&[("PROJECT_DIR", p), ("ANTHROPIC_API_KEY", "  ")]), ConfigOverrides::default())
+        .expect_err("blank key");
+    assert_eq!(err, ConfigError::Missing(vec!["ANTHROPIC_API_KEY"]));
+    let err = Config::load(&env(&[("PROJECT_DIR", ""), ("ANTHROPIC_API_KEY", "k")]), ConfigOverrides::default())
+        .expect_err("empty dir");
+    assert_eq!(err.to_string(), "missing required environment variable: PROJECT_DIR (set it in the environment or in .env)");
+}
+
+#[test]
+fn nonexistent_project_dir_is_named() {
+    let err = Config::load(
+        &env(&[("PROJECT_DIR", "/no/such/project"), ("ANTHROPIC_API_KEY", "k"), ("HOME", "/h")]),
+        ConfigOverrides::default(),
+    )
+    .expect_err("no dir");
+    assert_eq!(err.to_string(), "PROJECT_DIR does not exist: /no/such/project");
+}
+
+#[test]
+fn a_file_is_not_a_project_dir() {
+    let file = tempfile::NamedTempFile::new().expect("file");
+    let err = Config::load(
+        &env(&[("PROJECT_DIR", file.path().to_str().expect("utf8")), ("ANTHROPIC_API_KEY", "k"), ("HOME", "/h")]),
+        ConfigOverrides::default(),
+    )
+    .expect_err("file");
+    assert!(matches!(err, ConfigError::ProjectDirNotADirectory(_)));
+}
+
+#[test]
+fn defaults_are_port_3000_and_home_dot_paige() {
+    let project = tempfile::tempdir().expect("dir");
+    let config = Config::load(
+        &env(&[("PROJECT_DIR", project.path().to_str().expect("utf8")), ("ANTHROPIC_API_KEY", "k"), ("HOME", "/home/u")]),
+        ConfigOverrides::default(),
+    )
+    .expect("valid");
+    assert_eq!(config.port, 3000);
+    assert_eq!(config.data_dir, PathBuf::from("/home/u/.paige"));
+    assert_eq!(config.project_dir, project.path().canonicalize().expect("canonical"));
+    assert_eq!((config.chromadb_url, config.token), (None, None));
+}
+
+#[test]
+fn flags_override_environment() {
+    let env_project = tempfile::tempdir().expect("dir");
+    let flag_project = tempfile::tempdir().expect("dir");
+    let config = Config::load(
+        &env(&[
+            ("PROJECT_DIR", env_project.path().to_str().expect("utf8")),
+            ("ANTHROPIC_API_KEY", "k"),
+            ("PORT", "4000"),
+            ("DATA_DIR", "/env/data"),
+            ("CHROMADB_URL", "http://127.0.0.1:8000"),
+            ("PAIGE_TOKEN", "fixed"),
+        ]),
+        ConfigOverrides {
+            project_dir: Some(flag_project.path().to_owned()),
+            port: Some(5000),
+            data_dir: Some("/flag/data".into()),
+        },
+    )
+    .expect("valid");
+    assert_eq!(config.project_dir, flag_project.path().canonicalize().expect("canonical"));
+    assert_eq!((config.port, config.data_dir.as_path()), (5000, std::path::Path::new("/flag/data")));
+    assert_eq!(config.chromadb_url.as_deref(), Some("http://127.0.0.1:8000"));
+    assert_eq!(config.token.as_deref(), Some("fixed"));
+}
+
+#[test]
+fn a_project_flag_satisfies_the_requirement() {
+    let project = tempfile::tempdir().expect("dir");
+    let config = Config::load(
+        &env(&[("ANTHROPIC_API_KEY", "k"), ("DATA_DIR", "~/data"), ("HOME", "/home/u")]),
+        ConfigOverrides { project_dir: Some(project.path().to_owned()), ..ConfigOverrides::default() },
+    )
+    .expect("valid");
+    assert_eq!(config.data_dir, PathBuf::from("/home/u/data"), "~ expands to HOME");
+}
+
+#[test]
+fn bad_port_is_explained() {
+    let project = tempfile::tempdir().expect("dir");
+    let err = Config::load(
+        &env(&[("PROJECT_DIR", project.path().to_str().expect("utf8")), ("ANTHROPIC_API_KEY", "k"), ("PORT", "http")]),
+        ConfigOverrides::default(),
+    )
+    .expect_err("bad port");
+    assert_eq!(err.to_string(), r#"PORT must be a whole number from 0 to 65535, got "http""#);
+}
+
+#[test]
+fn debug_output_redacts_secrets() {
+    let project = tempfile::tempdir().expect("dir");
+    let config = Config::load(
+        &env(&[
+            ("PROJECT_DIR", project.path().to_str().expect("utf8")),
+            ("ANTHROPIC_API_KEY", "sk-secret"),
+            ("PAIGE_TOKEN", "tok-secret"),
+            ("HOME", "/h"),
+        ]),
+        ConfigOverrides::default(),
+    )
+    .expect("valid");
+    let shown = format!("{config:?}");
+    assert!(!shown.contains("sk-secret") && !shown.contains("tok-secret"), "{shown}");
+}

@@ -1,0 +1,316 @@
+use std::sync::Arc;
+
+use chrono::Duration;
+use paige_core::Clock;
+use paige_core::db::*;
+use serde_json::json;
+
+use super::clock;
+
+fn temp_db() -> (tempfile::TempDir, Db) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = Db::open(&dir.path().join("paige.db"), clock()).expect("open db");
+    (dir, db)
+}
+
+fn session(db: &Db) -> Session {
+    db.create_session(NewSession {
+        project_dir: "/projects/weather".into(),
+        issue_number: Some(42),
+        issue_title: Some("Add a weather widget".into()),
+    })
+    .expect("create session")
+}
+
+fn phase(db: &Db, plan_id: &str, number: i64) -> Phase {
+    db.create_phase(NewPhase {
+        plan_id: plan_id.into(),
+        number,
+        title: format!("Phase {number}"),
+        description: "Wire the fetch call".into(),
+        hint_level: HintLevel::File,
+        expected_files: vec!["src/weather.ts".into(), "src/api.ts".into()],
+    })
+    .expect("create phase")
+}
+
+#[test]
+fn migrations_are_valid() {
+    MIGRATIONS.validate().expect("migrations validate");
+}
+
+#[test]
+fn fresh_database_has_the_ten_spec_tables_in_wal_mode() {
+    let (_dir, db) = temp_db();
+    assert_eq!(
+        db.table_names().expect("tables"),
+        [
+            "action_log",
+            "api_call_log",
+            "dreyfus_assessments",
+            "kata_specs",
+            "knowledge_gaps",
+            "phase_hints",
+            "phases",
+            "plans",
+            "progress_events",
+            "sessions"
+        ]
+    );
+    assert_eq!(db.journal_mode().expect("journal mode"), "wal");
+}
+
+#[test]
+fn reopening_keeps_data() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("paige.db");
+    let id = {
+        let db = Db::open(&path, clock()).expect("open");
+        let id = session(&db).id;
+        db.checkpoint().expect("checkpoint");
+        id
+    };
+    let db = Db::open(&path, clock()).expect("reopen");
+    let back = db.session(&id).expect("session survives reopen");
+    assert_eq!(back.issue_title.as_deref(), Some("Add a weather widget"));
+    assert_eq!(db.table_names().expect("tables").len(), 10);
+}
+
+#[test]
+fn full_session_lifecycle_round_trips() {
+    let clock = clock();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = Db::open(&dir.path().join("paige.db"), clock.clone()).expect("open");
+
+    let s = session(&db);
+    assert_eq!(s.status, SessionStatus::Active);
+    assert_eq!(s.started_at, clock.now());
+    assert_eq!(db.session(&s.id).expect("read session"), s);
+    assert_eq!(db.active_session().expect("active").as_ref(), Some(&s));
+
+    let plan = db.create_plan(&s.id, "1. fetch\n2. render").expect("plan");
+    assert_eq!(db.plan(&plan.id).expect("read plan"), plan);
+    assert_eq!(db.plans_for_session(&s.id).expect("plans"), [plan.clone()]);
+
+    let p2 = phase(&db, &plan.id, 2);
+    let p1 = phase(&db, &plan.id, 1);
+    assert_eq!(db.phases_for_plan(&plan.id).expect("phases"), [p1.clone(), p2.clone()], "ordered by number");
+    assert_eq!(db.phase_with_plan(&p1.id).expect("phase with plan"), (p1.clone(), plan.clone()));
+    assert_eq!(p1.status, PhaseStatus::Pending);
+    assert_eq!(p1.expected_files, ["src/weather.ts", "src/api.ts"]);
+
+    clock.advance(Duration::seconds(60));
+    let active = db.set_phase_status(&p1.id, PhaseStatus::Active).expect("activate");
+    assert_eq!(active.started_at, Some(clock.now()));
+    assert_eq!(active.completed_at, None);
+    clock.advance(Duration::seconds(60));
+    let done = db.set_phase_status(&p1.id, PhaseStatus::Complete).expect("complete");
+    assert_eq!(done.started_at, active.started_at, "started_at is stamped once");
+    assert_eq!(done.completed_at, Some(clock.now()));
+
+    let file_hint = db
+        .create_phase_hint(NewPhaseHint {
+            phase_id: p1.id.clone(),
+            path: "src/weather.ts".into(),
+            span: HintSpan::File,
+            style: HintStyle::Suggested,
+            hover_text: None,
+        })
+        .expect("file hint");
+    let line_hint = db
+        .create_phase_hint(NewPhaseHint {
+            phase_id: p1.id.clone(),
+            path: "src/api.ts".into(),
+            span: HintSpan::Line { start_line: 10, end_line: 14 },
+            style: HintStyle::Focus,
+            hover_text: Some("the fetch goes here".into()),
+        })
+        .expect("line hint");
+    assert_eq!(db.phase_hints(&p1.id, None).expect("hints"), [file_hint.clone(), line_hint.clone()]);
+    assert_eq!(db.phase_hints(&p1.id, Some(HintType::Line)).expect("line hints"), [line_hint]);
+    assert_eq!(db.phase_hints(&p1.id, Some(HintType::File)).expect("file hints"), [file_hint]);
+
+    let used = db.record_progress(&p1.id, ProgressEventType::HintUsed, Some(json!({"level": "file"}))).expect("progress");
+    clock.advance(Duration::seconds(5));
+    let passed = db.record_progress(&p1.id, ProgressEventType::ReviewPassed, None).expect("progress");
+    assert_eq!(db.progress_for_phase(&p1.id).expect("progress"), [used, passed], "chronological");
+
+    let gap = db
+        .create_knowledge_gap(NewKnowledgeGap {
+            session_id: s.id.clone(),
+            topic: "async error handling".into(),
+            severity: Severity::High,
+            evidence: "unhandled promise rejection".into(),
+            related_concepts: vec!["promises".into(), "try/catch".into()],
+        })
+        .expect("gap");
+    assert_eq!((gap.frequency, gap.addressed), (1, false));
+    assert_eq!(db.knowledge_gap(&gap.id).expect("read gap"), gap);
+    let again = db.record_gap_encounter(&gap.id).expect("encounter");
+    assert_eq!(again.frequency, 2);
+    let filter = GapFilter { session_id: Some(s.id.clone()), severity: Some(Severity::High), addressed: Some(false) };
+    assert_eq!(db.knowledge_gaps(&filter).expect("gaps"), [again.clone()]);
+    let none = GapFilter { severity: Some(Severity::Low), ..GapFilter::default() };
+    assert!(db.knowledge_gaps(&none).expect("gaps").is_empty());
+
+    let constraint = KataConstraint { title: "No loops".into(), description: "use iterators".into(), min_level: 3 };
+    let kata = db
+        .create_kata(NewKataSpec {
+            knowledge_gap_id: gap.id.clone(),
+            title: "Retry with backoff".into(),
+            description: "Write a retrying fetch".into(),
+            scaffolding_code: "async function retry() {}".into(),
+            instructor_notes: "look for awaited sleeps".into(),
+            constraints: vec![constraint.clone()],
+        })
+        .expect("kata");
+    assert!(kata.user_attempts.is_empty());
+    let first = KataAttempt { code: "v1".into(), ..KataAttempt::default() };
+    let second = KataAttempt {
+        code: "v2".into(),
+        review: Some("good".into()),
+        level: Some(4),
+        passed: Some(true),
+        constraints: Some(vec![constraint]),
+    };
+    db.append_kata_attempt(&kata.id, &first).expect("attempt 1");
+    let after = db.append_kata_attempt(&kata.id, &second).expect("attempt 2");
+    assert_eq!(after.user_attempts, [first, second], "earlier attempts are kept");
+    assert_eq!(db.katas_for_gap(&gap.id).expect("katas"), [after]);
+
+    clock.advance(Duration::minutes(30));
+    let ended = db.end_session(&s.id, SessionStatus::Completed).expect("end");
+    assert_eq!((ended.status, ended.ended_at), (SessionStatus::Completed, Some(clock.now())));
+    assert_eq!(db.active_session().expect("active"), None);
+}
+
+#[test]
+fn deleting_a_plan_cascades_to_phases_hints_and_progress() {
+    let (_dir, db) = temp_db();
+    let s = session(&db);
+    let plan = db.create_plan(&s.id, "plan").expect("plan");
+    let p = phase(&db, &plan.id, 1);
+    db.create_phase_hint(NewPhaseHint {
+        phase_id: p.id.clone(),
+        path: "a.rs".into(),
+        span: HintSpan::File,
+        style: HintStyle::Critical,
+        hover_text: None,
+    })
+    .expect("hint");
+    db.record_progress(&p.id, ProgressEventType::HintEscalated, None).expect("progress");
+
+    db.delete_plan(&plan.id).expect("delete plan");
+
+    assert!(matches!(db.phase(&p.id), Err(DbError::NotFound { entity: "phase", .. })));
+    assert!(db.phase_hints(&p.id, None).expect("hints").is_empty());
+    assert!(db.progress_for_phase(&p.id).expect("progress").is_empty());
+    assert_eq!(db.session(&s.id).expect("session stays"), s);
+}
+
+#[test]
+fn insert_under_a_missing_parent_is_rejected_with_a_clear_error() {
+    let (_dir, db) = temp_db();
+    let err = db.create_plan("no-such-session", "plan").expect_err("FK enforced");
+    assert!(matches!(&err, DbError::MissingParent { entity: "plan", parent: "session", parent_id } if parent_id == "no-such-session"));
+    assert_eq!(err.to_string(), r#"plan refers to session "no-such-session", which does not exist"#);
+
+    let err = db.log_action("ghost", ActionType::FileOpen, None).expect_err("FK enforced");
+    assert!(matches!(err, DbError::MissingParent { entity: "action", .. }));
+    assert!(matches!(
+        db.record_progress("ghost", ProgressEventType::HintUsed, None),
+        Err(DbError::MissingParent { parent: "phase", .. })
+    ));
+}
+
+#[test]
+fn dreyfus_upsert_overwrites_by_skill_area() {
+    let clock = clock();
+    let db = Db::open_in_memory(clock.clone()).expect("db");
+    let first = db
+        .upsert_dreyfus(NewDreyfusAssessment {
+            skill_area: "React state management".into(),
+            stage: DreyfusStage::Novice,
+            confidence: 0.4,
+            evidence: "asked what useState does".into(),
+        })
+        .expect("insert");
+    clock.advance(Duration::days(1));
+    let second = db
+        .upsert_dreyfus(NewDreyfusAssessment {
+            skill_area: "React state management".into(),
+            stage: DreyfusStage::Competent,
+            confidence: 0.8,
+            evidence: "lifted state unaided".into(),
+        })
+        .expect("update");
+    assert_eq!(second.id, first.id, "same row, not a duplicate");
+    assert_eq!(second.stage, DreyfusStage::Competent);
+    assert_eq!(second.assessed_at, clock.now());
+    assert_eq!(db.dreyfus_assessments().expect("all"), [second]);
+}
+
+#[test]
+fn action_log_is_queryable_by_session_and_type() {
+    let clock = clock();
+    let db = Db::open_in_memory(clock.clone()).expect("db");
+    let s = session(&db);
+    db.log_action(&s.id, ActionType::FileOpen, Some(json!({"path": "a.rs"}))).expect("log");
+    clock.advance(Duration::seconds(1));
+    db.log_action(&s.id, ActionType::TabSwitch, Some(json!({"fromPath": "a.rs", "toPath": "b.rs"}))).expect("log");
+    clock.advance(Duration::seconds(1));
+    let last_open = db.log_action(&s.id, ActionType::FileOpen, Some(json!({"path": "b.rs"}))).expect("log");
+
+    let recent = db.recent_actions(&s.id, 2, None).expect("recent");
+    assert_eq!(recent.iter().map(|a| a.action_type).collect::<Vec<_>>(), [ActionType::FileOpen, ActionType::TabSwitch]);
+    let opens = db.recent_actions(&s.id, 10, Some(ActionType::FileOpen)).expect("opens");
+    assert_eq!(opens.len(), 2);
+    assert_eq!(opens[0], last_open);
+    assert_eq!(db.last_action_at(&s.id, Some(ActionType::TabSwitch)).expect("last"), Some(last_open.created_at - Duration::seconds(1)));
+    assert_eq!(db.last_action_at(&s.id, Some(ActionType::IdleStart)).expect("none"), None);
+    assert_eq!(ActionType::ALL.len(), 27, "the spec's 27 action types");
+}
+
+#[test]
+fn api_calls_aggregate_into_a_budget() {
+    let db = Db::open_in_memory(clock()).expect("db");
+    let s = session(&db);
+    let call = |model: &str, latency_ms, cost| NewApiCall {
+        session_id: Some(s.id.clone()),
+        call_type: "coach_agent".into(),
+        model: model.into(),
+        input_hash: "0123456789abcdef".into(),
+        latency_ms,
+        input_tokens: if latency_ms < 0 { 0 } else { 1000 },
+        output_tokens: if latency_ms < 0 { 0 } else { 200 },
+        cost_estimate: cost,
+    };
+    let logged = db.log_api_call(call("claude-sonnet-4-5-20250929", 1200, 0.006)).expect("log");
+    db.log_api_call(call("claude-haiku-4-5-20251001", 400, 0.0016)).expect("log");
+    db.log_api_call(call("claude-haiku-4-5-20251001", -1, 0.0)).expect("failure is logged too");
+    db.log_api_call(NewApiCall { session_id: None, ..call("claude-haiku-4-5-20251001", 100, 0.5) }).expect("no session");
+
+    assert_eq!(db.api_calls_for_session(&s.id).expect("calls")[0], logged);
+    let budget = db.budget_summary(Some(&s.id)).expect("budget");
+    assert_eq!((budget.calls, budget.failed_calls), (3, 1));
+    assert!((budget.total_cost - 0.0076).abs() < 1e-12);
+    assert_eq!(budget.average_latency_ms, Some(800.0), "failures excluded from latency");
+    assert_eq!(budget.by_model.iter().map(|m| (m.model.as_str(), m.calls)).collect::<Vec<_>>(), [
+        ("claude-haiku-4-5-20251001", 2),
+        ("claude-sonnet-4-5-20250929", 1)
+    ]);
+    assert_eq!(db.budget_summary(None).expect("global").calls, 4);
+}
+
+#[test]
+fn corrupted_file_is_reported_by_name_and_left_untouched() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("paige.db");
+    let garbage: Vec<u8> = (0..8192u32).map(|i| (i * 31 % 251) as u8).collect();
+    std::fs::write(&path, &garbage).expect("write garbage");
+
+    let err = Db::open(&path, Arc::new(paige_core::SystemClock)).err().expect("corrupt file rejected");
+    assert!(matches!(err, DbError::Corrupt { .. }), "{err:?}");
+    assert!(err.to_string().contains(&path.display().to_string()), "{err}");
+    assert_eq!(std::fs::read(&path).expect("read back"), garbage, "file left untouched");
+}
