@@ -1,1 +1,52 @@
-fn main(){}
+//! `paige`: the command-line face of Paige.
+
+mod serve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "paige", version, about = "Paige, a coding coach that never writes your code for you")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run Paige without a window: the core plus its localhost server (/health, /mcp).
+    ///
+    /// Settings come from the environment, then `.env` in the working directory; flags win
+    /// over both. Required: PROJECT_DIR (or --project) and ANTHROPIC_API_KEY. Optional:
+    /// PORT (3000), DATA_DIR (~/.paige/), CHROMADB_URL, PAIGE_TOKEN (random per launch).
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// The project to coach on [env: PROJECT_DIR]
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// Port on 127.0.0.1; 0 picks a free one [env: PORT] [default: 3000]
+    #[arg(long, value_name = "N")]
+    port: Option<u16>,
+    /// Where Paige keeps its database and run files [env: DATA_DIR] [default: ~/.paige/]
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve(args) => serve::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

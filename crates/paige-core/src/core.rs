@@ -34,10 +34,11 @@ pub enum CoreError {
 }
 
 impl Core {
-    /// Creates `DATA_DIR` if needed and opens (or creates) `DATA_DIR/paige.db`.
-    pub fn open(config: Config, clock: Arc<dyn Clock>) -> Result<Core, CoreError> {
-        std::fs::create_dir_all(&config.data_dir)
-            .map_err(|source| CoreError::DataDir { path: config.data_dir.clone(), source })?;
+    /// Creates `DATA_DIR` if needed (and makes it absolute), and opens (or creates) `DATA_DIR/paige.db`.
+    pub fn open(mut config: Config, clock: Arc<dyn Clock>) -> Result<Core, CoreError> {
+        let data_dir_err = |source| CoreError::DataDir { path: config.data_dir.clone(), source };
+        std::fs::create_dir_all(&config.data_dir).map_err(data_dir_err)?;
+        config.data_dir = config.data_dir.canonicalize().map_err(data_dir_err)?;
         let db = Db::open(&config.db_path(), clock.clone())?;
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         Ok(Core { started_at: clock.now(), config, db, clock, events, cancel: CancellationToken::new() })

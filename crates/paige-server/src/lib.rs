@@ -1,1 +1,67 @@
+//! Paige's localhost server: the only crate that knows HTTP and MCP.
+//!
+//! `app` builds the axum `Router` over a shared [`paige_core::Core`]:
+//! - `GET /health` — open, for liveness checks;
+//! - `/mcp` — rmcp Streamable HTTP (2025-11-25 sessions and 2026-07-28 stateless POSTs),
+//!   behind the per-launch bearer token.
+//!
+//! Every route sits behind the Host/Origin guard (loopback only). Tests drive the router
+//! with `oneshot` or over a real socket.
 
+mod guard;
+mod health;
+mod mcp;
+
+use std::sync::Arc;
+
+use axum::Router;
+use paige_core::Core;
+use tokio_util::sync::CancellationToken;
+
+pub use mcp::{McpSessions, PaigeMcp};
+
+/// What the routes share. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub core: Arc<Core>,
+    token: Arc<str>,
+}
+
+/// The router plus a handle on the MCP sessions, which shutdown closes.
+pub struct Server {
+    pub router: Router,
+    pub mcp_sessions: McpSessions,
+}
+
+/// Builds the whole HTTP surface. `token` is required on private routes (`/mcp`).
+pub fn app(core: Arc<Core>, token: &str) -> Server {
+    let state = AppState { core: core.clone(), token: Arc::from(token) };
+    let mcp_cancel = core.shutdown_token().child_token();
+    let (mcp_service, mcp_sessions) = mcp::service(core, mcp_cancel);
+    let private = Router::new()
+        .nest_service("/mcp", mcp_service)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), guard::require_token));
+    let router = Router::new()
+        .route("/health", axum::routing::get(health::health))
+        .merge(private)
+        .fallback(guard::not_found)
+        .layer(axum::middleware::from_fn(guard::loopback_only))
+        .with_state(state);
+    Server { router, mcp_sessions }
+}
+
+/// Serves until `shutdown` is cancelled, then stops accepting, closes the MCP sessions so
+/// their streams end, and waits for in-flight requests. Each step is logged.
+pub async fn serve(listener: tokio::net::TcpListener, server: Server, shutdown: CancellationToken) -> std::io::Result<()> {
+    let Server { router, mcp_sessions } = server;
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            shutdown.cancelled().await;
+            tracing::info!("shutdown: no longer accepting connections");
+            let closed = mcp_sessions.close_all().await;
+            tracing::info!("shutdown: closed {closed} MCP session(s)");
+        })
+        .await?;
+    tracing::info!("shutdown: HTTP server stopped");
+    Ok(())
+}

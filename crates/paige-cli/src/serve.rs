@@ -1,0 +1,119 @@
+//! `paige serve`: load config, open the core, serve on 127.0.0.1 until SIGINT/SIGTERM.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use paige_core::run_info::{self, RunInfo};
+use paige_core::{Config, ConfigOverrides, Core, SystemClock};
+use tokio::signal::unix::{SignalKind, signal};
+use tokio_util::sync::CancellationToken;
+
+use crate::ServeArgs;
+
+/// How long in-flight requests get to finish after a shutdown signal.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let launched = Instant::now();
+    init_logging();
+    load_dotenv()?;
+    let env: HashMap<String, String> = std::env::vars().collect();
+    let overrides = ConfigOverrides { project_dir: args.project, port: args.port, data_dir: args.data_dir };
+    let config = Config::load(&env, overrides)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(serve(config, launched))
+}
+
+async fn serve(config: Config, launched: Instant) -> anyhow::Result<()> {
+    // Signals are caught from the very start, so one that arrives during start-up still
+    // leads to a clean shutdown of whatever was set up.
+    let mut sigterm = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
+    let mut sigint = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
+
+    let token = match &config.token {
+        Some(token) => token.clone(),
+        None => run_info::generate_token()?,
+    };
+    let core = Arc::new(Core::open(config, Arc::new(SystemClock))?);
+    let config = core.config();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
+        .await
+        .with_context(|| format!("cannot listen on 127.0.0.1:{}", config.port))?;
+    let port = listener.local_addr().context("cannot read the bound address")?.port();
+
+    let info = RunInfo {
+        pid: std::process::id(),
+        port,
+        token: token.clone(),
+        project_dir: config.project_dir.clone(),
+        started_at: core.now(),
+    };
+    let run_file = run_info::write(&config.data_dir, &info)?;
+
+    tracing::info!("project: {}", config.project_dir.display());
+    tracing::info!("data dir: {} (database {})", config.data_dir.display(), core.db().path().display());
+    tracing::info!("port: {port} — MCP at http://127.0.0.1:{port}/mcp, health at /health");
+    tracing::info!("run file: {}", run_file.display());
+    tracing::info!("ready in {} ms", launched.elapsed().as_millis());
+
+    let stop = CancellationToken::new();
+    let server = paige_server::serve(listener, paige_server::app(core.clone(), &token), stop.clone());
+    tokio::pin!(server);
+    let served = tokio::select! {
+        result = &mut server => result.context("the HTTP server failed"),
+        _ = sigterm.recv() => drain("SIGTERM", &stop, server).await,
+        _ = sigint.recv() => drain("SIGINT", &stop, server).await,
+    };
+
+    tracing::info!("shutdown: stopping background tasks and checkpointing the database");
+    let db_closed = core.shutdown().context("cannot checkpoint the database");
+    match run_info::remove_if_ours(&config.data_dir, &info) {
+        Ok(true) => tracing::info!("shutdown: removed {}", run_file.display()),
+        Ok(false) => tracing::warn!("shutdown: {} belongs to another Paige; left it", run_file.display()),
+        Err(err) => tracing::warn!("shutdown: cannot remove {}: {err:#}", run_file.display()),
+    }
+    served.and(db_closed)?;
+    tracing::info!("shutdown complete");
+    Ok(())
+}
+
+async fn drain(
+    signal: &str,
+    stop: &CancellationToken,
+    server: impl std::future::Future<Output = std::io::Result<()>>,
+) -> anyhow::Result<()> {
+    tracing::info!("received {signal}, shutting down");
+    stop.cancel();
+    match tokio::time::timeout(DRAIN_TIMEOUT, server).await {
+        Ok(result) => result.context("the HTTP server failed while stopping"),
+        Err(_) => {
+            tracing::warn!("shutdown: requests still open after {DRAIN_TIMEOUT:?}; closing them");
+            Ok(())
+        }
+    }
+}
+
+/// Reads `.env` from the working directory into the environment; variables already set win.
+fn load_dotenv() -> anyhow::Result<()> {
+    match dotenvy::dotenv() {
+        Ok(_) => Ok(()),
+        Err(err) if err.not_found() => Ok(()),
+        Err(err) => Err(err).context("cannot read .env"),
+    }
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stdout)
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .init();
+}

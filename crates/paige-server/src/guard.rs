@@ -1,0 +1,132 @@
+//! Who may talk to the server: loopback Host and Origin on every route (DNS-rebinding and
+//! cross-site protection), and the per-launch bearer token on private routes.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::AppState;
+
+/// Rejects with 403 a request whose `Host` is not a loopback name, or whose `Origin` is
+/// present and not a loopback `http(s)` origin.
+pub(crate) async fn loopback_only(request: Request, next: Next) -> Response {
+    if let Err(reason) = check_loopback(request.headers()) {
+        tracing::warn!(%reason, uri = %request.uri(), "rejected request");
+        return error(StatusCode::FORBIDDEN, &reason);
+    }
+    next.run(request).await
+}
+
+/// Rejects with 401 a request without `Authorization: Bearer <token>`.
+pub(crate) async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::trim);
+    match presented {
+        Some(token) if constant_time_eq(token.as_bytes(), state.token.as_bytes()) => next.run(request).await,
+        presented => {
+            let reason = if presented.is_some() { "invalid bearer token" } else { "missing bearer token" };
+            tracing::warn!(reason, uri = %request.uri(), "rejected request");
+            let mut response = error(StatusCode::UNAUTHORIZED, reason);
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer realm=\"paige\""));
+            response
+        }
+    }
+}
+
+pub(crate) async fn not_found() -> Response {
+    error(StatusCode::NOT_FOUND, "no such route")
+}
+
+fn error(status: StatusCode, message: &str) -> Response {
+    (status, Json(json!({ "error": message }))).into_response()
+}
+
+fn check_loopback(headers: &HeaderMap) -> Result<(), String> {
+    let host = headers
+        .get(header::HOST)
+        .ok_or("missing Host header")?
+        .to_str()
+        .map_err(|_| "Host header is not text")?;
+    if !is_loopback_host(strip_port(host)) {
+        return Err(format!("Host {host:?} is not a loopback address"));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().map_err(|_| "Origin header is not text")?;
+        let authority = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
+        match authority {
+            Some(authority) if !authority.contains('/') && is_loopback_host(strip_port(authority)) => {}
+            _ => return Err(format!("Origin {origin:?} is not a loopback origin")),
+        }
+    }
+    Ok(())
+}
+
+/// `host:port` → `host`; `[::1]:port` → `::1`.
+fn strip_port(authority: &str) -> &str {
+    if let Some(rest) = authority.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => authority,
+    }
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost") || host == "127.0.0.1" || host == "::1"
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(host: Option<&str>, origin: Option<&str>) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        if let Some(host) = host {
+            map.insert(header::HOST, host.parse().expect("header"));
+        }
+        if let Some(origin) = origin {
+            map.insert(header::ORIGIN, origin.parse().expect("header"));
+        }
+        map
+    }
+
+    #[test]
+    fn loopback_hosts_and_origins_pass() {
+        for host in ["localhost", "localhost:3000", "LOCALHOST:1", "127.0.0.1:3000", "[::1]:3000", "[::1]"] {
+            assert_eq!(check_loopback(&headers(Some(host), None)), Ok(()), "{host}");
+        }
+        for origin in ["http://localhost:5173", "https://127.0.0.1", "http://[::1]:3000"] {
+            assert_eq!(check_loopback(&headers(Some("localhost"), Some(origin))), Ok(()), "{origin}");
+        }
+    }
+
+    #[test]
+    fn foreign_hosts_and_origins_are_refused() {
+        for host in ["evil.com", "localhost.evil.com", "127.0.0.2:3000", "0.0.0.0:3000", "[::2]:1"] {
+            assert!(check_loopback(&headers(Some(host), None)).is_err(), "{host}");
+        }
+        for origin in ["http://evil.com", "null", "file://", "http://localhost.evil.com", "http://localhost:3000/x", "ws://localhost"] {
+            assert!(check_loopback(&headers(Some("localhost"), Some(origin))).is_err(), "{origin}");
+        }
+        assert_eq!(check_loopback(&headers(None, None)), Err("missing Host header".into()));
+    }
+
+    #[test]
+    fn token_comparison_needs_an_exact_match() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"abcd"));
+    }
+}

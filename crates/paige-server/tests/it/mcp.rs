@@ -1,0 +1,85 @@
+use std::time::Duration;
+
+use rmcp::model::ProtocolVersion;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
+
+use crate::{TOKEN, initialize_body, post_mcp, rpc_message, running, stateless_tools_list_body};
+
+fn transport(base: &str) -> StreamableHttpClientTransport<reqwest::Client> {
+    StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp")).auth_header(TOKEN),
+    )
+}
+
+#[tokio::test]
+async fn legacy_initialize_creates_a_session_with_an_id() {
+    let server = running().await;
+    let auth = format!("Bearer {TOKEN}");
+    let response = post_mcp(&server.base, &initialize_body(), &[("Authorization", &auth)]).await;
+    assert_eq!(response.status(), 200);
+    let session_id = response.headers().get("mcp-session-id").expect("Mcp-Session-Id header").to_str().expect("text").to_owned();
+    assert!(uuid_like(&session_id), "{session_id}");
+    let message = rpc_message(response).await;
+    assert_eq!(message["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(message["result"]["serverInfo"]["name"], "paige");
+    assert_eq!(server.sessions.count().await, 1);
+}
+
+#[tokio::test]
+async fn rmcp_client_in_session_mode_lists_tools() {
+    let server = running().await;
+    let client = ().serve(transport(&server.base)).await.expect("legacy initialize");
+    let info = client.peer_info().expect("server info");
+    assert_eq!(info.protocol_version, ProtocolVersion::V_2025_11_25);
+    let tools = client.list_all_tools().await.expect("tools/list");
+    assert!(tools.is_empty(), "tools arrive with the MCP tool-surface issue: {tools:?}");
+    assert_eq!(server.sessions.count().await, 1);
+    client.cancel().await.expect("client closes");
+}
+
+#[tokio::test]
+async fn stateless_2026_request_is_answered_without_a_session() {
+    let server = running().await;
+    let auth = format!("Bearer {TOKEN}");
+    let response = post_mcp(&server.base, &stateless_tools_list_body(), &[("Authorization", &auth)]).await;
+    assert_eq!(response.status(), 200);
+    assert!(response.headers().get("mcp-session-id").is_none(), "stateless: no session id");
+    let message = rpc_message(response).await;
+    assert_eq!(message["id"], 7);
+    assert_eq!(message["result"]["tools"], serde_json::json!([]), "{message}");
+    assert_eq!(server.sessions.count().await, 0);
+}
+
+#[tokio::test]
+async fn rmcp_client_in_2026_discover_mode_lists_tools() {
+    let server = running().await;
+    let client = ()
+        .serve_with_lifecycle(
+            transport(&server.base),
+            ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+        )
+        .await
+        .expect("server/discover");
+    assert!(client.list_all_tools().await.expect("tools/list").is_empty());
+    assert_eq!(server.sessions.count().await, 0, "2026-07-28 keeps no session");
+    client.cancel().await.expect("client closes");
+}
+
+#[tokio::test]
+async fn shutdown_closes_open_sessions_and_stops_serving() {
+    let mut server = running().await;
+    let client = ().serve(transport(&server.base)).await.expect("legacy initialize");
+    assert_eq!(server.sessions.count().await, 1);
+
+    server.stop.cancel();
+    let served = tokio::time::timeout(Duration::from_secs(5), &mut server.task).await;
+    served.expect("server stops within 5 s despite the open session").expect("task").expect("serve ok");
+    assert!(reqwest::get(format!("{}/health", server.base)).await.is_err(), "no longer accepting");
+    drop(client);
+}
+
+fn uuid_like(s: &str) -> bool {
+    s.len() == 36 && s.chars().filter(|c| *c == '-').count() == 4
+}
