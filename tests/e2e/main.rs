@@ -1,1 +1,162 @@
+//! End-to-end tests of the built `paige` binary, run as a real process: configuration
+//! errors, start-up, the run file, and shutdown on signals.
 
+mod serve;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+pub const PAIGE: &str = env!("CARGO_BIN_EXE_paige");
+
+/// A scratch world for one run: a working dir (where `.env` is looked for), a project and a
+/// data dir, and a clean environment holding only what the test sets.
+pub struct World {
+    pub root: tempfile::TempDir,
+    pub env: Vec<(String, String)>,
+}
+
+impl World {
+    pub fn new() -> World {
+        let root = tempfile::tempdir().expect("temp dir");
+        for dir in ["cwd", "project", "home"] {
+            std::fs::create_dir(root.path().join(dir)).expect("mkdir");
+        }
+        let env = vec![("HOME".into(), root.path().join("home").display().to_string())];
+        World { root, env }
+    }
+
+    /// A world with everything required set and port 0.
+    pub fn ready() -> World {
+        let mut world = World::new();
+        let project = world.project().display().to_string();
+        let data = world.data_dir().display().to_string();
+        world.set("PROJECT_DIR", &project).set("ANTHROPIC_API_KEY", "sk-test").set("PORT", "0").set("DATA_DIR", &data);
+        world
+    }
+
+    pub fn set(&mut self, key: &str, value: &str) -> &mut World {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn unset(&mut self, key: &str) -> &mut World {
+        self.env.retain(|(k, _)| k != key);
+        self
+    }
+
+    pub fn cwd(&self) -> PathBuf {
+        self.root.path().join("cwd")
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.root.path().join("data")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(PAIGE);
+        command.args(args).current_dir(self.cwd()).env_clear().envs(self.env.iter().cloned());
+        command
+    }
+
+    /// Runs to completion: (status, stdout, stderr).
+    pub fn run(&self, args: &[&str]) -> (ExitStatus, String, String) {
+        let output = self.command(args).stdin(Stdio::null()).output().expect("paige runs");
+        (output.status, String::from_utf8_lossy(&output.stdout).into(), String::from_utf8_lossy(&output.stderr).into())
+    }
+
+    pub fn spawn(&self, args: &[&str]) -> Running {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("paige starts");
+        let (tx, lines) = mpsc::channel();
+        let stdout = child.stdout.take().expect("stdout");
+        let stderr = child.stderr.take().expect("stderr");
+        let out_tx = tx.clone();
+        std::thread::spawn(move || BufReader::new(stdout).lines().map_while(Result::ok).for_each(|l| drop(out_tx.send(l))));
+        std::thread::spawn(move || BufReader::new(stderr).lines().map_while(Result::ok).for_each(|l| drop(tx.send(l))));
+        Running { child, lines, seen: Vec::new() }
+    }
+}
+
+/// A `paige` process; killed if the test ends without stopping it.
+pub struct Running {
+    pub child: Child,
+    lines: mpsc::Receiver<String>,
+    pub seen: Vec<String>,
+}
+
+impl Running {
+    /// Waits for an output line containing `needle`; panics with all output after `timeout`.
+    pub fn wait_for(&mut self, needle: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        if let Some(line) = self.seen.iter().find(|l| l.contains(needle)) {
+            return line.clone();
+        }
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if line.contains(needle) {
+                        return line;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => break,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    if self.seen.iter().any(|l| l.contains(needle)) {
+                        break;
+                    }
+                    panic!("paige exited before printing {needle:?}; output:\n{}", self.seen.join("\n"))
+                }
+            }
+        }
+        panic!("no {needle:?} within {timeout:?}; output:\n{}", self.seen.join("\n"))
+    }
+
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill").arg(format!("-{name}")).arg(self.child.id().to_string()).status().expect("kill");
+        assert!(status.success(), "kill -{name} failed");
+    }
+
+    /// Waits for exit; panics if still running after `timeout`. Collects the remaining output.
+    pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(200)) {
+                    self.seen.push(line);
+                }
+                return status;
+            }
+            assert!(Instant::now() < deadline, "paige still running after {timeout:?}; output:\n{}", self.seen.join("\n"));
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn output(&self) -> String {
+        self.seen.join("\n")
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display())))
+        .expect("valid JSON")
+}
