@@ -19,7 +19,7 @@ pub struct World {
 }
 
 impl World {
-    pub fn new() -> World {
+    pub fn empty() -> World {
         let root = tempfile::tempdir().expect("temp dir");
         for dir in ["cwd", "project", "home"] {
             std::fs::create_dir(root.path().join(dir)).expect("mkdir");
@@ -30,7 +30,7 @@ impl World {
 
     /// A world with everything required set and port 0.
     pub fn ready() -> World {
-        let mut world = World::new();
+        let mut world = World::empty();
         let project = world.project().display().to_string();
         let data = world.data_dir().display().to_string();
         world.set("PROJECT_DIR", &project).set("ANTHROPIC_API_KEY", "sk-test").set("PORT", "0").set("DATA_DIR", &data);
@@ -84,7 +84,9 @@ impl World {
         let stdout = child.stdout.take().expect("stdout");
         let stderr = child.stderr.take().expect("stderr");
         let out_tx = tx.clone();
-        std::thread::spawn(move || BufReader::new(stdout).lines().map_while(Result::ok).for_each(|l| drop(out_tx.send(l))));
+        std::thread::spawn(move || {
+            BufReader::new(stdout).lines().map_while(Result::ok).for_each(|l| drop(out_tx.send(l)))
+        });
         std::thread::spawn(move || BufReader::new(stderr).lines().map_while(Result::ok).for_each(|l| drop(tx.send(l))));
         Running { child, lines, seen: Vec::new() }
     }
@@ -125,7 +127,8 @@ impl Running {
     }
 
     pub fn signal(&self, name: &str) {
-        let status = Command::new("kill").arg(format!("-{name}")).arg(self.child.id().to_string()).status().expect("kill");
+        let status =
+            Command::new("kill").arg(format!("-{name}")).arg(self.child.id().to_string()).status().expect("kill");
         assert!(status.success(), "kill -{name} failed");
     }
 
@@ -139,7 +142,11 @@ impl Running {
                 }
                 return status;
             }
-            assert!(Instant::now() < deadline, "paige still running after {timeout:?}; output:\n{}", self.seen.join("\n"));
+            assert!(
+                Instant::now() < deadline,
+                "paige still running after {timeout:?}; output:\n{}",
+                self.seen.join("\n")
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }

@@ -12,7 +12,10 @@ const START: Duration = Duration::from_secs(10);
 #[test]
 fn every_missing_required_variable_is_named_and_exit_code_is_1() {
     let cases: [(&[&str], &str); 3] = [
-        (&["PROJECT_DIR", "ANTHROPIC_API_KEY"], "missing required environment variables: PROJECT_DIR, ANTHROPIC_API_KEY"),
+        (
+            &["PROJECT_DIR", "ANTHROPIC_API_KEY"],
+            "missing required environment variables: PROJECT_DIR, ANTHROPIC_API_KEY",
+        ),
         (&["PROJECT_DIR"], "missing required environment variable: PROJECT_DIR"),
         (&["ANTHROPIC_API_KEY"], "missing required environment variable: ANTHROPIC_API_KEY"),
     ];
@@ -68,8 +71,7 @@ fn start_up_creates_data_dir_logs_its_settings_and_writes_a_private_run_file() {
     let port = info["port"].as_u64().expect("port");
     assert!(out.contains(&format!("port: {port}")), "{out}");
 
-    let health: serde_json::Value =
-        get_json(&format!("http://127.0.0.1:{port}/health")).expect("health answers");
+    let health: serde_json::Value = get_json(&format!("http://127.0.0.1:{port}/health")).expect("health answers");
     assert_eq!(health["status"], "ok");
     assert!(health["uptime"].as_f64().is_some_and(|u| u >= 0.0), "{health}");
 }
@@ -111,8 +113,9 @@ fn sigterm_with_an_open_mcp_session_exits_0_and_removes_the_run_file() {
 
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let client = runtime.block_on(async {
-        let transport =
-            StreamableHttpClientTransport::from_config(StreamableHttpClientTransportConfig::with_uri(url).auth_header(token));
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
+        );
         ().serve(transport).await.expect("MCP session opens")
     });
 
@@ -171,7 +174,7 @@ fn port_in_use_is_reported() {
 
 #[test]
 fn help_explains_serve_and_its_settings() {
-    let world = World::new();
+    let world = World::empty();
     let (status, stdout, _) = world.run(&["serve", "--help"]);
     assert!(status.success());
     for needle in ["--project", "--port", "--data-dir", "PROJECT_DIR", "ANTHROPIC_API_KEY"] {
@@ -185,5 +188,6 @@ fn help_explains_serve_and_its_settings() {
 /// A blocking GET returning JSON, on a throwaway runtime.
 fn get_json(url: &str) -> Result<serde_json::Value, String> {
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-    runtime.block_on(async { reqwest::get(url).await.map_err(|e| e.to_string())?.json().await.map_err(|e| e.to_string()) })
+    runtime
+        .block_on(async { reqwest::get(url).await.map_err(|e| e.to_string())?.json().await.map_err(|e| e.to_string()) })
 }

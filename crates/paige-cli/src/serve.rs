@@ -22,10 +22,8 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     let env: HashMap<String, String> = std::env::vars().collect();
     let overrides = ConfigOverrides { project_dir: args.project, port: args.port, data_dir: args.data_dir };
     let config = Config::load(&env, overrides)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
     runtime.block_on(serve(config, launched))
 }
 

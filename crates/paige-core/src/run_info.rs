@@ -53,9 +53,9 @@ pub fn read(data_dir: &Path) -> anyhow::Result<Option<RunInfo>> {
     use anyhow::Context;
     let target = path(data_dir);
     match std::fs::read(&target) {
-        Ok(bytes) => Ok(Some(
-            serde_json::from_slice(&bytes).with_context(|| format!("{} is not valid", target.display()))?,
-        )),
+        Ok(bytes) => {
+            Ok(Some(serde_json::from_slice(&bytes).with_context(|| format!("{} is not valid", target.display()))?))
+        }
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(err) => Err(err).with_context(|| format!("cannot read {}", target.display())),
     }

@@ -1,11 +1,11 @@
 //! Who may talk to the server: loopback Host and Origin on every route (DNS-rebinding and
 //! cross-site protection), and the per-launch bearer token on private routes.
 
+use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use serde_json::json;
 
 use crate::AppState;
@@ -34,7 +34,9 @@ pub(crate) async fn require_token(State(state): State<AppState>, request: Reques
             let reason = if presented.is_some() { "invalid bearer token" } else { "missing bearer token" };
             tracing::warn!(reason, uri = %request.uri(), "rejected request");
             let mut response = error(StatusCode::UNAUTHORIZED, reason);
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer realm=\"paige\""));
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer realm=\"paige\""));
             response
         }
     }
@@ -49,11 +51,8 @@ fn error(status: StatusCode, message: &str) -> Response {
 }
 
 fn check_loopback(headers: &HeaderMap) -> Result<(), String> {
-    let host = headers
-        .get(header::HOST)
-        .ok_or("missing Host header")?
-        .to_str()
-        .map_err(|_| "Host header is not text")?;
+    let host =
+        headers.get(header::HOST).ok_or("missing Host header")?.to_str().map_err(|_| "Host header is not text")?;
     if !is_loopback_host(strip_port(host)) {
         return Err(format!("Host {host:?} is not a loopback address"));
     }
@@ -117,7 +116,14 @@ mod tests {
         for host in ["evil.com", "localhost.evil.com", "127.0.0.2:3000", "0.0.0.0:3000", "[::2]:1"] {
             assert!(check_loopback(&headers(Some(host), None)).is_err(), "{host}");
         }
-        for origin in ["http://evil.com", "null", "file://", "http://localhost.evil.com", "http://localhost:3000/x", "ws://localhost"] {
+        for origin in [
+            "http://evil.com",
+            "null",
+            "file://",
+            "http://localhost.evil.com",
+            "http://localhost:3000/x",
+            "ws://localhost",
+        ] {
             assert!(check_loopback(&headers(Some("localhost"), Some(origin))).is_err(), "{origin}");
         }
         assert_eq!(check_loopback(&headers(None, None)), Err("missing Host header".into()));

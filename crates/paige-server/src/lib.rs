@@ -52,7 +52,11 @@ pub fn app(core: Arc<Core>, token: &str) -> Server {
 
 /// Serves until `shutdown` is cancelled, then stops accepting, closes the MCP sessions so
 /// their streams end, and waits for in-flight requests. Each step is logged.
-pub async fn serve(listener: tokio::net::TcpListener, server: Server, shutdown: CancellationToken) -> std::io::Result<()> {
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    server: Server,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
     let Server { router, mcp_sessions } = server;
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {

@@ -65,7 +65,14 @@ pub(crate) fn service(
     // Host and Origin are checked for every route by `guard::loopback_only`; rmcp checks
     // them again here so the endpoint stays safe if it is ever mounted elsewhere.
     let config = StreamableHttpServerConfig::default()
-        .with_allowed_origins(["http://localhost:*", "https://localhost:*", "http://127.0.0.1:*", "https://127.0.0.1:*", "http://[::1]:*", "https://[::1]:*"])
+        .with_allowed_origins([
+            "http://localhost:*",
+            "https://localhost:*",
+            "http://127.0.0.1:*",
+            "https://127.0.0.1:*",
+            "http://[::1]:*",
+            "https://[::1]:*",
+        ])
         .with_cancellation_token(cancel.clone());
     let service = StreamableHttpService::new(move || Ok(PaigeMcp::new(core.clone())), manager.clone(), config);
     (service, McpSessions { manager, cancel })

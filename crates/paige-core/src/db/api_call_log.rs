@@ -105,8 +105,8 @@ impl Db {
     /// A session's API calls, oldest first.
     pub fn api_calls_for_session(&self, session_id: &str) -> Result<Vec<ApiCall>, DbError> {
         let conn = self.conn();
-        let mut stmt =
-            conn.prepare(&format!("SELECT {COLUMNS} FROM api_call_log WHERE session_id = ?1 ORDER BY created_at, rowid"))?;
+        let mut stmt = conn
+            .prepare(&format!("SELECT {COLUMNS} FROM api_call_log WHERE session_id = ?1 ORDER BY created_at, rowid"))?;
         let rows = stmt.query_map([session_id], from_row)?.collect::<Result<_, _>>()?;
         Ok(rows)
     }

@@ -55,7 +55,11 @@ impl Db {
     pub fn dreyfus(&self, skill_area: &str) -> Result<Option<DreyfusAssessment>, DbError> {
         Ok(self
             .conn()
-            .query_row(&format!("SELECT {COLUMNS} FROM dreyfus_assessments WHERE skill_area = ?1"), [skill_area], from_row)
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM dreyfus_assessments WHERE skill_area = ?1"),
+                [skill_area],
+                from_row,
+            )
             .optional()?)
     }
 

@@ -21,11 +21,13 @@ pub enum DbError {
 
 impl DbError {
     /// Maps a foreign-key violation on insert to [`DbError::MissingParent`].
-    pub(super) fn on_insert(entity: &'static str, parent: &'static str, parent_id: &str) -> impl FnOnce(rusqlite::Error) -> DbError {
+    pub(super) fn on_insert(
+        entity: &'static str,
+        parent: &'static str,
+        parent_id: &str,
+    ) -> impl FnOnce(rusqlite::Error) -> DbError {
         move |err| match err.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::ConstraintViolation)
-                if err.to_string().contains("FOREIGN KEY") =>
-            {
+            Some(rusqlite::ErrorCode::ConstraintViolation) if err.to_string().contains("FOREIGN KEY") => {
                 DbError::MissingParent { entity, parent, parent_id: parent_id.to_owned() }
             }
             _ => DbError::Sqlite(err),

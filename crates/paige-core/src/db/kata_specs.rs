@@ -105,7 +105,8 @@ impl Db {
 
     pub fn katas_for_gap(&self, knowledge_gap_id: &str) -> Result<Vec<KataSpec>, DbError> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM kata_specs WHERE knowledge_gap_id = ?1 ORDER BY rowid"))?;
+        let mut stmt =
+            conn.prepare(&format!("SELECT {COLUMNS} FROM kata_specs WHERE knowledge_gap_id = ?1 ORDER BY rowid"))?;
         let rows = stmt.query_map([knowledge_gap_id], from_row)?.collect::<Result<_, _>>()?;
         Ok(rows)
     }

@@ -35,7 +35,8 @@ pub struct GapFilter {
     pub addressed: Option<bool>,
 }
 
-const COLUMNS: &str = "id, session_id, topic, severity, evidence, related_concepts, frequency, last_encountered_at, addressed";
+const COLUMNS: &str =
+    "id, session_id, topic, severity, evidence, related_concepts, frequency, last_encountered_at, addressed";
 
 fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KnowledgeGap> {
     Ok(KnowledgeGap {

@@ -31,7 +31,9 @@ use crate::clock::Clock;
 pub use action_log::ActionEntry;
 pub use api_call_log::{ApiCall, BudgetSummary, ModelCost, NewApiCall};
 pub use dreyfus::{DreyfusAssessment, NewDreyfusAssessment};
-pub use enums::{ActionType, DreyfusStage, HintLevel, HintStyle, HintType, PhaseStatus, ProgressEventType, SessionStatus, Severity};
+pub use enums::{
+    ActionType, DreyfusStage, HintLevel, HintStyle, HintType, PhaseStatus, ProgressEventType, SessionStatus, Severity,
+};
 pub use error::DbError;
 pub use kata_specs::{KataAttempt, KataConstraint, KataSpec, NewKataSpec};
 pub use knowledge_gaps::{GapFilter, KnowledgeGap, NewKnowledgeGap};
@@ -78,9 +80,7 @@ impl Db {
             tracing::warn!(path = %path.display(), mode, "SQLite refused WAL mode");
         }
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;").map_err(open_err)?;
-        MIGRATIONS
-            .to_latest(&mut conn)
-            .map_err(|source| DbError::Migration { path: path.to_owned(), source })?;
+        MIGRATIONS.to_latest(&mut conn).map_err(|source| DbError::Migration { path: path.to_owned(), source })?;
         Ok(Db { conn: Mutex::new(conn), path: path.to_owned(), clock })
     }
 
@@ -106,8 +106,9 @@ impl Db {
     /// Names of the user tables, sorted. For diagnostics and tests.
     pub fn table_names(&self) -> Result<Vec<String>, DbError> {
         let conn = self.conn();
-        let mut stmt =
-            conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")?;
+        let mut stmt = conn.prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )?;
         let names = stmt.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
         Ok(names)
     }

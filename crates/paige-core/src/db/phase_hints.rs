@@ -77,7 +77,16 @@ impl Db {
             .execute(
                 "INSERT INTO phase_hints (id, phase_id, type, path, start_line, end_line, style, hover_text)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![hint.id, hint.phase_id, hint.span.hint_type(), hint.path, start, end, hint.style, hint.hover_text],
+                params![
+                    hint.id,
+                    hint.phase_id,
+                    hint.span.hint_type(),
+                    hint.path,
+                    start,
+                    end,
+                    hint.style,
+                    hint.hover_text
+                ],
             )
             .map_err(DbError::on_insert("phase hint", "phase", &hint.phase_id))?;
         Ok(hint)

@@ -29,7 +29,8 @@ pub struct NewPhase {
     pub expected_files: Vec<String>,
 }
 
-const COLUMNS: &str = "id, plan_id, number, title, description, status, hint_level, expected_files, started_at, completed_at";
+const COLUMNS: &str =
+    "id, plan_id, number, title, description, status, hint_level, expected_files, started_at, completed_at";
 
 fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phase> {
     Ok(Phase {
@@ -96,7 +97,8 @@ impl Db {
     /// A plan's phases in phase-number order.
     pub fn phases_for_plan(&self, plan_id: &str) -> Result<Vec<Phase>, DbError> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM phases WHERE plan_id = ?1 ORDER BY number, rowid"))?;
+        let mut stmt =
+            conn.prepare(&format!("SELECT {COLUMNS} FROM phases WHERE plan_id = ?1 ORDER BY number, rowid"))?;
         let rows = stmt.query_map([plan_id], from_row)?.collect::<Result<_, _>>()?;
         Ok(rows)
     }

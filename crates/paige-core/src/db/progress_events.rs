@@ -33,7 +33,8 @@ impl Db {
         event_type: ProgressEventType,
         data: Option<serde_json::Value>,
     ) -> Result<ProgressEvent, DbError> {
-        let event = ProgressEvent { id: new_id(), phase_id: phase_id.to_owned(), event_type, data, created_at: self.now() };
+        let event =
+            ProgressEvent { id: new_id(), phase_id: phase_id.to_owned(), event_type, data, created_at: self.now() };
         let data = event.data.as_ref().map(to_json).transpose()?;
         self.conn()
             .execute(
@@ -47,8 +48,9 @@ impl Db {
     /// A phase's progress events, oldest first.
     pub fn progress_for_phase(&self, phase_id: &str) -> Result<Vec<ProgressEvent>, DbError> {
         let conn = self.conn();
-        let mut stmt =
-            conn.prepare(&format!("SELECT {COLUMNS} FROM progress_events WHERE phase_id = ?1 ORDER BY created_at, rowid"))?;
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM progress_events WHERE phase_id = ?1 ORDER BY created_at, rowid"
+        ))?;
         let rows = stmt.query_map([phase_id], from_row)?.collect::<Result<_, _>>()?;
         Ok(rows)
     }

@@ -26,7 +26,10 @@ fn empty_and_blank_values_count_as_missing() {
     assert_eq!(err, ConfigError::Missing(vec!["ANTHROPIC_API_KEY"]));
     let err = Config::load(&env(&[("PROJECT_DIR", ""), ("ANTHROPIC_API_KEY", "k")]), ConfigOverrides::default())
         .expect_err("empty dir");
-    assert_eq!(err.to_string(), "missing required environment variable: PROJECT_DIR (set it in the environment or in .env)");
+    assert_eq!(
+        err.to_string(),
+        "missing required environment variable: PROJECT_DIR (set it in the environment or in .env)"
+    );
 }
 
 #[test]
@@ -54,7 +57,11 @@ fn a_file_is_not_a_project_dir() {
 fn defaults_are_port_3000_and_home_dot_paige() {
     let project = tempfile::tempdir().expect("dir");
     let config = Config::load(
-        &env(&[("PROJECT_DIR", project.path().to_str().expect("utf8")), ("ANTHROPIC_API_KEY", "k"), ("HOME", "/home/u")]),
+        &env(&[
+            ("PROJECT_DIR", project.path().to_str().expect("utf8")),
+            ("ANTHROPIC_API_KEY", "k"),
+            ("HOME", "/home/u"),
+        ]),
         ConfigOverrides::default(),
     )
     .expect("valid");

@@ -90,7 +90,7 @@ fn full_session_lifecycle_round_trips() {
 
     let plan = db.create_plan(&s.id, "1. fetch\n2. render").expect("plan");
     assert_eq!(db.plan(&plan.id).expect("read plan"), plan);
-    assert_eq!(db.plans_for_session(&s.id).expect("plans"), [plan.clone()]);
+    assert_eq!(db.plans_for_session(&s.id).expect("plans"), std::slice::from_ref(&plan));
 
     let p2 = phase(&db, &plan.id, 2);
     let p1 = phase(&db, &plan.id, 1);
@@ -130,7 +130,8 @@ fn full_session_lifecycle_round_trips() {
     assert_eq!(db.phase_hints(&p1.id, Some(HintType::Line)).expect("line hints"), [line_hint]);
     assert_eq!(db.phase_hints(&p1.id, Some(HintType::File)).expect("file hints"), [file_hint]);
 
-    let used = db.record_progress(&p1.id, ProgressEventType::HintUsed, Some(json!({"level": "file"}))).expect("progress");
+    let used =
+        db.record_progress(&p1.id, ProgressEventType::HintUsed, Some(json!({"level": "file"}))).expect("progress");
     clock.advance(Duration::seconds(5));
     let passed = db.record_progress(&p1.id, ProgressEventType::ReviewPassed, None).expect("progress");
     assert_eq!(db.progress_for_phase(&p1.id).expect("progress"), [used, passed], "chronological");
@@ -149,7 +150,7 @@ fn full_session_lifecycle_round_trips() {
     let again = db.record_gap_encounter(&gap.id).expect("encounter");
     assert_eq!(again.frequency, 2);
     let filter = GapFilter { session_id: Some(s.id.clone()), severity: Some(Severity::High), addressed: Some(false) };
-    assert_eq!(db.knowledge_gaps(&filter).expect("gaps"), [again.clone()]);
+    assert_eq!(db.knowledge_gaps(&filter).expect("gaps"), std::slice::from_ref(&again));
     let none = GapFilter { severity: Some(Severity::Low), ..GapFilter::default() };
     assert!(db.knowledge_gaps(&none).expect("gaps").is_empty());
 
@@ -212,7 +213,9 @@ fn deleting_a_plan_cascades_to_phases_hints_and_progress() {
 fn insert_under_a_missing_parent_is_rejected_with_a_clear_error() {
     let (_dir, db) = temp_db();
     let err = db.create_plan("no-such-session", "plan").expect_err("FK enforced");
-    assert!(matches!(&err, DbError::MissingParent { entity: "plan", parent: "session", parent_id } if parent_id == "no-such-session"));
+    assert!(
+        matches!(&err, DbError::MissingParent { entity: "plan", parent: "session", parent_id } if parent_id == "no-such-session")
+    );
     assert_eq!(err.to_string(), r#"plan refers to session "no-such-session", which does not exist"#);
 
     let err = db.log_action("ghost", ActionType::FileOpen, None).expect_err("FK enforced");
@@ -266,7 +269,10 @@ fn action_log_is_queryable_by_session_and_type() {
     let opens = db.recent_actions(&s.id, 10, Some(ActionType::FileOpen)).expect("opens");
     assert_eq!(opens.len(), 2);
     assert_eq!(opens[0], last_open);
-    assert_eq!(db.last_action_at(&s.id, Some(ActionType::TabSwitch)).expect("last"), Some(last_open.created_at - Duration::seconds(1)));
+    assert_eq!(
+        db.last_action_at(&s.id, Some(ActionType::TabSwitch)).expect("last"),
+        Some(last_open.created_at - Duration::seconds(1))
+    );
     assert_eq!(db.last_action_at(&s.id, Some(ActionType::IdleStart)).expect("none"), None);
     assert_eq!(ActionType::ALL.len(), 27, "the spec's 27 action types");
 }
@@ -288,17 +294,18 @@ fn api_calls_aggregate_into_a_budget() {
     let logged = db.log_api_call(call("claude-sonnet-4-5-20250929", 1200, 0.006)).expect("log");
     db.log_api_call(call("claude-haiku-4-5-20251001", 400, 0.0016)).expect("log");
     db.log_api_call(call("claude-haiku-4-5-20251001", -1, 0.0)).expect("failure is logged too");
-    db.log_api_call(NewApiCall { session_id: None, ..call("claude-haiku-4-5-20251001", 100, 0.5) }).expect("no session");
+    db.log_api_call(NewApiCall { session_id: None, ..call("claude-haiku-4-5-20251001", 100, 0.5) })
+        .expect("no session");
 
     assert_eq!(db.api_calls_for_session(&s.id).expect("calls")[0], logged);
     let budget = db.budget_summary(Some(&s.id)).expect("budget");
     assert_eq!((budget.calls, budget.failed_calls), (3, 1));
     assert!((budget.total_cost - 0.0076).abs() < 1e-12);
     assert_eq!(budget.average_latency_ms, Some(800.0), "failures excluded from latency");
-    assert_eq!(budget.by_model.iter().map(|m| (m.model.as_str(), m.calls)).collect::<Vec<_>>(), [
-        ("claude-haiku-4-5-20251001", 2),
-        ("claude-sonnet-4-5-20250929", 1)
-    ]);
+    assert_eq!(
+        budget.by_model.iter().map(|m| (m.model.as_str(), m.calls)).collect::<Vec<_>>(),
+        [("claude-haiku-4-5-20251001", 2), ("claude-sonnet-4-5-20250929", 1)]
+    );
     assert_eq!(db.budget_summary(None).expect("global").calls, 4);
 }
 

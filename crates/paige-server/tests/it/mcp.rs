@@ -19,7 +19,8 @@ async fn legacy_initialize_creates_a_session_with_an_id() {
     let auth = format!("Bearer {TOKEN}");
     let response = post_mcp(&server.base, &initialize_body(), &[("Authorization", &auth)]).await;
     assert_eq!(response.status(), 200);
-    let session_id = response.headers().get("mcp-session-id").expect("Mcp-Session-Id header").to_str().expect("text").to_owned();
+    let session_id =
+        response.headers().get("mcp-session-id").expect("Mcp-Session-Id header").to_str().expect("text").to_owned();
     assert!(uuid_like(&session_id), "{session_id}");
     let message = rpc_message(response).await;
     assert_eq!(message["result"]["protocolVersion"], "2025-11-25");

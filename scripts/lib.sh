@@ -1,0 +1,44 @@
+# Shared by scripts/run.sh and scripts/test.sh: make sure the build tools are here.
+# Installs what is missing with apt (as root, or through sudo) and says what it does.
+
+set -euo pipefail
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    die "need root to run: $* (install it by hand, or run as root)"; fi
+}
+
+apt_updated=""
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null || die "missing packages ${missing[*]} and no apt-get to install them"
+  say "installing ${missing[*]} (apt)"
+  if [ -z "$apt_updated" ]; then as_root apt-get update -qq; apt_updated=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+ensure_rust() {
+  apt_install build-essential pkg-config ca-certificates curl
+  [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+  if ! command -v cargo >/dev/null; then
+    say "installing the Rust toolchain (rustup)"
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal \
+      || die "cannot install Rust; install it from https://rustup.rs and retry"
+    . "$HOME/.cargo/env"
+  fi
+  local need="1.95"
+  local have
+  have=$(rustc --version | awk '{print $2}')
+  if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
+    say "Rust $have is older than $need; updating"
+    rustup update stable >/dev/null || die "Rust $need or newer is needed (have $have)"
+  fi
+  for component in rustfmt clippy; do
+    cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1 || rustup component add "$component"
+  done
+}
