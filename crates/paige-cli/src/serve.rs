@@ -38,6 +38,7 @@ async fn serve(config: Config, launched: Instant) -> anyhow::Result<()> {
         None => run_info::generate_token()?,
     };
     let core = Arc::new(Core::open(config, Arc::new(SystemClock))?);
+    core.start_watcher()?;
     let config = core.config();
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
         .await
@@ -69,7 +70,7 @@ async fn serve(config: Config, launched: Instant) -> anyhow::Result<()> {
     };
 
     tracing::info!("shutdown: stopping background tasks and checkpointing the database");
-    let db_closed = core.shutdown().context("cannot checkpoint the database");
+    let db_closed = core.shutdown().await.context("cannot checkpoint the database");
     match run_info::remove_if_ours(&config.data_dir, &info) {
         Ok(true) => tracing::info!("shutdown: removed {}", run_file.display()),
         Ok(false) => tracing::warn!("shutdown: {} belongs to another Paige; left it", run_file.display()),

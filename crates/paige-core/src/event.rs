@@ -1,14 +1,20 @@
 //! Everything the core pushes to its adapters, as one closed enum.
 //!
-//! The Tauri shell maps each variant to a Tauri event, the server to a WebSocket frame.
-//! Variants are added as features land; adapters match exhaustively so none is forgotten.
+//! The server turns `Ui` into WebSocket frames, the Tauri shell into Tauri events;
+//! `ActionLogged` feeds in-process subscribers such as the observer.
 
 use serde::Serialize;
 
+use crate::db::ActionEntry;
+use crate::protocol::ServerMessage;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", content = "payload")]
+#[serde(tag = "kind", content = "data", rename_all = "snake_case")]
 pub enum Event {
+    /// A message for every connected UI client.
+    Ui(ServerMessage),
+    /// A row was written to the action log.
+    ActionLogged(ActionEntry),
     /// The core is stopping; adapters close their connections.
-    #[serde(rename = "server:shutting_down")]
     ShuttingDown,
 }

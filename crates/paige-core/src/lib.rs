@@ -3,14 +3,21 @@
 //! Adapters hold a [`Core`] and call plain functions on it; everything the core pushes
 //! comes out as one closed [`Event`] enum.
 
+mod activity;
+pub mod buffers;
 pub mod clock;
 pub mod config;
 mod core;
 pub mod db;
 pub mod event;
+pub mod files;
+mod project;
+pub mod protocol;
 pub mod run_info;
 
 pub use crate::core::{Core, CoreError};
+pub use activity::{BUFFER_SUMMARY_INTERVAL, SessionError};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Config, ConfigError, ConfigOverrides};
 pub use event::Event;
+pub use project::{FileDiff, ProjectError};

@@ -14,25 +14,28 @@ use crate::AppState;
 /// present and not a loopback `http(s)` origin.
 pub(crate) async fn loopback_only(request: Request, next: Next) -> Response {
     if let Err(reason) = check_loopback(request.headers()) {
-        tracing::warn!(%reason, uri = %request.uri(), "rejected request");
+        tracing::warn!(%reason, path = request.uri().path(), "rejected request");
         return error(StatusCode::FORBIDDEN, &reason);
     }
     next.run(request).await
 }
 
-/// Rejects with 401 a request without `Authorization: Bearer <token>`.
+/// Rejects with 401 a request without the token, given as `Authorization: Bearer <token>`
+/// or — for browsers, which cannot set headers on a WebSocket — as `?token=<token>`.
 pub(crate) async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let presented = request
+    let from_header = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "))
         .map(str::trim);
+    let from_query = request.uri().query().and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
+    let presented = from_header.or(from_query);
     match presented {
         Some(token) if constant_time_eq(token.as_bytes(), state.token.as_bytes()) => next.run(request).await,
         presented => {
             let reason = if presented.is_some() { "invalid bearer token" } else { "missing bearer token" };
-            tracing::warn!(reason, uri = %request.uri(), "rejected request");
+            tracing::warn!(reason, path = request.uri().path(), "rejected request");
             let mut response = error(StatusCode::UNAUTHORIZED, reason);
             response
                 .headers_mut()

@@ -2,8 +2,10 @@
 //!
 //! `app` builds the axum `Router` over a shared [`paige_core::Core`]:
 //! - `GET /health` — open, for liveness checks;
-//! - `/mcp` — rmcp Streamable HTTP (2025-11-25 sessions and 2026-07-28 stateless POSTs),
-//!   behind the per-launch bearer token.
+//! - `/mcp` — rmcp Streamable HTTP (2025-11-25 sessions and 2026-07-28 stateless POSTs);
+//! - `/ws` — the UI protocol over a WebSocket;
+//!
+//! `/mcp` and `/ws` require the per-launch bearer token.
 //!
 //! Every route sits behind the Host/Origin guard (loopback only). Tests drive the router
 //! with `oneshot` or over a real socket.
@@ -11,6 +13,7 @@
 mod guard;
 mod health;
 mod mcp;
+mod ws;
 
 use std::sync::Arc;
 
@@ -39,6 +42,7 @@ pub fn app(core: Arc<Core>, token: &str) -> Server {
     let mcp_cancel = core.shutdown_token().child_token();
     let (mcp_service, mcp_sessions) = mcp::service(core, mcp_cancel);
     let private = Router::new()
+        .route("/ws", axum::routing::get(ws::upgrade))
         .nest_service("/mcp", mcp_service)
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::require_token));
     let router = Router::new()

@@ -1,0 +1,132 @@
+//! The action timeline (spec Story 4) and the session lifecycle that scopes it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::core::{ActiveSession, Core, CoreError};
+use crate::db::{ActionEntry, ActionType, NewSession, Session, SessionStatus};
+use crate::event::Event;
+use crate::files::project_tree;
+use crate::protocol::{FsTree, ServerMessage};
+
+/// How often dirty buffers are summarised into the action log.
+pub const BUFFER_SUMMARY_INTERVAL: Duration = Duration::from_secs(30);
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("a session is already active ({0}); end it first")]
+    AlreadyActive(String),
+    #[error("no active session")]
+    NoActiveSession,
+    #[error("no async runtime to run the session's background work on")]
+    NoRuntime,
+    #[error(transparent)]
+    Core(#[from] CoreError),
+}
+
+impl From<crate::db::DbError> for SessionError {
+    fn from(err: crate::db::DbError) -> Self {
+        SessionError::Core(err.into())
+    }
+}
+
+impl Core {
+    /// The active session, if any.
+    pub fn active_session(&self) -> Option<Session> {
+        self.live().session.as_ref().map(|s| s.session.clone())
+    }
+
+    /// Appends to the active session's timeline and tells subscribers. With no active session
+    /// the action is discarded with a warning (EC-17); a database error is logged, not raised:
+    /// losing one timeline row must never fail the user's action.
+    pub fn log_action(&self, action_type: ActionType, data: Value) -> Option<ActionEntry> {
+        let Some(session_id) = self.live().session.as_ref().map(|s| s.session.id.clone()) else {
+            tracing::warn!(action = %action_type, "no active session; action not logged");
+            return None;
+        };
+        match self.db().log_action(&session_id, action_type, Some(data)) {
+            Ok(entry) => {
+                self.emit(Event::ActionLogged(entry.clone()));
+                Some(entry)
+            }
+            Err(err) => {
+                tracing::error!(action = %action_type, "cannot log action: {err}");
+                None
+            }
+        }
+    }
+
+    /// Starts a coaching session: a `sessions` row, `session_started` logged, the periodic
+    /// buffer summaries started, and the project tree pushed to the UI (`fs:tree`).
+    pub fn start_session(
+        self: &Arc<Self>,
+        issue_number: Option<i64>,
+        issue_title: Option<String>,
+    ) -> Result<Session, SessionError> {
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| SessionError::NoRuntime)?;
+        if let Some(active) = self.active_session() {
+            return Err(SessionError::AlreadyActive(active.id));
+        }
+        let session = self.db().create_session(NewSession {
+            project_dir: self.project_root().path().to_path_buf(),
+            issue_number,
+            issue_title,
+        })?;
+        let cancel = self.shutdown_token().child_token();
+        {
+            let mut live = self.live();
+            if let Some(active) = &live.session {
+                return Err(SessionError::AlreadyActive(active.session.id.clone()));
+            }
+            live.buffers.reset_log_state();
+            live.session = Some(ActiveSession { session: session.clone(), cancel: cancel.clone() });
+        }
+        self.log_action(ActionType::SessionStarted, json!({ "issueNumber": issue_number }));
+        let core = Arc::downgrade(self);
+        self.tasks().spawn_on(
+            async move {
+                let start = tokio::time::Instant::now() + BUFFER_SUMMARY_INTERVAL;
+                let mut ticks = tokio::time::interval_at(start, BUFFER_SUMMARY_INTERVAL);
+                loop {
+                    tokio::select! {
+                        _ = cancel.cancelled() => break,
+                        _ = ticks.tick() => match core.upgrade() {
+                            Some(core) => core.flush_buffer_summaries(),
+                            None => break,
+                        },
+                    }
+                }
+            },
+            &runtime,
+        );
+        self.broadcast(ServerMessage::FsTree(FsTree { root: project_tree(self.project_root().path()) }));
+        Ok(session)
+    }
+
+    /// Ends the active session with `status`; its timer stops and `session_ended` is logged.
+    pub fn end_session(&self, status: SessionStatus) -> Result<Session, SessionError> {
+        let active = self.live().session.as_ref().map(|s| (s.session.clone(), s.cancel.clone()));
+        let Some((session, cancel)) = active else { return Err(SessionError::NoActiveSession) };
+        cancel.cancel();
+        let duration_ms = (self.now() - session.started_at).num_milliseconds();
+        self.log_action(ActionType::SessionEnded, json!({ "status": status, "durationMs": duration_ms }));
+        let ended = self.db().end_session(&session.id, status)?;
+        let mut live = self.live();
+        live.session = None;
+        live.buffers.reset_log_state();
+        Ok(ended)
+    }
+
+    /// Logs one `buffer_summary` per dirty file edited since its last entry (Scenario 4.2).
+    pub fn flush_buffer_summaries(&self) {
+        let summaries = self.live().buffers.take_summaries();
+        for s in summaries {
+            self.log_action(
+                ActionType::BufferSummary,
+                json!({ "path": s.path, "editCount": s.edit_count, "charDelta": s.char_delta, "charCount": s.char_count }),
+            );
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The editor's unsaved state (spec Stories 3 and 4): one entry per open text file, plus the
+//! bookkeeping that turns a stream of `buffer:update`s into a few action-log rows.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::protocol::CursorPosition;
+
+/// Absolute delta (in characters) above which an update is logged at once.
+pub const SIGNIFICANT_CHARS: usize = 500;
+/// Relative delta above which an update is logged at once.
+pub const SIGNIFICANT_RATIO: f64 = 0.5;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BufferEntry {
+    pub content: String,
+    pub cursor_position: CursorPosition,
+    pub dirty: bool,
+    pub last_updated: DateTime<Utc>,
+}
+
+/// An update big enough to log immediately (`buffer_significant_change`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SignificantChange {
+    pub previous_char_count: usize,
+    pub new_char_count: usize,
+    pub delta: i64,
+}
+
+/// A periodic `buffer_summary` for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferSummary {
+    pub path: String,
+    pub edit_count: u32,
+    pub char_delta: i64,
+    pub char_count: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LogState {
+    last_logged_char_count: usize,
+    edits_since_last_log: u32,
+    char_count: usize,
+}
+
+/// Buffers keyed by project-relative path.
+#[derive(Debug, Default)]
+pub struct Buffers {
+    entries: HashMap<String, BufferEntry>,
+    log: HashMap<String, LogState>,
+}
+
+impl Buffers {
+    pub fn get(&self, path: &str) -> Option<&BufferEntry> {
+        self.entries.get(path)
+    }
+
+    pub fn contains(&self, path: &str) -> bool {
+        self.entries.contains_key(path)
+    }
+
+    /// Paths with unsaved changes, sorted.
+    pub fn dirty_paths(&self) -> Vec<String> {
+        let mut paths: Vec<_> = self.entries.iter().filter(|(_, e)| e.dirty).map(|(p, _)| p.clone()).collect();
+        paths.sort();
+        paths
+    }
+
+    /// Starts tracking a file just opened from disk: the baseline for change detection.
+    pub fn opened(&mut self, path: &str, content: &str) {
+        let chars = content.chars().count();
+        self.log.entry(path.to_owned()).or_insert(LogState {
+            last_logged_char_count: chars,
+            edits_since_last_log: 0,
+            char_count: chars,
+        });
+    }
+
+    /// Records an edit (last write wins). Returns the change when it crosses the
+    /// significance threshold, which also resets the logging baseline.
+    pub fn update(
+        &mut self,
+        path: &str,
+        content: String,
+        cursor: CursorPosition,
+        now: DateTime<Utc>,
+    ) -> Option<SignificantChange> {
+        let chars = content.chars().count();
+        self.entries
+            .insert(path.to_owned(), BufferEntry { content, cursor_position: cursor, dirty: true, last_updated: now });
+        let state = self.log.entry(path.to_owned()).or_insert(LogState {
+            last_logged_char_count: chars,
+            edits_since_last_log: 0,
+            char_count: chars,
+        });
+        state.edits_since_last_log += 1;
+        state.char_count = chars;
+        let previous = state.last_logged_char_count;
+        let delta = chars as i64 - previous as i64;
+        let significant = delta.unsigned_abs() as usize > SIGNIFICANT_CHARS
+            || delta.unsigned_abs() as f64 > previous as f64 * SIGNIFICANT_RATIO;
+        if !significant {
+            return None;
+        }
+        state.last_logged_char_count = chars;
+        state.edits_since_last_log = 0;
+        Some(SignificantChange { previous_char_count: previous, new_char_count: chars, delta })
+    }
+
+    /// The file was saved with `content`: the buffer is clean and matches disk.
+    pub fn saved(&mut self, path: &str, content: String, cursor: Option<CursorPosition>, now: DateTime<Utc>) {
+        let chars = content.chars().count();
+        let cursor = cursor.or_else(|| self.entries.get(path).map(|e| e.cursor_position)).unwrap_or_default();
+        self.entries
+            .insert(path.to_owned(), BufferEntry { content, cursor_position: cursor, dirty: false, last_updated: now });
+        let state = self.log.entry(path.to_owned()).or_insert(LogState {
+            last_logged_char_count: chars,
+            edits_since_last_log: 0,
+            char_count: chars,
+        });
+        state.char_count = chars;
+    }
+
+    /// The tab was closed: unsaved changes are gone with it.
+    pub fn closed(&mut self, path: &str) {
+        self.entries.remove(path);
+        self.log.remove(path);
+    }
+
+    /// One summary per dirty file edited since its last log entry; resets their baselines.
+    pub fn take_summaries(&mut self) -> Vec<BufferSummary> {
+        let mut out = Vec::new();
+        for (path, state) in &mut self.log {
+            let dirty = self.entries.get(path).is_some_and(|e| e.dirty);
+            if !dirty || state.edits_since_last_log == 0 {
+                continue;
+            }
+            out.push(BufferSummary {
+                path: path.clone(),
+                edit_count: state.edits_since_last_log,
+                char_delta: state.char_count as i64 - state.last_logged_char_count as i64,
+                char_count: state.char_count,
+            });
+            state.last_logged_char_count = state.char_count;
+            state.edits_since_last_log = 0;
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out
+    }
+
+    /// Forgets edit counts (a session ended); buffers themselves stay.
+    pub fn reset_log_state(&mut self) {
+        for state in self.log.values_mut() {
+            state.last_logged_char_count = state.char_count;
+            state.edits_since_last_log = 0;
+        }
+    }
+}

@@ -1,0 +1,73 @@
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::guard::to_slash;
+
+/// Directories never shown or watched, whatever `.gitignore` says.
+pub const EXCLUDED_DIRS: &[&str] = &["node_modules", ".git", "dist", "build", "coverage", ".next", ".cache"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TreeNodeKind {
+    File,
+    Directory,
+}
+
+/// One node of the project tree; `path` is relative to the root (`""` for the root itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TreeNode {
+    pub name: String,
+    pub path: String,
+    #[serde(rename = "type")]
+    pub kind: TreeNodeKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub children: Option<Vec<TreeNode>>,
+}
+
+/// The project's files and directories, directories first then by name, without the
+/// excluded directories and without what `.gitignore` files ignore.
+pub fn project_tree(root: &Path) -> TreeNode {
+    let mut dirs: BTreeMap<String, Vec<TreeNode>> = BTreeMap::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .parents(false)
+        .filter_entry(|entry| !is_excluded_name(entry.file_name()))
+        .build();
+    for entry in walker.flatten() {
+        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+        if rel.as_os_str().is_empty() {
+            continue;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let rel = to_slash(rel);
+        let parent = rel.rsplit_once('/').map(|(p, _)| p.to_owned()).unwrap_or_default();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let kind = if is_dir { TreeNodeKind::Directory } else { TreeNodeKind::File };
+        dirs.entry(parent).or_default().push(TreeNode { name, path: rel, kind, children: None });
+    }
+    let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut node = TreeNode { name, path: String::new(), kind: TreeNodeKind::Directory, children: None };
+    attach(&mut node, &mut dirs);
+    node
+}
+
+pub(crate) fn is_excluded_name(name: &std::ffi::OsStr) -> bool {
+    name.to_str().is_some_and(|n| EXCLUDED_DIRS.contains(&n))
+}
+
+fn attach(node: &mut TreeNode, dirs: &mut BTreeMap<String, Vec<TreeNode>>) {
+    let mut children = dirs.remove(&node.path).unwrap_or_default();
+    for child in children.iter_mut().filter(|c| c.kind == TreeNodeKind::Directory) {
+        attach(child, dirs);
+    }
+    children.sort_by(|a, b| {
+        (a.kind != TreeNodeKind::Directory, &a.name).cmp(&(b.kind != TreeNodeKind::Directory, &b.name))
+    });
+    node.children = Some(children);
+}

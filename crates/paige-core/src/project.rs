@@ -1,0 +1,121 @@
+//! File operations on the learner's project, as the core offers them to every adapter.
+//! Each takes a path from outside and resolves it through the one guard first.
+
+use serde::Serialize;
+
+use crate::buffers::BufferEntry;
+use crate::core::Core;
+use crate::files::{self, FileContent, FileError, PathError, ProjectPath, TreeNode};
+use crate::protocol::CursorPosition;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error(transparent)]
+    Path(#[from] PathError),
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+/// One file's unsaved changes as a unified diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileDiff {
+    pub path: String,
+    pub diff: String,
+}
+
+impl Core {
+    /// Resolves a path from outside; nothing is read or written.
+    pub fn resolve_path(&self, path: &str) -> Result<ProjectPath, PathError> {
+        self.project_root().resolve(path)
+    }
+
+    /// Reads a file from disk (binary files are flagged, without content).
+    pub fn read_file(&self, path: &str) -> Result<FileContent, ProjectError> {
+        Ok(files::read_file(&self.resolve_path(path)?)?)
+    }
+
+    /// Writes a file atomically and marks its buffer clean. Only UI adapters call this; the
+    /// MCP surface has no write tool.
+    pub fn write_file(&self, path: &str, content: String) -> Result<ProjectPath, ProjectError> {
+        let path = self.resolve_path(path)?;
+        files::write_file(&path, &content)?;
+        self.live().buffers.saved(path.rel(), content, None, self.now());
+        Ok(path)
+    }
+
+    /// The editor's current state of a file, if it has one.
+    pub fn buffer(&self, path: &str) -> Result<Option<BufferEntry>, PathError> {
+        let path = self.resolve_path(path)?;
+        Ok(self.live().buffers.get(path.rel()).cloned())
+    }
+
+    /// Records an edit from the editor. Binary files never enter the cache.
+    pub(crate) fn update_buffer(
+        &self,
+        path: &ProjectPath,
+        content: String,
+        cursor: CursorPosition,
+    ) -> Result<Option<crate::buffers::SignificantChange>, ProjectError> {
+        let known = self.live().buffers.contains(path.rel());
+        if !known && files::is_binary_path(path) {
+            return Err(FileError::Binary(path.rel().to_owned()).into());
+        }
+        Ok(self.live().buffers.update(path.rel(), content, cursor, self.now()))
+    }
+
+    /// Unified diff from the saved file to the buffer; empty when the buffer is clean or
+    /// missing. A file deleted on disk diffs against empty.
+    pub fn diff(&self, path: &str) -> Result<String, ProjectError> {
+        let path = self.resolve_path(path)?;
+        let Some(entry) = self.live().buffers.get(path.rel()).filter(|e| e.dirty).cloned() else {
+            return Ok(String::new());
+        };
+        Ok(self.diff_entry(&path, &entry.content)?)
+    }
+
+    /// Diffs of every dirty buffer, by path.
+    pub fn dirty_diffs(&self) -> Vec<FileDiff> {
+        let dirty: Vec<(String, String)> = {
+            let live = self.live();
+            live.buffers
+                .dirty_paths()
+                .into_iter()
+                .filter_map(|p| live.buffers.get(&p).map(|e| (p, e.content.clone())))
+                .collect()
+        };
+        dirty
+            .into_iter()
+            .filter_map(|(rel, content)| {
+                let path = self.resolve_path(&rel).ok()?;
+                match self.diff_entry(&path, &content) {
+                    Ok(diff) if !diff.is_empty() => Some(FileDiff { path: rel, diff }),
+                    Ok(_) => None,
+                    Err(err) => {
+                        tracing::warn!(path = %rel, "cannot diff: {err}");
+                        None
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The project tree (noise directories and gitignored paths left out).
+    pub fn project_tree(&self) -> TreeNode {
+        files::project_tree(self.project_root().path())
+    }
+
+    /// Files the editor has open, sorted.
+    pub fn open_files(&self) -> Vec<String> {
+        self.live().open_files.iter().cloned().collect()
+    }
+
+    fn diff_entry(&self, path: &ProjectPath, buffer: &str) -> Result<String, FileError> {
+        let saved = match std::fs::read(path.abs()) {
+            Ok(bytes) if files::sniff_binary(&bytes) => return Ok(String::new()),
+            Ok(bytes) => String::from_utf8(bytes).unwrap_or_default(),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(source) => return Err(FileError::Read { path: path.rel().to_owned(), source }),
+        };
+        Ok(files::unified_diff(path.rel(), &saved, buffer))
+    }
+}

@@ -1,0 +1,233 @@
+//! The 23 client→server messages (spec Story 5 catalog, with the Story 11 and 12 upgrades).
+
+use serde::{Deserialize, Serialize};
+
+use crate::db::HintLevel;
+
+macro_rules! client_messages {
+    ($($(#[$doc:meta])* $variant:ident($payload:ty) = $name:literal,)+) => {
+        /// A message from a UI client. `type` and `payload` are the spec's names.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "type", content = "payload")]
+        pub enum ClientMessage {
+            $($(#[$doc])* #[serde(rename = $name)] $variant($payload),)+
+        }
+
+        impl ClientMessage {
+            /// Every client message type, as sent on the wire.
+            pub const TYPES: &'static [&'static str] = &[$($name),+];
+
+            pub fn type_name(&self) -> &'static str {
+                match self { $(ClientMessage::$variant(_) => $name,)+ }
+            }
+
+            /// Decodes the payload of a message of type `type_name`; `None` for an unknown type.
+            pub fn from_parts(type_name: &str, payload: &str) -> Option<Result<ClientMessage, serde_json::Error>> {
+                match type_name {
+                    $($name => Some(serde_json::from_str::<$payload>(payload).map(ClientMessage::$variant)),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+client_messages! {
+    Hello(Hello) = "connection:hello",
+    DashboardRequest(DashboardRequest) = "dashboard:request",
+    DashboardRefreshIssues(Empty) = "dashboard:refresh_issues",
+    SessionStart(SessionStart) = "session:start",
+    SessionResume(SessionResume) = "session:resume",
+    SessionEnd(Empty) = "session:end",
+    FileOpen(PathPayload) = "file:open",
+    FileSave(FileSave) = "file:save",
+    FileClose(PathPayload) = "file:close",
+    BufferUpdate(BufferUpdate) = "buffer:update",
+    EditorTabSwitch(TabSwitch) = "editor:tab_switch",
+    EditorSelection(EditorSelection) = "editor:selection",
+    ExplorerExpandDir(PathPayload) = "explorer:expand_dir",
+    ExplorerCollapseDir(PathPayload) = "explorer:collapse_dir",
+    HintsLevelChange(HintsLevelChange) = "hints:level_change",
+    UserExplain(UserExplain) = "user:explain",
+    UserReview(UserReview) = "user:review",
+    UserIdleStart(IdleStart) = "user:idle_start",
+    UserIdleEnd(Empty) = "user:idle_end",
+    ObserverMute(ObserverMute) = "observer:mute",
+    PracticeSubmitSolution(PracticeSubmit) = "practice:submit_solution",
+    TerminalInput(TerminalInput) = "terminal:input",
+    TerminalResize(TerminalSize) = "terminal:resize",
+}
+
+/// A payload with no fields (`{}`); unknown fields are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Empty {}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hello {
+    pub version: String,
+    pub platform: String,
+    pub window_size: WindowSize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowSize {
+    pub width: u32,
+    pub height: u32,
+}
+
+/// Dashboard statistics window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Period {
+    #[serde(rename = "7d")]
+    Week,
+    #[serde(rename = "30d")]
+    Month,
+    #[default]
+    #[serde(rename = "all")]
+    All,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DashboardRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats_period: Option<Period>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStart {
+    pub issue_number: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionResume {
+    pub session_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathPayload {
+    pub path: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSave {
+    pub path: String,
+    pub content: String,
+}
+
+/// A cursor position; 1-based as in Monaco.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CursorPosition {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// A range in a file; 1-based lines and columns, as in Monaco.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorRange {
+    pub start_line: u32,
+    pub start_column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BufferUpdate {
+    pub path: String,
+    pub content: String,
+    #[serde(default)]
+    pub cursor_position: CursorPosition,
+    #[serde(default)]
+    pub selections: Vec<EditorRange>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TabSwitch {
+    /// `None` when no tab was open before.
+    #[serde(default)]
+    pub from_path: Option<String>,
+    pub to_path: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorSelection {
+    pub path: String,
+    pub range: EditorRange,
+    pub text_length: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HintsLevelChange {
+    pub level: HintLevel,
+    pub previous_level: HintLevel,
+}
+
+/// A selection as `user:explain` sends it (Story 11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextSelection {
+    pub start_line: u32,
+    pub start_col: u32,
+    pub end_line: u32,
+    pub end_col: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserExplain {
+    pub path: String,
+    pub language: String,
+    pub selection: TextSelection,
+    pub selected_text: String,
+    /// About 50 lines either side of the selection.
+    pub surrounding_context: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserReview {
+    pub kata_id: String,
+    pub user_code: String,
+    #[serde(default)]
+    pub active_constraint_titles: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IdleStart {
+    /// Unix milliseconds of the learner's last action.
+    pub last_action_timestamp: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObserverMute {
+    pub muted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PracticeSubmit {
+    pub kata_id: String,
+    pub code: String,
+    #[serde(default)]
+    pub active_constraints: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TerminalInput {
+    pub input: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TerminalSize {
+    pub cols: u16,
+    pub rows: u16,
+}

@@ -1,0 +1,252 @@
+//! One dispatcher from client message to handler (spec Story 5). Handlers either reply to
+//! the sender (returned) or broadcast through the core's event bus.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+
+use super::*;
+use crate::core::Core;
+use crate::db::ActionType;
+use crate::files::{FileError, PathError};
+use crate::project::ProjectError;
+
+/// Identifies one connected UI (a window, or a `/ws` socket).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConnectionId(pub u64);
+
+/// What a UI told us about itself in `connection:hello`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectionMeta {
+    pub version: Option<String>,
+    pub platform: Option<String>,
+    pub window_size: Option<WindowSize>,
+    pub connected_at: DateTime<Utc>,
+}
+
+/// Client messages handled now (fully, or as the spec's deliberate no-ops). The rest answer
+/// `NOT_IMPLEMENTED` until their feature lands.
+const HANDLED: &[&str] = &[
+    "connection:hello",
+    "file:open",
+    "file:save",
+    "file:close",
+    "buffer:update",
+    "editor:tab_switch",
+    "editor:selection",
+    "explorer:expand_dir",
+    "explorer:collapse_dir",
+    "hints:level_change",
+    "user:idle_start",
+    "user:idle_end",
+    "terminal:resize",
+];
+
+impl Core {
+    /// Registers a UI connection.
+    pub fn connect(&self) -> ConnectionId {
+        let now = self.now();
+        let mut live = self.live();
+        live.next_connection += 1;
+        let id = ConnectionId(live.next_connection);
+        live.connections
+            .insert(id, ConnectionMeta { version: None, platform: None, window_size: None, connected_at: now });
+        id
+    }
+
+    /// Forgets a UI connection (EC-03: nothing else changes).
+    pub fn disconnect(&self, id: ConnectionId) {
+        self.live().connections.remove(&id);
+    }
+
+    pub fn connection(&self, id: ConnectionId) -> Option<ConnectionMeta> {
+        self.live().connections.get(&id).cloned()
+    }
+
+    pub fn connection_count(&self) -> usize {
+        self.live().connections.len()
+    }
+
+    /// The terminal size the UI last reported.
+    pub fn terminal_size(&self) -> Option<TerminalSize> {
+        self.live().terminal
+    }
+
+    /// Handles one raw text frame from a UI; returns the reply frame for the sender, if any.
+    /// Never panics, whatever `text` holds.
+    pub fn handle_text(&self, from: ConnectionId, text: &str) -> Option<String> {
+        let (id, reply) = match decode(text) {
+            Decoded::Message { id, message } => (id, self.handle_message(from, message)),
+            Decoded::Unknown { type_name } => {
+                tracing::warn!(%type_name, "unknown message type; ignored");
+                return None;
+            }
+            Decoded::Invalid { id, error } => {
+                tracing::warn!(code = ?error.code, "rejected message: {}", error.message);
+                (id, Some(ServerMessage::ConnectionError(error)))
+            }
+        };
+        reply.map(|message| encode(&message, id.as_deref(), self.now().timestamp_millis()))
+    }
+
+    /// Handles one typed message; returns the reply for the sender, if any.
+    pub fn handle_message(&self, from: ConnectionId, message: ClientMessage) -> Option<ServerMessage> {
+        match message {
+            ClientMessage::Hello(hello) => Some(self.hello(from, hello)),
+            ClientMessage::FileOpen(PathPayload { path }) => self.file_open(&path).err(),
+            ClientMessage::FileSave(save) => self.file_save(save).err(),
+            ClientMessage::FileClose(PathPayload { path }) => self.file_close(&path).err(),
+            ClientMessage::BufferUpdate(update) => self.buffer_update(update).err(),
+            ClientMessage::EditorTabSwitch(t) => {
+                self.log_action(ActionType::TabSwitch, json!({ "fromPath": t.from_path, "toPath": t.to_path }));
+                None
+            }
+            ClientMessage::EditorSelection(s) => {
+                self.log_action(
+                    ActionType::Selection,
+                    json!({ "path": s.path, "range": s.range, "textLength": s.text_length }),
+                );
+                None
+            }
+            ClientMessage::ExplorerExpandDir(_) | ClientMessage::ExplorerCollapseDir(_) => None,
+            ClientMessage::HintsLevelChange(h) => {
+                self.log_action(
+                    ActionType::HintLevelChange,
+                    json!({ "level": h.level, "previousLevel": h.previous_level }),
+                );
+                None
+            }
+            ClientMessage::UserIdleStart(i) => {
+                self.log_action(ActionType::IdleStart, json!({ "lastActionTimestamp": i.last_action_timestamp }));
+                None
+            }
+            ClientMessage::UserIdleEnd(_) => {
+                self.log_action(ActionType::IdleEnd, json!({}));
+                None
+            }
+            ClientMessage::TerminalResize(size) => {
+                self.live().terminal = Some(size);
+                None
+            }
+            other @ (ClientMessage::DashboardRequest(_)
+            | ClientMessage::DashboardRefreshIssues(_)
+            | ClientMessage::SessionStart(_)
+            | ClientMessage::SessionResume(_)
+            | ClientMessage::SessionEnd(_)
+            | ClientMessage::UserExplain(_)
+            | ClientMessage::UserReview(_)
+            | ClientMessage::ObserverMute(_)
+            | ClientMessage::PracticeSubmitSolution(_)
+            | ClientMessage::TerminalInput(_)) => Some(not_implemented(other.type_name())),
+        }
+    }
+
+    fn hello(&self, from: ConnectionId, hello: Hello) -> ServerMessage {
+        if let Some(meta) = self.live().connections.get_mut(&from) {
+            meta.version = Some(hello.version);
+            meta.platform = Some(hello.platform);
+            meta.window_size = Some(hello.window_size);
+        }
+        let feature_flags: BTreeMap<String, bool> =
+            ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions", "terminal"]
+                .into_iter()
+                .map(|f| (f.to_owned(), false))
+                .collect();
+        ServerMessage::ConnectionInit(ConnectionInit {
+            session_id: self.active_session().map(|s| s.id),
+            capabilities: HANDLED.iter().map(|s| s.to_string()).collect(),
+            feature_flags,
+        })
+    }
+
+    fn file_open(&self, path: &str) -> Result<(), ServerMessage> {
+        let content = self.read_file(path).map_err(|err| project_error(path, err))?;
+        {
+            let mut live = self.live();
+            live.open_files.insert(content.path.clone());
+            if !content.binary {
+                live.buffers.opened(&content.path, &content.content);
+            }
+        }
+        self.log_action(ActionType::FileOpen, json!({ "path": content.path }));
+        self.broadcast(ServerMessage::FsContent(content));
+        Ok(())
+    }
+
+    fn file_save(&self, save: FileSave) -> Result<(), ServerMessage> {
+        let char_count = save.content.chars().count();
+        match self.write_file(&save.path, save.content) {
+            Ok(path) => {
+                self.log_action(ActionType::FileSave, json!({ "path": path.rel(), "charCount": char_count }));
+                self.broadcast(ServerMessage::FsSaveAck(SaveAck {
+                    path: path.rel().to_owned(),
+                    success: true,
+                    timestamp: self.now().timestamp_millis(),
+                }));
+                Ok(())
+            }
+            Err(ProjectError::Path(err)) => Err(path_rejected(&save.path, &err)),
+            Err(ProjectError::File(err)) => {
+                tracing::warn!(path = %save.path, "save failed: {err}");
+                self.broadcast(ServerMessage::FsSaveError(super::PathError {
+                    path: save.path,
+                    error: err.to_string(),
+                }));
+                Ok(())
+            }
+        }
+    }
+
+    fn file_close(&self, path: &str) -> Result<(), ServerMessage> {
+        let resolved = self.resolve_path(path).map_err(|err| path_rejected(path, &err))?;
+        {
+            let mut live = self.live();
+            live.open_files.remove(resolved.rel());
+            live.buffers.closed(resolved.rel());
+        }
+        self.log_action(ActionType::FileClose, json!({ "path": resolved.rel() }));
+        Ok(())
+    }
+
+    fn buffer_update(&self, update: BufferUpdate) -> Result<(), ServerMessage> {
+        let path = self.resolve_path(&update.path).map_err(|err| path_rejected(&update.path, &err))?;
+        let change = self
+            .update_buffer(&path, update.content, update.cursor_position)
+            .map_err(|err| project_error(&update.path, err))?;
+        if let Some(c) = change {
+            self.log_action(
+                ActionType::BufferSignificantChange,
+                json!({ "path": path.rel(), "previousCharCount": c.previous_char_count, "newCharCount": c.new_char_count, "delta": c.delta }),
+            );
+        }
+        Ok(())
+    }
+}
+
+fn not_implemented(type_name: &str) -> ServerMessage {
+    tracing::warn!(type_name, "message not implemented yet");
+    error(ErrorCode::NotImplemented, format!("{type_name} is not implemented yet"), json!({ "type": type_name }))
+}
+
+fn path_rejected(path: &str, err: &PathError) -> ServerMessage {
+    tracing::warn!(path, "path rejected: {err}");
+    error(ErrorCode::PathRejected, err.to_string(), json!({ "path": path }))
+}
+
+fn project_error(path: &str, err: ProjectError) -> ServerMessage {
+    match err {
+        ProjectError::Path(err) => path_rejected(path, &err),
+        ProjectError::File(FileError::NotFound(_)) => {
+            error(ErrorCode::FileNotFound, err.to_string(), json!({ "path": path }))
+        }
+        ProjectError::File(FileError::Binary(_)) => {
+            error(ErrorCode::BinaryFile, err.to_string(), json!({ "path": path }))
+        }
+        ProjectError::File(err) => error(ErrorCode::FileError, err.to_string(), json!({ "path": path })),
+    }
+}
+
+fn error(code: ErrorCode, message: String, context: serde_json::Value) -> ServerMessage {
+    ServerMessage::ConnectionError(ConnectionError { code, message, context })
+}

@@ -1,0 +1,548 @@
+//! The server→client messages: the Story 5 catalog (32) plus the additive revisions of
+//! Stories 9, 11 and 12 (`session:completed`, `explain:error`, `review:error`,
+//! `dashboard:materials`, `dashboard:materials_error`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::client::EditorRange;
+use crate::db::{HintLevel, HintStyle, KataConstraint, PhaseStatus};
+use crate::files::{FileContent, FsChange, TreeNode};
+
+macro_rules! server_messages {
+    ($($(#[$doc:meta])* $variant:ident($payload:ty) = $name:literal,)+) => {
+        /// A message to UI clients. `type` and `payload` are the spec's names.
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[serde(tag = "type", content = "payload")]
+        pub enum ServerMessage {
+            $($(#[$doc])* #[serde(rename = $name)] $variant($payload),)+
+        }
+
+        impl ServerMessage {
+            /// Every server message type, as sent on the wire.
+            pub const TYPES: &'static [&'static str] = &[$($name),+];
+
+            pub fn type_name(&self) -> &'static str {
+                match self { $(ServerMessage::$variant(_) => $name,)+ }
+            }
+        }
+    };
+}
+
+server_messages! {
+    ConnectionInit(ConnectionInit) = "connection:init",
+    ConnectionError(ConnectionError) = "connection:error",
+    DashboardDreyfus(DashboardDreyfus) = "dashboard:dreyfus",
+    DashboardState(DashboardState) = "dashboard:state",
+    DashboardIssues(DashboardIssues) = "dashboard:issues",
+    DashboardIssuesError(ErrorText) = "dashboard:issues_error",
+    DashboardMaterials(DashboardMaterials) = "dashboard:materials",
+    DashboardMaterialsError(ErrorText) = "dashboard:materials_error",
+    FsTree(FsTree) = "fs:tree",
+    FsTreeUpdate(FsChange) = "fs:tree_update",
+    FsContent(FileContent) = "fs:content",
+    FsSaveAck(SaveAck) = "fs:save_ack",
+    FsSaveError(PathError) = "fs:save_error",
+    EditorDecorations(Decorations) = "editor:decorations",
+    EditorClearDecorations(OptionalPath) = "editor:clear_decorations",
+    EditorHoverHint(HoverHint) = "editor:hover_hint",
+    EditorOpenFile(FileContent) = "editor:open_file",
+    EditorHighlightLines(HighlightLines) = "editor:highlight_lines",
+    EditorClearHighlights(OptionalPath) = "editor:clear_highlights",
+    ExplorerHintFiles(HintFiles) = "explorer:hint_files",
+    ExplorerClearHints(super::client::Empty) = "explorer:clear_hints",
+    SessionStarted(SessionStarted) = "session:started",
+    SessionResumed(SessionResumed) = "session:resumed",
+    SessionEnded(SessionEnded) = "session:ended",
+    SessionCompleted(SessionCompleted) = "session:completed",
+    CoachingPhaseUpdate(PhaseUpdate) = "coaching:phase_update",
+    CoachingMessage(CoachingMessage) = "coaching:message",
+    CoachingIssueContext(IssueContext) = "coaching:issue_context",
+    CoachingPlanReady(PlanReady) = "coaching:plan_ready",
+    ObserverNudge(ObserverNudge) = "observer:nudge",
+    ObserverStatus(ObserverStatus) = "observer:status",
+    ExplainResponse(ExplainResponse) = "explain:response",
+    ExplainError(PathError) = "explain:error",
+    ReviewResponse(ReviewResponse) = "review:response",
+    ReviewError(KataError) = "review:error",
+    PracticeKataLoad(KataLoad) = "practice:kata_load",
+    PracticeSolutionReview(SolutionReview) = "practice:solution_review",
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionInit {
+    /// The active coaching session, if any.
+    pub session_id: Option<String>,
+    /// The client message types this server handles fully.
+    pub capabilities: Vec<String>,
+    pub feature_flags: std::collections::BTreeMap<String, bool>,
+}
+
+/// Machine-readable error classes for `connection:error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    NotImplemented,
+    InvalidJson,
+    InvalidMessage,
+    InvalidPayload,
+    PathRejected,
+    FileNotFound,
+    FileError,
+    BinaryFile,
+    Internal,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub context: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DashboardDreyfus {
+    pub skill_areas: Vec<SkillArea>,
+    pub overall_stage: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkillArea {
+    pub name: String,
+    pub stage: String,
+    pub score: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorText {
+    pub error: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FsTree {
+    pub root: TreeNode,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaveAck {
+    pub path: String,
+    pub success: bool,
+    /// Unix milliseconds.
+    pub timestamp: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathError {
+    pub path: String,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KataError {
+    pub kata_id: String,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OptionalPath {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decorations {
+    pub path: String,
+    pub decorations: Vec<Decoration>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decoration {
+    pub range: EditorRange,
+    pub style: HintStyle,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hover_text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HoverHint {
+    pub path: String,
+    pub range: EditorRange,
+    pub hint_text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HighlightLines {
+    pub path: String,
+    pub start: u32,
+    pub end: u32,
+    pub style: HintStyle,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hover_text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HintFiles {
+    pub hints: Vec<FileHint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileHint {
+    pub path: String,
+    pub style: HintStyle,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directories: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStarted {
+    pub issue_context: Option<IssueContext>,
+    pub phases: Vec<PhaseSummary>,
+    pub hint_level: HintLevel,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_files: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PhaseSummary {
+    pub number: i64,
+    pub title: String,
+    pub description: String,
+    pub hint_level: HintLevel,
+    pub status: PhaseStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCompleted {
+    pub session_id: String,
+    pub knowledge_gaps: u32,
+    pub kata_specs: u32,
+    pub dreyfus_updates: u32,
+    pub memories_stored: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseUpdate {
+    pub phase: i64,
+    pub status: PhaseStatus,
+    pub description: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageKind {
+    Info,
+    Success,
+    Warning,
+    Error,
+    Hint,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoachingMessage {
+    pub message: String,
+    #[serde(rename = "type")]
+    pub kind: MessageKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<Anchor>,
+}
+
+/// Where an anchored comment balloon points.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Anchor {
+    pub path: String,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssueContext {
+    pub number: i64,
+    pub title: String,
+    pub summary: String,
+    pub labels: Vec<String>,
+    pub url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanReady {
+    pub plan_id: String,
+    pub phases: Vec<PhaseSummary>,
+    pub memory_connection: Option<String>,
+    pub estimated_difficulty: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObserverNudge {
+    pub signal: String,
+    pub confidence: f64,
+    pub context: NudgeContext,
+}
+
+/// Snake-case keys, as the spec gives them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NudgeContext {
+    pub current_file: Option<String>,
+    pub expected_file: Option<String>,
+    pub time_in_file: Option<f64>,
+    pub phase_description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObserverStatus {
+    pub active: bool,
+    pub muted: bool,
+    pub last_evaluation: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SolutionReview {
+    pub review: String,
+    pub level: u8,
+    pub passed: bool,
+    pub constraints_unlocked: Vec<KataConstraint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DashboardState {
+    pub dreyfus: Vec<DreyfusItem>,
+    pub stats: DashboardStats,
+    pub in_progress_sessions: Vec<InProgressSession>,
+    pub katas: Vec<KataSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DreyfusItem {
+    pub skill_area: String,
+    pub stage: String,
+    pub confidence: f64,
+    pub assessed_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DashboardStats {
+    pub period: String,
+    pub sessions_completed: u32,
+    pub total_coaching_minutes: f64,
+    pub issues_worked_on: u32,
+    pub knowledge_gaps_identified: u32,
+    pub knowledge_gaps_addressed: u32,
+    pub hints_used: u32,
+    pub api_cost_total: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InProgressSession {
+    pub id: String,
+    pub issue_number: Option<i64>,
+    pub issue_title: Option<String>,
+    pub started_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KataSummary {
+    pub id: String,
+    pub title: String,
+    pub topic: String,
+    pub attempts_count: u32,
+    pub best_level: Option<u8>,
+    pub constraint_count: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DashboardIssues {
+    pub issues: Vec<DashboardIssue>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Suitability {
+    GoodFit,
+    Stretch,
+    TooAdvanced,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Difficulty {
+    Beginner,
+    Intermediate,
+    Advanced,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Urgency {
+    Low,
+    Medium,
+    High,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DashboardIssue {
+    pub number: i64,
+    pub title: String,
+    pub summary: String,
+    pub suitability: Suitability,
+    pub suitability_reason: String,
+    pub estimated_difficulty: Difficulty,
+    pub relevant_skills: Vec<String>,
+    pub priority_score: f64,
+    pub priority_factors: PriorityFactors,
+    pub learning_opportunities: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriorityFactors {
+    pub user_tagged: bool,
+    pub similar_to_recent_work: bool,
+    pub addresses_knowledge_gap: bool,
+    pub team_urgency: Urgency,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DashboardMaterials {
+    pub recommendations: Vec<MaterialRecommendation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MaterialRecommendation {
+    pub knowledge_gap: String,
+    pub resources: Vec<LearningResource>,
+    pub study_order: String,
+    pub practice_connection: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResourceKind {
+    Documentation,
+    Article,
+    Video,
+    Tutorial,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relevance {
+    Direct,
+    DeepDive,
+    Supplementary,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LearningResource {
+    #[serde(rename = "type")]
+    pub kind: ResourceKind,
+    pub title: String,
+    pub url: String,
+    pub description: String,
+    pub relevance: Relevance,
+    pub estimated_time: String,
+}
+
+/// What a resumed session restores in the UI.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionResumed {
+    pub restored_state: SessionStarted,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionEnded {
+    pub summary: SessionSummary,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub session_id: String,
+    pub status: crate::db::SessionStatus,
+    pub duration_ms: i64,
+    pub phases_completed: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExplainResponse {
+    pub path: String,
+    pub explanation: String,
+    pub key_concepts: Vec<String>,
+    pub analogy: Option<String>,
+    pub related_files: Option<Vec<String>>,
+    pub phase_connection: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FollowUpKind {
+    ConstraintEscalation,
+    RetryHint,
+    Completed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FollowUp {
+    #[serde(rename = "type")]
+    pub kind: FollowUpKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DreyfusSignal {
+    Advancing,
+    Stable,
+    Struggling,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewResponse {
+    pub kata_id: String,
+    pub correct: bool,
+    pub feedback: String,
+    pub level: u8,
+    pub passed: bool,
+    pub follow_up: Option<FollowUp>,
+    pub dreyfus_signal: DreyfusSignal,
+    pub unlocked_constraints: Vec<KataConstraint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KataLoad {
+    pub kata: KataView,
+    pub constraints: Vec<KataConstraint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KataView {
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    pub scaffolding_code: String,
+}
