@@ -85,9 +85,11 @@ impl Core {
         }
         self.log_action(ActionType::SessionStarted, json!({ "issueNumber": issue_number }));
         let core = Arc::downgrade(self);
+        // The first tick is due one interval after the session starts, not after the task is
+        // first polled.
+        let start = tokio::time::Instant::now() + BUFFER_SUMMARY_INTERVAL;
         self.tasks().spawn_on(
             async move {
-                let start = tokio::time::Instant::now() + BUFFER_SUMMARY_INTERVAL;
                 let mut ticks = tokio::time::interval_at(start, BUFFER_SUMMARY_INTERVAL);
                 loop {
                     tokio::select! {

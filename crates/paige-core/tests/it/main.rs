@@ -1,7 +1,11 @@
 //! Integration tests of paige-core: one binary (matklad), real SQLite in temp dirs.
 
+mod buffer_logging;
 mod config;
 mod db;
+mod files;
+mod path_guard;
+mod protocol;
 mod run_info;
 
 use std::sync::Arc;
@@ -12,4 +16,33 @@ use paige_core::ManualClock;
 /// A clock fixed at 2026-11-22 10:00:00 UTC that tests advance by hand.
 fn clock() -> Arc<ManualClock> {
     Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 22, 10, 0, 0).single().expect("valid date")))
+}
+
+/// A core over a temp project holding `files`, with a manual clock.
+pub struct TestCore {
+    pub core: Arc<paige_core::Core>,
+    pub clock: Arc<ManualClock>,
+    pub project: tempfile::TempDir,
+    _data: tempfile::TempDir,
+}
+
+pub fn test_core(files: &[(&str, &str)]) -> TestCore {
+    let project = tempfile::tempdir().expect("project");
+    for (path, content) in files {
+        let full = project.path().join(path);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(full, content).expect("write");
+    }
+    let data = tempfile::tempdir().expect("data");
+    let config = paige_core::Config {
+        port: 0,
+        project_dir: project.path().to_owned(),
+        data_dir: data.path().to_owned(),
+        anthropic_api_key: "test".into(),
+        chromadb_url: None,
+        token: None,
+    };
+    let clock = clock();
+    let core = Arc::new(paige_core::Core::open(config, clock.clone()).expect("core"));
+    TestCore { core, clock, project, _data: data }
 }

@@ -1,0 +1,129 @@
+use std::time::{Duration, Instant};
+
+use paige_core::files::{
+    FsChange, FsChangeAction, ProjectRoot, TreeNode, Watcher, project_tree, read_file, unified_diff,
+};
+
+fn project(files: &[(&str, &[u8])]) -> (tempfile::TempDir, ProjectRoot) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    for (path, content) in files {
+        let full = tmp.path().join(path);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(full, content).expect("write");
+    }
+    let root = ProjectRoot::new(tmp.path()).expect("root");
+    (tmp, root)
+}
+
+#[test]
+fn reading_gives_content_language_and_line_count() {
+    let (_tmp, root) = project(&[("src/app.tsx", b"const a = 1;\nconst b = 2;\n"), ("notes", b"plain words\n")]);
+    let file = read_file(&root.resolve("src/app.tsx").expect("path")).expect("read");
+    assert_eq!(
+        (file.path.as_str(), file.language.as_str(), file.line_count, file.binary),
+        ("src/app.tsx", "typescriptreact", 2, false)
+    );
+    assert_eq!(file.content, "const a = 1;\nconst b = 2;\n");
+    let notes = read_file(&root.resolve("notes").expect("path")).expect("read");
+    assert_eq!((notes.language.as_str(), notes.binary), ("plaintext", false));
+}
+
+#[test]
+fn binary_files_are_flagged_by_extension_and_by_content() {
+    let (_tmp, root) = project(&[
+        ("logo.png", b"not really a png"),
+        ("blob", b"\x7fELF\x00\x01\x02"),
+        ("latin1.dat", b"caf\xe9 au lait"),
+    ]);
+    for path in ["logo.png", "blob", "latin1.dat"] {
+        let file = read_file(&root.resolve(path).expect("path")).expect("read");
+        assert!(file.binary, "{path} should be binary");
+        assert_eq!(file.content, "", "{path}: binary content is not returned");
+    }
+}
+
+#[test]
+fn missing_file_is_a_not_found_error() {
+    let (_tmp, root) = project(&[]);
+    let err = read_file(&root.resolve("nope.rs").expect("path")).expect_err("missing");
+    assert_eq!(err.to_string(), "file not found: nope.rs");
+}
+
+#[test]
+fn diff_of_a_modified_buffer_is_the_expected_unified_diff() {
+    let saved = "fn main() {\n    println!(\"hi\");\n}\n";
+    let buffer = "fn main() {\n    println!(\"hello\");\n    return;\n}\n";
+    let expected = "--- a/src/main.rs\n+++ b/src/main.rs\n@@ -1,3 +1,4 @@\n fn main() {\n-    println!(\"hi\");\n+    println!(\"hello\");\n+    return;\n }\n";
+    assert_eq!(unified_diff("src/main.rs", saved, buffer), expected);
+    assert_eq!(unified_diff("src/main.rs", saved, saved), "", "clean buffer → empty diff");
+}
+
+#[test]
+fn tree_skips_noise_directories_and_gitignored_paths() {
+    let (_tmp, root) = project(&[
+        ("src/main.rs", b""),
+        ("src/lib/util.rs", b""),
+        ("README.md", b""),
+        (".gitignore", b"*.log\nsecret/\n"),
+        ("debug.log", b""),
+        ("secret/key.txt", b""),
+        ("node_modules/x/index.js", b""),
+        (".git/HEAD", b""),
+        ("dist/app.js", b""),
+        ("build/out", b""),
+        ("coverage/lcov", b""),
+        (".next/cache", b""),
+        (".cache/x", b""),
+    ]);
+    let tree = project_tree(root.path());
+    fn paths(node: &TreeNode, out: &mut Vec<String>) {
+        for child in node.children.iter().flatten() {
+            out.push(child.path.clone());
+            paths(child, out);
+        }
+    }
+    let mut all = Vec::new();
+    paths(&tree, &mut all);
+    assert_eq!(
+        all,
+        ["src", "src/lib", "src/lib/util.rs", "src/main.rs", ".gitignore", "README.md"],
+        "directories first, then by name"
+    );
+    let json = serde_json::to_value(&tree.children.as_ref().expect("children")[0]).expect("json");
+    assert_eq!(json["type"], "directory");
+}
+
+fn wait_for(rx: &std::sync::mpsc::Receiver<FsChange>, want: impl Fn(&FsChange) -> bool) -> Duration {
+    let started = Instant::now();
+    while let Ok(change) = rx.recv_timeout(Duration::from_secs(1).saturating_sub(started.elapsed())) {
+        if want(&change) {
+            return started.elapsed();
+        }
+    }
+    panic!("no matching change within 1 s");
+}
+
+#[test]
+fn watcher_reports_create_modify_and_delete_within_a_second() {
+    let (tmp, root) = project(&[("src/keep.rs", b"")]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let watcher = Watcher::start(&root, move |change| drop(tx.send(change))).expect("watcher");
+    let file = tmp.path().join("src/new.rs");
+
+    std::fs::write(&file, "a").expect("create");
+    wait_for(&rx, |c| c.path == "src/new.rs" && c.action == FsChangeAction::Add);
+    std::thread::sleep(Duration::from_millis(150));
+    std::fs::write(&file, "ab").expect("modify");
+    wait_for(&rx, |c| c.path == "src/new.rs" && c.action == FsChangeAction::Change);
+    std::fs::remove_file(&file).expect("delete");
+    wait_for(&rx, |c| c.path == "src/new.rs" && c.action == FsChangeAction::Unlink);
+
+    std::fs::create_dir_all(tmp.path().join("node_modules/pkg")).expect("noise");
+    std::fs::write(tmp.path().join("node_modules/pkg/index.js"), "x").expect("noise");
+    std::fs::write(tmp.path().join("src/after.rs"), "x").expect("marker");
+    wait_for(&rx, |c| {
+        assert!(!c.path.starts_with("node_modules"), "noise reported: {c:?}");
+        c.path == "src/after.rs"
+    });
+    watcher.stop();
+}

@@ -1,0 +1,204 @@
+use paige_core::protocol::*;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use super::test_core;
+
+const CONN: ConnectionId = ConnectionId(1);
+
+fn reply(t: &super::TestCore, frame: Value) -> Option<Value> {
+    t.core.handle_text(CONN, &frame.to_string()).map(|text| serde_json::from_str(&text).expect("reply is JSON"))
+}
+
+#[test]
+fn catalog_has_23_client_types_and_every_server_type_of_the_spec() {
+    assert_eq!(ClientMessage::TYPES.len(), 23);
+    let catalog = [
+        "connection:init",
+        "connection:error",
+        "dashboard:dreyfus",
+        "dashboard:state",
+        "dashboard:issues",
+        "dashboard:issues_error",
+        "fs:tree",
+        "fs:tree_update",
+        "fs:content",
+        "fs:save_ack",
+        "fs:save_error",
+        "editor:decorations",
+        "editor:clear_decorations",
+        "editor:hover_hint",
+        "editor:open_file",
+        "editor:highlight_lines",
+        "editor:clear_highlights",
+        "explorer:hint_files",
+        "explorer:clear_hints",
+        "session:started",
+        "session:resumed",
+        "session:ended",
+        "coaching:phase_update",
+        "coaching:message",
+        "coaching:issue_context",
+        "coaching:plan_ready",
+        "observer:nudge",
+        "observer:status",
+        "explain:response",
+        "review:response",
+        "practice:kata_load",
+        "practice:solution_review",
+    ];
+    let revisions =
+        ["session:completed", "explain:error", "review:error", "dashboard:materials", "dashboard:materials_error"];
+    assert_eq!(catalog.len(), 32);
+    let mut expected: Vec<&str> = catalog.iter().chain(revisions.iter()).copied().collect();
+    let mut actual = ServerMessage::TYPES.to_vec();
+    expected.sort_unstable();
+    actual.sort_unstable();
+    assert_eq!(actual, expected);
+}
+
+#[test]
+fn decoding_classifies_bad_frames() {
+    let code = |text: &str| match decode(text) {
+        Decoded::Invalid { error, .. } => format!("{:?}", error.code),
+        Decoded::Unknown { type_name } => format!("unknown {type_name}"),
+        Decoded::Message { message, .. } => format!("ok {}", message.type_name()),
+    };
+    assert_eq!(code("{not json"), "InvalidJson");
+    assert_eq!(code(""), "InvalidJson");
+    assert_eq!(code("[1,2]"), "InvalidMessage");
+    assert_eq!(code(r#"{"payload":{}}"#), "InvalidMessage");
+    assert_eq!(code(r#"{"type":"file:open","payload":{"path":42}}"#), "InvalidPayload");
+    assert_eq!(code(r#"{"type":"file:open","payload":{}}"#), "InvalidPayload");
+    assert_eq!(code(r#"{"type":"telepathy:send","payload":{}}"#), "unknown telepathy:send");
+    assert_eq!(code(r#"{"type":"session:end"}"#), "ok session:end", "a missing payload is {{}}");
+    assert_eq!(
+        code(r#"{"type":"file:open","payload":{"path":"a.rs","extra":1},"id":"r1","timestamp":1}"#),
+        "ok file:open"
+    );
+}
+
+#[test]
+fn server_messages_travel_in_the_spec_envelope() {
+    let frame =
+        encode(&ServerMessage::FsSaveAck(SaveAck { path: "a.rs".into(), success: true, timestamp: 5 }), Some("r1"), 99);
+    assert_eq!(
+        serde_json::from_str::<Value>(&frame).expect("json"),
+        json!({"type": "fs:save_ack", "payload": {"path": "a.rs", "success": true, "timestamp": 5}, "id": "r1", "timestamp": 99})
+    );
+}
+
+#[test]
+fn hello_stores_metadata_and_answers_init_with_the_request_id() {
+    let t = test_core(&[]);
+    let conn = t.core.connect();
+    let frame = json!({"type": "connection:hello", "id": "h1", "timestamp": 1,
+        "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 1280, "height": 800}}});
+    let reply: Value =
+        serde_json::from_str(&t.core.handle_text(conn, &frame.to_string()).expect("reply")).expect("json");
+    assert_eq!(reply["type"], "connection:init");
+    assert_eq!(reply["id"], "h1");
+    assert_eq!(reply["payload"]["sessionId"], Value::Null);
+    let capabilities = reply["payload"]["capabilities"].as_array().expect("list");
+    assert!(capabilities.contains(&json!("file:open")) && !capabilities.contains(&json!("dashboard:request")));
+    assert_eq!(reply["payload"]["featureFlags"]["observer"], false);
+    let meta = t.core.connection(conn).expect("tracked");
+    assert_eq!((meta.platform.as_deref(), meta.window_size.map(|w| w.width)), (Some("linux"), Some(1280)));
+    t.core.disconnect(conn);
+    assert_eq!(t.core.connection_count(), 0);
+}
+
+#[test]
+fn messages_owned_by_later_features_answer_not_implemented() {
+    let t = test_core(&[]);
+    let frames = [
+        json!({"type": "dashboard:request", "payload": {"statsPeriod": "7d"}}),
+        json!({"type": "dashboard:refresh_issues", "payload": {}}),
+        json!({"type": "session:start", "payload": {"issueNumber": 3}}),
+        json!({"type": "session:resume", "payload": {"sessionId": "s"}}),
+        json!({"type": "session:end", "payload": {}}),
+        json!({"type": "user:explain", "payload": {"path": "a", "language": "rust", "selection": {"startLine": 1, "startCol": 1, "endLine": 1, "endCol": 2}, "selectedText": "x", "surroundingContext": ""}}),
+        json!({"type": "user:review", "payload": {"kataId": "k", "userCode": "", "activeConstraintTitles": []}}),
+        json!({"type": "observer:mute", "payload": {"muted": true}}),
+        json!({"type": "practice:submit_solution", "payload": {"kataId": "k", "code": "", "activeConstraints": []}}),
+        json!({"type": "terminal:input", "payload": {"input": "ls\n"}}),
+    ];
+    for frame in frames {
+        let reply = reply(&t, frame.clone()).expect("reply");
+        assert_eq!(reply["type"], "connection:error", "{frame}");
+        assert_eq!(reply["payload"]["code"], "NOT_IMPLEMENTED", "{frame}");
+        assert_eq!(reply["payload"]["context"]["type"], frame["type"]);
+    }
+}
+
+#[test]
+fn file_open_outside_the_project_or_missing_is_an_error_reply() {
+    let t = test_core(&[("a.rs", "x")]);
+    let rejected =
+        reply(&t, json!({"type": "file:open", "payload": {"path": "../../etc/passwd"}})).expect("error reply");
+    assert_eq!(rejected["payload"]["code"], "PATH_REJECTED");
+    assert!(t.core.open_files().is_empty());
+    let missing = reply(&t, json!({"type": "file:open", "payload": {"path": "missing.rs"}})).expect("error reply");
+    assert_eq!(missing["payload"]["code"], "FILE_NOT_FOUND");
+}
+
+#[test]
+fn terminal_resize_stores_the_dimensions() {
+    let t = test_core(&[]);
+    assert_eq!(reply(&t, json!({"type": "terminal:resize", "payload": {"cols": 120, "rows": 40}})), None);
+    assert_eq!(t.core.terminal_size(), Some(TerminalSize { cols: 120, rows: 40 }));
+}
+
+#[test]
+fn open_files_follow_open_and_close() {
+    let t = test_core(&[("a.rs", "a"), ("b.rs", "b")]);
+    for path in ["a.rs", "b.rs"] {
+        assert_eq!(reply(&t, json!({"type": "file:open", "payload": {"path": path}})), None);
+    }
+    assert_eq!(reply(&t, json!({"type": "file:close", "payload": {"path": "./a.rs"}})), None);
+    assert_eq!(t.core.open_files(), ["b.rs"]);
+}
+
+#[test]
+fn buffers_diffs_and_binary_files() {
+    let t = test_core(&[("a.rs", "one\ntwo\n"), ("img.png", "png"), ("gone.rs", "bye\n")]);
+    assert_eq!(t.core.diff("a.rs").expect("diff"), "", "no buffer → empty diff");
+    let update = |path: &str, content: &str| json!({"type": "buffer:update", "payload": {"path": path, "content": content, "cursorPosition": {"line": 2, "column": 1}, "selections": []}});
+    assert_eq!(reply(&t, update("a.rs", "one\n2\n")), None);
+    let buffer = t.core.buffer("a.rs").expect("path").expect("buffer");
+    assert!(buffer.dirty);
+    assert_eq!(buffer.cursor_position, CursorPosition { line: 2, column: 1 });
+    assert_eq!(t.core.diff("a.rs").expect("diff"), "--- a/a.rs\n+++ b/a.rs\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n");
+
+    let rejected = reply(&t, update("img.png", "text")).expect("binary rejected");
+    assert_eq!(rejected["payload"]["code"], "BINARY_FILE");
+    assert_eq!(t.core.buffer("img.png").expect("path"), None, "binary never cached");
+
+    assert_eq!(reply(&t, update("gone.rs", "bye\nagain\n")), None);
+    std::fs::remove_file(t.project.path().join("gone.rs")).expect("delete");
+    assert_eq!(
+        t.core.diff("gone.rs").expect("diff"),
+        "--- a/gone.rs\n+++ b/gone.rs\n@@ -0,0 +1,2 @@\n+bye\n+again\n",
+        "deleted on disk → diff against empty"
+    );
+    let dirty: Vec<String> = t.core.dirty_diffs().into_iter().map(|d| d.path).collect();
+    assert_eq!(dirty, ["a.rs", "gone.rs"]);
+
+    let saved = json!({"type": "file:save", "payload": {"path": "a.rs", "content": "one\n2\n"}});
+    assert_eq!(reply(&t, saved), None);
+    assert_eq!(std::fs::read_to_string(t.project.path().join("a.rs")).expect("read"), "one\n2\n");
+    assert!(!t.core.buffer("a.rs").expect("path").expect("buffer").dirty, "saved → clean");
+    assert_eq!(t.core.diff("a.rs").expect("diff"), "");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn no_frame_can_panic_the_dispatcher(text in ".{0,200}", kind in prop::sample::select(ClientMessage::TYPES.to_vec()), payload in ".{0,60}") {
+        let t = test_core(&[]);
+        let _ = t.core.handle_text(CONN, &text);
+        let _ = t.core.handle_text(CONN, &format!(r#"{{"type":"{kind}","payload":{payload}}}"#));
+        let _ = t.core.handle_text(CONN, &format!(r#"{{"type":"{kind}","payload":{{"path":{}}}}}"#, serde_json::to_string(&payload).expect("json")));
+    }
+}
