@@ -66,10 +66,10 @@ impl Watcher {
 
 fn gitignore(root: &Path) -> ignore::gitignore::Gitignore {
     let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
-    if let Some(err) = builder.add(root.join(".gitignore")) {
-        if !matches!(&err, ignore::Error::Io(io) if io.kind() == std::io::ErrorKind::NotFound) {
-            tracing::warn!("file watcher: cannot read .gitignore: {err}");
-        }
+    if let Some(err) = builder.add(root.join(".gitignore"))
+        && !matches!(&err, ignore::Error::Io(io) if io.kind() == std::io::ErrorKind::NotFound)
+    {
+        tracing::warn!("file watcher: cannot read .gitignore: {err}");
     }
     builder.build().unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
 }

@@ -21,6 +21,18 @@ macro_rules! client_messages {
                 match self { $(ClientMessage::$variant(_) => $name,)+ }
             }
 
+            /// Deserializes the payload of a message of type `type_name` straight from
+            /// `deserializer` (no intermediate value); `None` for an unknown type.
+            pub(crate) fn deserialize_payload<'de, D: serde::Deserializer<'de>>(
+                type_name: &str,
+                deserializer: D,
+            ) -> Option<Result<ClientMessage, D::Error>> {
+                match type_name {
+                    $($name => Some(<$payload as Deserialize>::deserialize(deserializer).map(ClientMessage::$variant)),)+
+                    _ => None,
+                }
+            }
+
             /// Decodes the payload of a message of type `type_name`; `None` for an unknown type.
             pub fn from_parts(type_name: &str, payload: &str) -> Option<Result<ClientMessage, serde_json::Error>> {
                 match type_name {

@@ -94,10 +94,14 @@ impl Core {
     pub fn handle_message(&self, from: ConnectionId, message: ClientMessage) -> Option<ServerMessage> {
         match message {
             ClientMessage::Hello(hello) => Some(self.hello(from, hello)),
-            ClientMessage::FileOpen(PathPayload { path }) => self.file_open(&path).err(),
-            ClientMessage::FileSave(save) => self.file_save(save).err(),
-            ClientMessage::FileClose(PathPayload { path }) => self.file_close(&path).err(),
-            ClientMessage::BufferUpdate(update) => self.buffer_update(update).err(),
+            ClientMessage::FileOpen(PathPayload { path }) => {
+                self.file_open(&path).err().map(ServerMessage::ConnectionError)
+            }
+            ClientMessage::FileSave(save) => self.file_save(save).err().map(ServerMessage::ConnectionError),
+            ClientMessage::FileClose(PathPayload { path }) => {
+                self.file_close(&path).err().map(ServerMessage::ConnectionError)
+            }
+            ClientMessage::BufferUpdate(update) => self.buffer_update(update).err().map(ServerMessage::ConnectionError),
             ClientMessage::EditorTabSwitch(t) => {
                 self.log_action(ActionType::TabSwitch, json!({ "fromPath": t.from_path, "toPath": t.to_path }));
                 None
@@ -138,7 +142,9 @@ impl Core {
             | ClientMessage::UserReview(_)
             | ClientMessage::ObserverMute(_)
             | ClientMessage::PracticeSubmitSolution(_)
-            | ClientMessage::TerminalInput(_)) => Some(not_implemented(other.type_name())),
+            | ClientMessage::TerminalInput(_)) => {
+                Some(ServerMessage::ConnectionError(not_implemented(other.type_name())))
+            }
         }
     }
 
@@ -160,7 +166,7 @@ impl Core {
         })
     }
 
-    fn file_open(&self, path: &str) -> Result<(), ServerMessage> {
+    fn file_open(&self, path: &str) -> Result<(), ConnectionError> {
         let content = self.read_file(path).map_err(|err| project_error(path, err))?;
         {
             let mut live = self.live();
@@ -174,7 +180,7 @@ impl Core {
         Ok(())
     }
 
-    fn file_save(&self, save: FileSave) -> Result<(), ServerMessage> {
+    fn file_save(&self, save: FileSave) -> Result<(), ConnectionError> {
         let char_count = save.content.chars().count();
         match self.write_file(&save.path, save.content) {
             Ok(path) => {
@@ -198,7 +204,7 @@ impl Core {
         }
     }
 
-    fn file_close(&self, path: &str) -> Result<(), ServerMessage> {
+    fn file_close(&self, path: &str) -> Result<(), ConnectionError> {
         let resolved = self.resolve_path(path).map_err(|err| path_rejected(path, &err))?;
         {
             let mut live = self.live();
@@ -209,7 +215,7 @@ impl Core {
         Ok(())
     }
 
-    fn buffer_update(&self, update: BufferUpdate) -> Result<(), ServerMessage> {
+    fn buffer_update(&self, update: BufferUpdate) -> Result<(), ConnectionError> {
         let path = self.resolve_path(&update.path).map_err(|err| path_rejected(&update.path, &err))?;
         let change = self
             .update_buffer(&path, update.content, update.cursor_position)
@@ -224,17 +230,17 @@ impl Core {
     }
 }
 
-fn not_implemented(type_name: &str) -> ServerMessage {
+fn not_implemented(type_name: &str) -> ConnectionError {
     tracing::warn!(type_name, "message not implemented yet");
     error(ErrorCode::NotImplemented, format!("{type_name} is not implemented yet"), json!({ "type": type_name }))
 }
 
-fn path_rejected(path: &str, err: &PathError) -> ServerMessage {
+fn path_rejected(path: &str, err: &PathError) -> ConnectionError {
     tracing::warn!(path, "path rejected: {err}");
     error(ErrorCode::PathRejected, err.to_string(), json!({ "path": path }))
 }
 
-fn project_error(path: &str, err: ProjectError) -> ServerMessage {
+fn project_error(path: &str, err: ProjectError) -> ConnectionError {
     match err {
         ProjectError::Path(err) => path_rejected(path, &err),
         ProjectError::File(FileError::NotFound(_)) => {
@@ -247,6 +253,6 @@ fn project_error(path: &str, err: ProjectError) -> ServerMessage {
     }
 }
 
-fn error(code: ErrorCode, message: String, context: serde_json::Value) -> ServerMessage {
-    ServerMessage::ConnectionError(ConnectionError { code, message, context })
+fn error(code: ErrorCode, message: String, context: serde_json::Value) -> ConnectionError {
+    ConnectionError { code, message, context }
 }

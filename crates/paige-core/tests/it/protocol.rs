@@ -70,6 +70,16 @@ fn decoding_classifies_bad_frames() {
     assert_eq!(code(r#"{"payload":{}}"#), "InvalidMessage");
     assert_eq!(code(r#"{"type":"file:open","payload":{"path":42}}"#), "InvalidPayload");
     assert_eq!(code(r#"{"type":"file:open","payload":{}}"#), "InvalidPayload");
+    assert_eq!(code(r#"{"payload":{"path":1},"type":"file:open"}"#), "InvalidPayload", "payload before type");
+    assert_eq!(code(r#"{"payload":{"path":"a"},"type":"file:open"}"#), "ok file:open", "payload before type");
+    assert_eq!(code(r#"{"type":"file:open","payload":{"path":"a"}} trailing"#), "InvalidJson");
+    match decode(r#"{"type":"file:open","id":"q9","payload":{"path":[]}}"#) {
+        Decoded::Invalid { id, error } => {
+            assert_eq!(id.as_deref(), Some("q9"), "the id survives a bad payload");
+            assert!(error.message.starts_with("invalid payload for file:open"), "{}", error.message);
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(code(r#"{"type":"telepathy:send","payload":{}}"#), "unknown telepathy:send");
     assert_eq!(code(r#"{"type":"session:end"}"#), "ok session:end", "a missing payload is {{}}");
     assert_eq!(

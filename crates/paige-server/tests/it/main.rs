@@ -2,6 +2,7 @@
 
 mod guard;
 mod mcp;
+mod ws;
 
 use std::sync::Arc;
 

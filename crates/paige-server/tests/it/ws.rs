@@ -1,0 +1,216 @@
+//! The UI protocol over a real `/ws` connection (tokio-tungstenite client).
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use paige_core::db::ActionType;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+use crate::{Running, TOKEN, running};
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn connect(server: &Running) -> Socket {
+    let url = format!("{}/ws", server.base.replace("http://", "ws://"));
+    let mut request = url.into_client_request().expect("request");
+    request.headers_mut().insert("Authorization", format!("Bearer {TOKEN}").parse().expect("header"));
+    let (socket, _) = tokio_tungstenite::connect_async(request).await.expect("ws connects");
+    socket
+}
+
+async fn send(socket: &mut Socket, frame: Value) {
+    socket.send(Message::Text(frame.to_string().into())).await.expect("send");
+}
+
+/// The next JSON frame, failing the test after 2 s.
+async fn next(socket: &mut Socket) -> Value {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(2), socket.next())
+            .await
+            .expect("a frame within 2 s")
+            .expect("socket open")
+            .expect("frame");
+        if let Message::Text(text) = message {
+            return serde_json::from_str(text.as_str()).expect("frame is JSON");
+        }
+    }
+}
+
+/// Waits for the first frame of type `kind`.
+async fn next_of(socket: &mut Socket, kind: &str) -> Value {
+    loop {
+        let frame = next(socket).await;
+        if frame["type"] == kind {
+            return frame;
+        }
+    }
+}
+
+async fn hello(socket: &mut Socket) -> Value {
+    send(
+        socket,
+        json!({"type": "connection:hello", "id": "1", "timestamp": 0,
+        "payload": {"version": "test", "platform": "linux", "windowSize": {"width": 800, "height": 600}}}),
+    )
+    .await;
+    next_of(socket, "connection:init").await
+}
+
+fn write(server: &Running, path: &str, content: &str) -> std::path::PathBuf {
+    let full = server.fixture.core.project_root().path().join(path);
+    std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&full, content).expect("write");
+    full
+}
+
+#[tokio::test]
+async fn hello_is_answered_with_init() {
+    let server = running().await;
+    let mut socket = connect(&server).await;
+    let init = hello(&mut socket).await;
+    assert_eq!(init["id"], "1");
+    assert!(init["timestamp"].as_i64().is_some());
+    assert!(init["payload"]["capabilities"].as_array().is_some_and(|c| c.contains(&json!("buffer:update"))));
+}
+
+#[tokio::test]
+async fn file_open_sends_content_and_logs_the_action() {
+    let server = running().await;
+    write(&server, "src/app.js", "let x = 1;\n");
+    let session = server.fixture.core.start_session(Some(1), Some("t".into())).expect("session");
+    let mut socket = connect(&server).await;
+    hello(&mut socket).await;
+    send(&mut socket, json!({"type": "file:open", "payload": {"path": "src/app.js"}})).await;
+    let content = next_of(&mut socket, "fs:content").await;
+    assert_eq!(
+        content["payload"],
+        json!({"path": "src/app.js", "content": "let x = 1;\n", "language": "javascript", "lineCount": 1, "binary": false})
+    );
+    let rows = server.fixture.core.db().recent_actions(&session.id, 10, Some(ActionType::FileOpen)).expect("rows");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].data, Some(json!({"path": "src/app.js"})));
+}
+
+#[tokio::test]
+async fn file_save_acks_and_writes_to_disk() {
+    let server = running().await;
+    let mut socket = connect(&server).await;
+    send(&mut socket, json!({"type": "file:save", "payload": {"path": "notes/todo.md", "content": "- write tests\n"}}))
+        .await;
+    let ack = next_of(&mut socket, "fs:save_ack").await;
+    assert_eq!(
+        (ack["payload"]["path"].as_str(), ack["payload"]["success"].as_bool()),
+        (Some("notes/todo.md"), Some(true))
+    );
+    let on_disk =
+        std::fs::read_to_string(server.fixture.core.project_root().path().join("notes/todo.md")).expect("saved");
+    assert_eq!(on_disk, "- write tests\n");
+}
+
+#[tokio::test]
+async fn a_save_the_disk_refuses_reports_a_save_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = running().await;
+    let locked = write(&server, "locked/keep.txt", "x").parent().expect("dir").to_owned();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    // A directory where the file should be fails for everyone; a read-only directory fails
+    // for everyone but root (CI runs as root, so both are tried).
+    let mut targets = vec!["locked"];
+    if !running_as_root() {
+        targets.push("locked/new.txt");
+    }
+    let mut socket = connect(&server).await;
+    for target in targets {
+        send(&mut socket, json!({"type": "file:save", "payload": {"path": target, "content": "data"}})).await;
+        let error = next_of(&mut socket, "fs:save_error").await;
+        assert_eq!(error["payload"]["path"], target);
+        assert!(
+            error["payload"]["error"].as_str().is_some_and(|e| e.starts_with(&format!("cannot write {target}"))),
+            "{error}"
+        );
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).expect("chmod back");
+    assert_eq!(std::fs::read_to_string(locked.join("keep.txt")).expect("read"), "x", "nothing lost");
+}
+
+fn running_as_root() -> bool {
+    std::process::Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+#[tokio::test]
+async fn traversal_is_a_connection_error_and_touches_nothing() {
+    let server = running().await;
+    let outside = server.fixture.core.project_root().path().parent().expect("parent").join("escaped.txt");
+    let mut socket = connect(&server).await;
+    send(
+        &mut socket,
+        json!({"type": "file:save", "id": "s1", "payload": {"path": "../escaped.txt", "content": "pwned"}}),
+    )
+    .await;
+    let error = next(&mut socket).await;
+    assert_eq!((error["type"].as_str(), error["id"].as_str()), (Some("connection:error"), Some("s1")));
+    assert_eq!(error["payload"]["code"], "PATH_REJECTED");
+    assert!(!outside.exists(), "nothing written outside the project");
+}
+
+#[tokio::test]
+async fn malformed_json_is_answered_and_unknown_types_are_ignored() {
+    let server = running().await;
+    let mut socket = connect(&server).await;
+    socket.send(Message::Text("{this is not json".into())).await.expect("send");
+    let error = next(&mut socket).await;
+    assert_eq!(error["payload"]["code"], "INVALID_JSON");
+    send(&mut socket, json!({"type": "mind:read", "payload": {}})).await;
+    send(&mut socket, json!({"type": "file:open", "payload": {"path": 7}})).await;
+    let invalid = next(&mut socket).await;
+    assert_eq!(invalid["payload"]["code"], "INVALID_PAYLOAD", "the unknown type produced no frame before this one");
+    assert_eq!(hello(&mut socket).await["type"], "connection:init", "connection still usable");
+}
+
+#[tokio::test]
+async fn every_client_receives_broadcasts() {
+    let server = running().await;
+    write(&server, "shared.rs", "fn shared() {}\n");
+    let mut first = connect(&server).await;
+    let mut second = connect(&server).await;
+    hello(&mut first).await;
+    hello(&mut second).await;
+    send(&mut first, json!({"type": "file:open", "payload": {"path": "shared.rs"}})).await;
+    for socket in [&mut first, &mut second] {
+        assert_eq!(next_of(socket, "fs:content").await["payload"]["path"], "shared.rs");
+    }
+    assert_eq!(server.fixture.core.connection_count(), 2);
+    first.close(None).await.expect("close");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(server.fixture.core.connection_count(), 1, "closed connection forgotten");
+}
+
+#[tokio::test]
+async fn watcher_changes_and_session_start_reach_the_ui() {
+    let server = running().await;
+    server.fixture.core.start_watcher().expect("watcher");
+    let mut socket = connect(&server).await;
+    hello(&mut socket).await;
+    server.fixture.core.start_session(None, None).expect("session");
+    let tree = next_of(&mut socket, "fs:tree").await;
+    assert_eq!(tree["payload"]["root"]["type"], "directory");
+    write(&server, "fresh.txt", "new");
+    let update = next_of(&mut socket, "fs:tree_update").await;
+    assert_eq!(update["payload"], json!({"action": "add", "path": "fresh.txt"}));
+}
+
+#[tokio::test]
+async fn ws_needs_the_token_which_a_browser_may_pass_as_a_query() {
+    let server = running().await;
+    let url = format!("{}/ws", server.base.replace("http://", "ws://"));
+    let err = tokio_tungstenite::connect_async(url.as_str()).await.expect_err("no token");
+    assert!(err.to_string().contains("401"), "{err}");
+    let (mut socket, _) = tokio_tungstenite::connect_async(format!("{url}?token={TOKEN}")).await.expect("query token");
+    assert_eq!(hello(&mut socket).await["type"], "connection:init");
+    let mut foreign = format!("{url}?token={TOKEN}").into_client_request().expect("request");
+    foreign.headers_mut().insert("Origin", "http://attacker.example".parse().expect("header"));
+    let err = tokio_tungstenite::connect_async(foreign).await.expect_err("foreign origin");
+    assert!(err.to_string().contains("403"), "{err}");
+}
