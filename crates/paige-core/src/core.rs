@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use crate::api::{ApiClient, ApiError, ApiSettings, UnknownModel};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::db::{Db, DbError};
@@ -19,6 +20,7 @@ const EVENT_CAPACITY: usize = 1024;
 pub struct Core {
     config: Config,
     db: Db,
+    api: ApiClient,
     clock: Arc<dyn Clock>,
     started_at: DateTime<Utc>,
     events: broadcast::Sender<Event>,
@@ -31,6 +33,10 @@ pub enum CoreError {
     DataDir { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Db(#[from] DbError),
+    #[error(transparent)]
+    Model(#[from] UnknownModel),
+    #[error(transparent)]
+    Api(#[from] ApiError),
 }
 
 impl Core {
@@ -40,8 +46,9 @@ impl Core {
         std::fs::create_dir_all(&config.data_dir).map_err(data_dir_err)?;
         config.data_dir = config.data_dir.canonicalize().map_err(data_dir_err)?;
         let db = Db::open(&config.db_path(), clock.clone())?;
+        let api = ApiClient::new(ApiSettings::from_config(&config)?)?;
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
-        Ok(Core { started_at: clock.now(), config, db, clock, events, cancel: CancellationToken::new() })
+        Ok(Core { started_at: clock.now(), config, db, api, clock, events, cancel: CancellationToken::new() })
     }
 
     pub fn config(&self) -> &Config {
@@ -50,6 +57,11 @@ impl Core {
 
     pub fn db(&self) -> &Db {
         &self.db
+    }
+
+    /// The one Claude API client, shared by every feature (all model calls go through it).
+    pub fn api(&self) -> &ApiClient {
+        &self.api
     }
 
     pub fn now(&self) -> DateTime<Utc> {

@@ -3,11 +3,13 @@
 //! Adapters hold a [`Core`] and call plain functions on it; everything the core pushes
 //! comes out as one closed [`Event`] enum.
 
+pub mod api;
 pub mod clock;
 pub mod config;
 mod core;
 pub mod db;
 pub mod event;
+pub mod prompts;
 pub mod run_info;
 
 pub use crate::core::{Core, CoreError};

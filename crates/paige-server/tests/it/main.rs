@@ -27,6 +27,9 @@ pub fn fixture() -> Fixture {
         project_dir: project.path().to_owned(),
         data_dir: data.path().to_owned(),
         anthropic_api_key: "test-key".into(),
+        anthropic_base_url: None,
+        haiku_model: None,
+        sonnet_model: None,
         chromadb_url: None,
         token: Some(TOKEN.into()),
     };
