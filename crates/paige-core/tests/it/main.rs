@@ -1,7 +1,9 @@
 //! Integration tests of paige-core: one binary (matklad), real SQLite in temp dirs.
 
+mod api;
 mod config;
 mod db;
+mod prompts;
 mod run_info;
 
 use std::sync::Arc;
