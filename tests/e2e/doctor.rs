@@ -32,7 +32,9 @@ async fn doctor_reports_config_data_dir_database_and_an_accepted_key() {
     let world = world_against(&fake.base_url(), KEY);
     let (world, status, stdout, stderr) = doctor(world).await;
     assert!(status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
-    for line in ["ok    config", "ok    data dir", "ok    database", "ok    anthropic  key accepted by http://127.0.0.1:"] {
+    for line in
+        ["ok    config", "ok    data dir", "ok    database", "ok    anthropic  key accepted by http://127.0.0.1:"]
+    {
         assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
     }
     assert!(stdout.contains("all checks passed"), "{stdout}");

@@ -119,10 +119,8 @@ fn check_database(path: &Path) -> anyhow::Result<String> {
 }
 
 fn check_key(settings: ApiSettings) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
     let client = ApiClient::new(settings)?;
     runtime.block_on(client.check_key())?;
     Ok(())

@@ -29,8 +29,8 @@ fn main() {
 
 async fn bench() {
     let fake = FakeAnthropic::start().await.expect("fake starts");
-    let example: Value = serde_json::from_str(include_str!("../../../prompts/observer-triage/example.json"))
-        .expect("example answer");
+    let example: Value =
+        serde_json::from_str(include_str!("../../../prompts/observer-triage/example.json")).expect("example answer");
     fake.always(Matcher::Any, Reply::json(&example).with_usage(1500, 120));
 
     let dir = tempfile::tempdir().expect("temp dir");

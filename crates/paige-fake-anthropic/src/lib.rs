@@ -59,7 +59,12 @@ pub enum Matcher {
 #[derive(Clone, Debug)]
 pub enum Reply {
     Message(MessageReply),
-    Error { status: u16, error_type: String, message: String, headers: Vec<(String, String)> },
+    Error {
+        status: u16,
+        error_type: String,
+        message: String,
+        headers: Vec<(String, String)>,
+    },
     /// Reads the request, then closes the connection without answering.
     Drop,
     /// Waits, then answers.
@@ -497,7 +502,9 @@ fn message_json(id: u64, model: &str, message: &MessageReply) -> Value {
     })
 }
 
-async fn read_request(read: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> std::io::Result<Option<RecordedRequest>> {
+async fn read_request(
+    read: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
+) -> std::io::Result<Option<RecordedRequest>> {
     let mut head = Vec::new();
     loop {
         let mut line = Vec::new();
@@ -525,11 +532,8 @@ async fn read_request(read: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> s
         .filter_map(|line| line.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
-    let length = headers
-        .iter()
-        .find(|(k, _)| k == "content-length")
-        .and_then(|(_, v)| v.parse::<usize>().ok())
-        .unwrap_or(0);
+    let length =
+        headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.parse::<usize>().ok()).unwrap_or(0);
     let mut body = vec![0; length];
     read.read_exact(&mut body).await?;
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -585,7 +589,10 @@ async fn write_sse(
             Some(_) => json!({"type": "text", "text": ""}),
             None => block.clone(),
         };
-        events.push(("content_block_start", json!({"type": "content_block_start", "index": index, "content_block": start})));
+        events.push((
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": start}),
+        ));
         if let Some(text) = text {
             let chars: Vec<char> = text.chars().collect();
             for piece in chars.chunks(16) {

@@ -39,7 +39,10 @@ impl ApiError {
     pub fn is_transient(&self) -> bool {
         matches!(
             self,
-            ApiError::RateLimited { .. } | ApiError::Server { .. } | ApiError::Transport { .. } | ApiError::Timeout { .. }
+            ApiError::RateLimited { .. }
+                | ApiError::Server { .. }
+                | ApiError::Transport { .. }
+                | ApiError::Timeout { .. }
         )
     }
 

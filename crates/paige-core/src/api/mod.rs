@@ -184,7 +184,11 @@ impl ApiClient {
                 latency_ms,
                 input_tokens: usage.input_tokens as i64,
                 output_tokens: usage.output_tokens as i64,
-                cost_estimate: if latency_ms < 0 { 0.0 } else { model.price.cost(usage.input_tokens, usage.output_tokens) },
+                cost_estimate: if latency_ms < 0 {
+                    0.0
+                } else {
+                    model.price.cost(usage.input_tokens, usage.output_tokens)
+                },
             };
             if let Err(err) = db.log_api_call(row) {
                 tracing::error!(call_type = options.call_type, "cannot log the API call: {err}");
@@ -208,7 +212,10 @@ impl ApiClient {
             Ok(body) => body,
             Err(err) => {
                 log(-1, Usage::default());
-                return Err(ApiError::InvalidRequest { status: None, message: format!("cannot encode the request: {err}") });
+                return Err(ApiError::InvalidRequest {
+                    status: None,
+                    message: format!("cannot encode the request: {err}"),
+                });
             }
         };
 
@@ -238,7 +245,11 @@ impl ApiClient {
 
     /// D68: [`ApiClient::call`], and once more after `transient_retry_delay` if it failed
     /// transiently (network, 429 or 5xx after the transport retries). Each attempt is logged.
-    pub async fn call_with_retry<T: StructuredOutput>(&self, db: &Db, options: &CallOptions<'_>) -> Result<T, ApiError> {
+    pub async fn call_with_retry<T: StructuredOutput>(
+        &self,
+        db: &Db,
+        options: &CallOptions<'_>,
+    ) -> Result<T, ApiError> {
         match self.call(db, options).await {
             Err(error) if error.is_transient() => {
                 tracing::warn!(call_type = options.call_type, "transient failure, one more try: {error}");
@@ -277,7 +288,9 @@ impl ApiClient {
         let sent = self.http.post(url).headers(self.headers(api_key, call_type)).body(body.to_vec()).send().await;
         let response = match sent {
             Ok(response) => response,
-            Err(err) => return Attempt { outcome: Err(self.transport_error(&err)), retry_after: None, should_retry: None },
+            Err(err) => {
+                return Attempt { outcome: Err(self.transport_error(&err)), retry_after: None, should_retry: None };
+            }
         };
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
@@ -288,7 +301,9 @@ impl ApiClient {
         });
         let outcome = match response.bytes().await {
             Err(err) => Err(self.transport_error(&err)),
-            Ok(bytes) if status != 200 => Err(ApiError::from_status(status, &String::from_utf8_lossy(&bytes), retry_after)),
+            Ok(bytes) if status != 200 => {
+                Err(ApiError::from_status(status, &String::from_utf8_lossy(&bytes), retry_after))
+            }
             Ok(bytes) => parse_answer::<T>(&bytes, max_tokens),
         };
         Attempt { outcome, retry_after, should_retry }
@@ -360,7 +375,7 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 fn parse_answer<T: StructuredOutput>(bytes: &[u8], max_tokens: u32) -> Result<(T, Usage), ApiError> {
     let response: MessageResponse = serde_json::from_slice(bytes)
         .map_err(|err| ApiError::InvalidResponse { reason: format!("not a Messages API response: {err}") })?;
-    let texts = response.content.iter().filter_map(|block| match block {
+    let mut texts = response.content.iter().filter_map(|block| match block {
         ContentBlock::Text { text } => Some(text.as_str()),
         ContentBlock::Other => None,
     });
@@ -373,7 +388,7 @@ fn parse_answer<T: StructuredOutput>(bytes: &[u8], max_tokens: u32) -> Result<(T
         }
     }
     // Server-tool turns (web search) come before the answer: the final text block is the JSON.
-    let Some(answer) = texts.last() else {
+    let Some(answer) = texts.next_back() else {
         return Err(ApiError::InvalidResponse { reason: "the response has no text block".into() });
     };
     let value = serde_json::from_str::<T>(answer).map_err(|err| ApiError::InvalidResponse {

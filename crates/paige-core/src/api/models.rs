@@ -73,8 +73,9 @@ impl UnknownModel {
 impl ModelMap {
     /// The default map with the given tiers moved to other known models.
     pub fn with_overrides(haiku: Option<&str>, sonnet: Option<&str>) -> Result<ModelMap, UnknownModel> {
-        let resolve =
-            |id: &str| price_of(id).map(|price| Model { id: id.to_owned(), price }).ok_or_else(|| UnknownModel::new(id));
+        let resolve = |id: &str| {
+            price_of(id).map(|price| Model { id: id.to_owned(), price }).ok_or_else(|| UnknownModel::new(id))
+        };
         let mut map = ModelMap::default();
         if let Some(id) = haiku {
             map.haiku = resolve(id)?;

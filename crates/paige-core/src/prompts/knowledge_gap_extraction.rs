@@ -79,6 +79,10 @@ pub struct ExistingGap {
     pub frequency: i64,
 }
 
-pub fn assemble_user_message(action_log: &[ActionEntry], phases: &[PhaseOutcome], existing_gaps: &[ExistingGap]) -> String {
+pub fn assemble_user_message(
+    action_log: &[ActionEntry],
+    phases: &[PhaseOutcome],
+    existing_gaps: &[ExistingGap],
+) -> String {
     json!({ "action_log": action_log, "phases": phases, "existing_gaps": existing_gaps }).to_string()
 }

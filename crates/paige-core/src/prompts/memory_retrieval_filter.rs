@@ -6,7 +6,12 @@ use serde_json::{Map, Value, json};
 
 use crate::api::ModelTier;
 
-super::prompt_module!("memory-retrieval-filter", "memory_retrieval_filter", ModelTier::Haiku, MemoryRetrievalFilterResponse);
+super::prompt_module!(
+    "memory-retrieval-filter",
+    "memory_retrieval_filter",
+    ModelTier::Haiku,
+    MemoryRetrievalFilterResponse
+);
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MemoryRetrievalFilterResponse {

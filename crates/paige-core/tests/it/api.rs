@@ -131,8 +131,11 @@ async fn sonnet_request_carries_its_model_id_custom_max_tokens_and_the_given_too
     let w = world().await;
     w.fake.always(Matcher::Any, Reply::json(&verdict()));
     let tools = [ServerTool::web_search()];
-    let options =
-        CallOptions { max_tokens: Some(8192), tools: &tools, ..w.options("learning_materials", ModelTier::Sonnet, "gaps") };
+    let options = CallOptions {
+        max_tokens: Some(8192),
+        tools: &tools,
+        ..w.options("learning_materials", ModelTier::Sonnet, "gaps")
+    };
     w.call(&options).await.expect("call succeeds");
 
     let body = &w.fake.message_requests()[0].body;
@@ -330,7 +333,10 @@ async fn an_answer_that_does_not_fit_the_type_is_an_invalid_response_and_not_ret
 async fn concurrent_calls_are_independent() {
     let w = Arc::new(world().await);
     for i in 0..8 {
-        w.fake.always(Matcher::call_type(&format!("call_{i}")), Reply::json(&json!({"ok": true, "note": format!("{i}")})));
+        w.fake.always(
+            Matcher::call_type(&format!("call_{i}")),
+            Reply::json(&json!({"ok": true, "note": format!("{i}")})),
+        );
     }
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..8 {
@@ -381,8 +387,9 @@ async fn call_with_retry_does_not_retry_refusals_or_auth_errors() {
 #[tokio::test]
 async fn a_prompt_module_call_is_matched_by_its_system_prompt_and_typed() {
     let w = world().await;
-    let example = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../prompts/observer-triage/example.json"))
-        .expect("example");
+    let example =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../prompts/observer-triage/example.json"))
+            .expect("example");
     let example: Value = serde_json::from_str(&example).expect("json");
     w.fake.always(Matcher::system_contains("You are the Observer"), Reply::json(&example));
     let context = observer_triage::TriageContext {

@@ -149,8 +149,9 @@ fn anthropic_base_url_and_model_overrides_are_read_and_unknown_models_are_refuse
         pairs.extend_from_slice(extra);
         Config::load(&env(&pairs), ConfigOverrides::default())
     };
-    let config = with(&[("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"), ("PAIGE_SONNET_MODEL", "claude-haiku-4-5-20251001")])
-        .expect("loads");
+    let config =
+        with(&[("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"), ("PAIGE_SONNET_MODEL", "claude-haiku-4-5-20251001")])
+            .expect("loads");
     assert_eq!(config.anthropic_base_url.as_deref(), Some("http://127.0.0.1:9"));
     assert_eq!(config.sonnet_model.as_deref(), Some("claude-haiku-4-5-20251001"));
 

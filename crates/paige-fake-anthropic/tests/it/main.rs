@@ -120,7 +120,10 @@ async fn refusal_and_max_tokens_set_the_stop_reason() {
     fake.once(Matcher::Any, Reply::refusal("no"));
     fake.once(Matcher::Any, Reply::max_tokens("{\"a\":"));
     let refusal: Value = post(&fake, "a", body(false)).await.expect("sent").json().await.expect("json");
-    assert_eq!((refusal["stop_reason"].as_str(), refusal["content"][0]["text"].as_str()), (Some("refusal"), Some("no")));
+    assert_eq!(
+        (refusal["stop_reason"].as_str(), refusal["content"][0]["text"].as_str()),
+        (Some("refusal"), Some("no"))
+    );
     let truncated: Value = post(&fake, "a", body(false)).await.expect("sent").json().await.expect("json");
     assert_eq!(truncated["stop_reason"], "max_tokens");
 }
