@@ -441,3 +441,28 @@ fn model_tiers_resolve_to_the_spec_models_and_prices() {
     assert_eq!(moved.resolve(ModelTier::Sonnet).id, HAIKU_MODEL);
     assert!(ModelMap::with_overrides(Some("claude-unknown"), None).is_err());
 }
+
+#[tokio::test]
+async fn core_holds_one_client_configured_from_anthropic_base_url_and_key() {
+    let fake = FakeAnthropic::start().await.expect("fake starts");
+    fake.require_api_key(KEY);
+    fake.always(Matcher::Any, Reply::json(&verdict()));
+    let (project, data) = (tempfile::tempdir().expect("dir"), tempfile::tempdir().expect("dir"));
+    let env: std::collections::HashMap<String, String> = [
+        ("PROJECT_DIR", project.path().to_str().expect("utf8")),
+        ("DATA_DIR", data.path().to_str().expect("utf8")),
+        ("ANTHROPIC_API_KEY", KEY),
+        ("ANTHROPIC_BASE_URL", &fake.base_url()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    let config = paige_core::Config::load(&env, paige_core::ConfigOverrides::default()).expect("config");
+    let core = paige_core::Core::open(config, clock()).expect("core opens");
+    assert_eq!(core.api().settings().base_url, fake.base_url());
+
+    let options = CallOptions::new("test_call", ModelTier::Haiku, "s", "u");
+    let answer = core.api().call::<Verdict>(core.db(), &options).await.expect("call through the core's client");
+    assert!(answer.ok);
+    assert_eq!(core.db().budget_summary(None).expect("summary").calls, 1, "logged in the core's database");
+}
