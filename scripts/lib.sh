@@ -23,7 +23,8 @@ apt_install() {
 }
 
 ensure_rust() {
-  apt_install build-essential pkg-config ca-certificates curl
+  # libssl-dev: the Messages API client uses the system TLS (OpenSSL) through reqwest.
+  apt_install build-essential pkg-config libssl-dev ca-certificates curl
   [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
   if ! command -v cargo >/dev/null; then
     say "installing the Rust toolchain (rustup)"

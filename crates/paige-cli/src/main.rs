@@ -1,5 +1,6 @@
 //! `paige`: the command-line face of Paige.
 
+mod doctor;
 mod serve;
 
 use std::path::PathBuf;
@@ -22,6 +23,23 @@ enum Command {
     /// over both. Required: PROJECT_DIR (or --project) and ANTHROPIC_API_KEY. Optional:
     /// PORT (3000), DATA_DIR (~/.paige/), CHROMADB_URL, PAIGE_TOKEN (random per launch).
     Serve(ServeArgs),
+    /// Check that Paige can run here: configuration, DATA_DIR, the database, and the
+    /// Anthropic API key.
+    ///
+    /// The key is checked with the cheapest authenticated request (listing one model; no
+    /// model runs) against ANTHROPIC_BASE_URL (default https://api.anthropic.com). Prints one
+    /// line per check and exits 1 if any check fails.
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, Args)]
+struct DoctorArgs {
+    /// The project to check with [env: PROJECT_DIR]
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// Where Paige keeps its database and run files [env: DATA_DIR] [default: ~/.paige/]
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -40,10 +58,12 @@ struct ServeArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(args).map(|()| true),
+        Command::Doctor(args) => doctor::run(args),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::FAILURE

@@ -98,7 +98,7 @@ async fn drain(
 }
 
 /// Reads `.env` from the working directory into the environment; variables already set win.
-fn load_dotenv() -> anyhow::Result<()> {
+pub(crate) fn load_dotenv() -> anyhow::Result<()> {
     match dotenvy::dotenv() {
         Ok(_) => Ok(()),
         Err(err) if err.not_found() => Ok(()),

@@ -19,6 +19,12 @@ pub struct Config {
     /// Where `paige.db` and `run/server.json` live. Created on start if missing.
     pub data_dir: PathBuf,
     pub anthropic_api_key: String,
+    /// `ANTHROPIC_BASE_URL`; the client uses `https://api.anthropic.com` when absent.
+    pub anthropic_base_url: Option<String>,
+    /// `PAIGE_HAIKU_MODEL` / `PAIGE_SONNET_MODEL`: move a tier to another model whose price
+    /// is in `paige_core::api::PRICES`. The spec's models when absent.
+    pub haiku_model: Option<String>,
+    pub sonnet_model: Option<String>,
     /// Optional ChromaDB server; the embedded memory store is used when absent.
     pub chromadb_url: Option<String>,
     /// Fixed per-launch token from `PAIGE_TOKEN`; a random one is generated when absent.
@@ -32,6 +38,9 @@ impl std::fmt::Debug for Config {
             .field("project_dir", &self.project_dir)
             .field("data_dir", &self.data_dir)
             .field("anthropic_api_key", &"<redacted>")
+            .field("anthropic_base_url", &self.anthropic_base_url)
+            .field("haiku_model", &self.haiku_model)
+            .field("sonnet_model", &self.sonnet_model)
             .field("chromadb_url", &self.chromadb_url)
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
             .finish()
@@ -63,13 +72,15 @@ pub enum ConfigError {
     ProjectDirUnreadable { path: PathBuf, reason: String },
     #[error("PORT must be a whole number from 0 to 65535, got {0:?}")]
     InvalidPort(String),
+    #[error("{var}: {source}")]
+    UnknownModel { var: &'static str, source: crate::api::UnknownModel },
     #[error("DATA_DIR is not set and HOME is unknown, so the default ~/.paige/ cannot be used")]
     NoDataDir,
 }
 
 impl Config {
-    /// Reads `PORT`, `PROJECT_DIR`, `ANTHROPIC_API_KEY`, `DATA_DIR`, `CHROMADB_URL` and
-    /// `PAIGE_TOKEN` from `env`, applies `overrides`, and validates. Every missing required
+    /// Reads `PORT`, `PROJECT_DIR`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `DATA_DIR`,
+    /// `CHROMADB_URL`, `PAIGE_TOKEN`, `PAIGE_HAIKU_MODEL` and `PAIGE_SONNET_MODEL` from `env`, applies `overrides`, and validates. Every missing required
     /// variable is reported at once.
     pub fn load(env: &HashMap<String, String>, overrides: ConfigOverrides) -> Result<Config, ConfigError> {
         let var = |name: &str| env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
@@ -98,14 +109,43 @@ impl Config {
             None => Path::new(var("HOME").ok_or(ConfigError::NoDataDir)?).join(".paige"),
         };
 
+        let model = |var_name: &'static str| -> Result<Option<String>, ConfigError> {
+            let Some(id) = var(var_name) else { return Ok(None) };
+            match crate::api::price_of(id) {
+                Some(_) => Ok(Some(id.to_owned())),
+                None => Err(ConfigError::UnknownModel { var: var_name, source: crate::api::UnknownModel::new(id) }),
+            }
+        };
+        let haiku_model = model("PAIGE_HAIKU_MODEL")?;
+        let sonnet_model = model("PAIGE_SONNET_MODEL")?;
+
         Ok(Config {
             port,
             project_dir: resolve_project_dir(&project_dir)?,
             data_dir,
             anthropic_api_key,
+            anthropic_base_url: var("ANTHROPIC_BASE_URL").map(str::to_owned),
+            haiku_model,
+            sonnet_model,
             chromadb_url: var("CHROMADB_URL").map(str::to_owned),
             token: var("PAIGE_TOKEN").map(str::to_owned),
         })
+    }
+
+    /// The given essentials with defaults for the rest (port 0: any free port). For embedding
+    /// the core and for tests; [`Config::load`] is the validating path from the environment.
+    pub fn new(project_dir: PathBuf, data_dir: PathBuf, anthropic_api_key: impl Into<String>) -> Config {
+        Config {
+            port: 0,
+            project_dir,
+            data_dir,
+            anthropic_api_key: anthropic_api_key.into(),
+            anthropic_base_url: None,
+            haiku_model: None,
+            sonnet_model: None,
+            chromadb_url: None,
+            token: None,
+        }
     }
 
     pub fn db_path(&self) -> PathBuf {

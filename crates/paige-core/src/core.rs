@@ -9,6 +9,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::api::{ApiClient, ApiError, ApiSettings, UnknownModel};
 use crate::buffers::Buffers;
 use crate::clock::Clock;
 use crate::config::Config;
@@ -26,6 +27,7 @@ pub struct Core {
     config: Config,
     root: ProjectRoot,
     db: Db,
+    api: ApiClient,
     clock: Arc<dyn Clock>,
     started_at: DateTime<Utc>,
     events: broadcast::Sender<Event>,
@@ -62,6 +64,10 @@ pub enum CoreError {
     Watch(#[from] notify::Error),
     #[error(transparent)]
     Db(#[from] DbError),
+    #[error(transparent)]
+    Model(#[from] UnknownModel),
+    #[error(transparent)]
+    Api(#[from] ApiError),
 }
 
 impl Core {
@@ -74,12 +80,14 @@ impl Core {
         let root = ProjectRoot::new(&config.project_dir)
             .map_err(|source| CoreError::ProjectDir { path: config.project_dir.clone(), source })?;
         let db = Db::open(&config.db_path(), clock.clone())?;
+        let api = ApiClient::new(ApiSettings::from_config(&config)?)?;
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         Ok(Core {
             started_at: clock.now(),
             config,
             root,
             db,
+            api,
             clock,
             events,
             cancel: CancellationToken::new(),
@@ -99,6 +107,11 @@ impl Core {
 
     pub fn db(&self) -> &Db {
         &self.db
+    }
+
+    /// The one Claude API client, shared by every feature (all model calls go through it).
+    pub fn api(&self) -> &ApiClient {
+        &self.api
     }
 
     pub fn now(&self) -> DateTime<Utc> {

@@ -4,6 +4,7 @@
 //! comes out as one closed [`Event`] enum.
 
 mod activity;
+pub mod api;
 pub mod buffers;
 pub mod clock;
 pub mod config;
@@ -12,6 +13,7 @@ pub mod db;
 pub mod event;
 pub mod files;
 mod project;
+pub mod prompts;
 pub mod protocol;
 pub mod run_info;
 

@@ -17,14 +17,7 @@ async fn main() {
     let data = tempfile::tempdir().expect("data");
     let content: String = (0..5000).map(|i| format!("    let value_{i} = compute({i}, \"line {i}\");\n")).collect();
     std::fs::write(project.path().join("big.rs"), &content).expect("file");
-    let config = Config {
-        port: 0,
-        project_dir: project.path().to_owned(),
-        data_dir: data.path().to_owned(),
-        anthropic_api_key: "bench".into(),
-        chromadb_url: None,
-        token: None,
-    };
+    let config = Config::new(project.path().to_owned(), data.path().to_owned(), "bench");
     let core = Arc::new(Core::open(config, Arc::new(SystemClock)).expect("core"));
     core.start_session(None, None).expect("session");
     let server = paige_server::app(core.clone(), TOKEN);

@@ -135,3 +135,30 @@ fn debug_output_redacts_secrets() {
     let shown = format!("{config:?}");
     assert!(!shown.contains("sk-secret") && !shown.contains("tok-secret"), "{shown}");
 }
+
+#[test]
+fn anthropic_base_url_and_model_overrides_are_read_and_unknown_models_are_refused() {
+    let project = tempfile::tempdir().expect("dir");
+    let p = project.path().to_str().expect("utf8");
+    let base = [("PROJECT_DIR", p), ("ANTHROPIC_API_KEY", "k"), ("HOME", "/home/u")];
+    let config = Config::load(&env(&base), ConfigOverrides::default()).expect("loads");
+    assert_eq!((config.anthropic_base_url, config.haiku_model, config.sonnet_model), (None, None, None));
+
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut pairs = base.to_vec();
+        pairs.extend_from_slice(extra);
+        Config::load(&env(&pairs), ConfigOverrides::default())
+    };
+    let config =
+        with(&[("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"), ("PAIGE_SONNET_MODEL", "claude-haiku-4-5-20251001")])
+            .expect("loads");
+    assert_eq!(config.anthropic_base_url.as_deref(), Some("http://127.0.0.1:9"));
+    assert_eq!(config.sonnet_model.as_deref(), Some("claude-haiku-4-5-20251001"));
+
+    let err = with(&[("PAIGE_HAIKU_MODEL", "claude-future-9")]).expect_err("no price for it");
+    assert_eq!(
+        err.to_string(),
+        "PAIGE_HAIKU_MODEL: unknown model \"claude-future-9\": add its price to paige_core::api::PRICES \
+         (known: claude-haiku-4-5-20251001, claude-sonnet-4-5-20250929)"
+    );
+}

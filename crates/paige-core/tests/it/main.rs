@@ -1,10 +1,12 @@
 //! Integration tests of paige-core: one binary (matklad), real SQLite in temp dirs.
 
+mod api;
 mod buffer_logging;
 mod config;
 mod db;
 mod files;
 mod path_guard;
+mod prompts;
 mod protocol;
 mod run_info;
 
@@ -34,14 +36,7 @@ pub fn test_core(files: &[(&str, &str)]) -> TestCore {
         std::fs::write(full, content).expect("write");
     }
     let data = tempfile::tempdir().expect("data");
-    let config = paige_core::Config {
-        port: 0,
-        project_dir: project.path().to_owned(),
-        data_dir: data.path().to_owned(),
-        anthropic_api_key: "test".into(),
-        chromadb_url: None,
-        token: None,
-    };
+    let config = paige_core::Config::new(project.path().to_owned(), data.path().to_owned(), "test");
     let clock = clock();
     let core = Arc::new(paige_core::Core::open(config, clock.clone()).expect("core"));
     TestCore { core, clock, project, _data: data }

@@ -24,12 +24,8 @@ pub fn fixture() -> Fixture {
     let project = tempfile::tempdir().expect("project dir");
     let data = tempfile::tempdir().expect("data dir");
     let config = Config {
-        port: 0,
-        project_dir: project.path().to_owned(),
-        data_dir: data.path().to_owned(),
-        anthropic_api_key: "test-key".into(),
-        chromadb_url: None,
         token: Some(TOKEN.into()),
+        ..Config::new(project.path().to_owned(), data.path().to_owned(), "test-key")
     };
     let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).single().expect("date")));
     let core = Arc::new(Core::open(config, clock.clone()).expect("core opens"));

@@ -1,0 +1,133 @@
+//! `paige doctor`: checks that Paige can run here, one line per check, and exits 1 if any fails.
+//!
+//! Checks today: configuration, DATA_DIR, the database, and the Anthropic API key (with the
+//! cheapest authenticated request, against `ANTHROPIC_BASE_URL`). Later issues add memory,
+//! `gh` and `claude`.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use paige_core::api::{ApiClient, ApiSettings};
+use paige_core::db::Db;
+use paige_core::{Config, ConfigOverrides, SystemClock};
+
+use crate::DoctorArgs;
+
+/// How long the key check may take before it is reported as a failure.
+const KEY_CHECK_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Runs every check and prints the report; `Ok(false)` when a check failed.
+pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
+    crate::serve::load_dotenv()?;
+    let env: HashMap<String, String> = std::env::vars().collect();
+    let overrides = ConfigOverrides { project_dir: args.project, port: None, data_dir: args.data_dir };
+    println!("paige doctor");
+    let mut report = Report::default();
+
+    let config = match Config::load(&env, overrides) {
+        Ok(config) => config,
+        Err(err) => {
+            report.fail("config", err.to_string());
+            report.skip("data dir, database, anthropic", "need a valid configuration");
+            return Ok(report.finish());
+        }
+    };
+    let settings = ApiSettings::from_config(&config);
+    let base_url = settings.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
+    report.ok(
+        "config",
+        format!(
+            "project {} · port {} · ANTHROPIC_BASE_URL {base_url} · key {}",
+            config.project_dir.display(),
+            config.port,
+            redact(&config.anthropic_api_key)
+        ),
+    );
+
+    match check_data_dir(&config.data_dir) {
+        Ok(()) => {
+            report.ok("data dir", format!("{} (writable)", config.data_dir.display()));
+            match check_database(&config.db_path()) {
+                Ok(detail) => report.ok("database", detail),
+                Err(err) => report.fail("database", format!("{err:#}")),
+            }
+        }
+        Err(err) => {
+            report.fail("data dir", format!("{err:#}"));
+            report.skip("database", "needs DATA_DIR");
+        }
+    }
+
+    match settings {
+        Err(err) => report.fail("anthropic", err.to_string()),
+        Ok(mut settings) => {
+            settings.timeout = KEY_CHECK_TIMEOUT;
+            match check_key(settings) {
+                Ok(()) => report.ok("anthropic", format!("key accepted by {base_url}")),
+                Err(err) => report.fail("anthropic", format!("{err:#}")),
+            }
+        }
+    }
+    Ok(report.finish())
+}
+
+#[derive(Default)]
+struct Report {
+    failed: usize,
+}
+
+impl Report {
+    fn ok(&mut self, check: &str, detail: String) {
+        println!("  ok    {check:<10} {detail}");
+    }
+
+    fn fail(&mut self, check: &str, detail: String) {
+        self.failed += 1;
+        println!("  FAIL  {check:<10} {detail}");
+    }
+
+    fn skip(&mut self, check: &str, why: &str) {
+        println!("  skip  {check:<10} ({why})");
+    }
+
+    fn finish(self) -> bool {
+        match self.failed {
+            0 => println!("all checks passed"),
+            1 => println!("1 check failed"),
+            n => println!("{n} checks failed"),
+        }
+        self.failed == 0
+    }
+}
+
+fn check_data_dir(dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let probe = dir.join(".paige-doctor-probe");
+    std::fs::write(&probe, b"ok").with_context(|| format!("{} is not writable", dir.display()))?;
+    std::fs::remove_file(&probe).with_context(|| format!("cannot remove {}", probe.display()))?;
+    Ok(())
+}
+
+fn check_database(path: &Path) -> anyhow::Result<String> {
+    let db = Db::open(path, Arc::new(SystemClock))?;
+    let tables = db.table_names()?.len();
+    let mode = db.journal_mode()?;
+    Ok(format!("{} ({tables} tables, journal {mode})", path.display()))
+}
+
+fn check_key(settings: ApiSettings) -> anyhow::Result<()> {
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
+    let client = ApiClient::new(settings)?;
+    runtime.block_on(client.check_key())?;
+    Ok(())
+}
+
+/// `sk-ant-…abcd`: enough to tell keys apart, not enough to use one.
+fn redact(key: &str) -> String {
+    let tail: String = key.chars().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
+    if key.chars().count() <= 8 { "set".into() } else { format!("…{tail}") }
+}

@@ -1,0 +1,450 @@
+//! The Claude API client (spec Story 7, D68, D83): the only way Paige calls a model.
+//!
+//! [`ApiClient::call`] posts one structured-output request to the Messages API, turns the
+//! answer into the caller's Rust type, and writes one `api_call_log` row per HTTP attempt —
+//! success or failure — before it returns. Transport failures are retried like the official
+//! SDKs do; [`ApiClient::call_with_retry`] adds the one extra attempt of D68 on top.
+
+mod error;
+mod models;
+mod schema;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::config::Config;
+use crate::db::{Db, NewApiCall};
+
+pub use error::ApiError;
+pub use models::{HAIKU_MODEL, Model, ModelMap, ModelTier, PRICES, Price, SONNET_MODEL, UnknownModel, price_of};
+pub use schema::structured_schema;
+
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// Default `max_tokens` (FR-092).
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+/// Tells the fake Messages API in tests which call this is; the real API ignores it.
+pub const CALL_TYPE_HEADER: &str = "x-paige-call-type";
+
+/// A response type the model answers in: deserializable, with its structured-output schema.
+///
+/// The prompt modules implement it for their response types; the schema is generated once
+/// from the Rust type by [`structured_schema`].
+pub trait StructuredOutput: DeserializeOwned {
+    fn output_schema() -> &'static Value;
+}
+
+/// A server-side tool the API runs itself (e.g. web search, D83); passed through as given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerTool {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub name: String,
+}
+
+impl ServerTool {
+    /// `{"type":"web_search_20250305","name":"web_search"}`.
+    pub fn web_search() -> ServerTool {
+        ServerTool { kind: "web_search_20250305".into(), name: "web_search".into() }
+    }
+}
+
+/// One model call (FR-083). The response type is the type parameter of [`ApiClient::call`].
+#[derive(Debug, Clone)]
+pub struct CallOptions<'a> {
+    /// Logged as `call_type`, e.g. `coach_agent`, `observer_triage`.
+    pub call_type: &'a str,
+    pub model: ModelTier,
+    pub system_prompt: &'a str,
+    pub user_message: &'a str,
+    pub session_id: Option<&'a str>,
+    /// [`DEFAULT_MAX_TOKENS`] when `None`.
+    pub max_tokens: Option<u32>,
+    pub tools: &'a [ServerTool],
+}
+
+impl<'a> CallOptions<'a> {
+    /// Options with no session, the default `max_tokens` and no tools.
+    pub fn new(call_type: &'a str, model: ModelTier, system_prompt: &'a str, user_message: &'a str) -> CallOptions<'a> {
+        CallOptions { call_type, model, system_prompt, user_message, session_id: None, max_tokens: None, tools: &[] }
+    }
+}
+
+/// How the client reaches the API and how patiently it retries.
+#[derive(Debug, Clone)]
+pub struct ApiSettings {
+    /// `None` runs Paige without model features: every call fails with [`ApiError::NotConfigured`].
+    pub api_key: Option<String>,
+    pub base_url: String,
+    pub models: ModelMap,
+    /// Transport-level retries after the first attempt (the SDKs' default: 2).
+    pub max_retries: u32,
+    /// Backoff before retry `n` (0-based) is `base × 2ⁿ`, capped at `retry_max_delay`, minus up to 25 % jitter.
+    pub retry_base_delay: Duration,
+    pub retry_max_delay: Duration,
+    /// A `retry-after` longer than this is ignored in favour of the backoff.
+    pub max_retry_after: Duration,
+    /// D68: the pause before [`ApiClient::call_with_retry`]'s extra attempt.
+    pub transient_retry_delay: Duration,
+    /// Per attempt, whole request and response.
+    pub timeout: Duration,
+}
+
+impl ApiSettings {
+    /// The SDK defaults against the real API.
+    pub fn new(api_key: Option<String>) -> ApiSettings {
+        ApiSettings {
+            api_key,
+            base_url: DEFAULT_BASE_URL.into(),
+            models: ModelMap::default(),
+            max_retries: 2,
+            retry_base_delay: Duration::from_millis(500),
+            retry_max_delay: Duration::from_secs(8),
+            max_retry_after: Duration::from_secs(60),
+            transient_retry_delay: Duration::from_secs(1),
+            timeout: Duration::from_secs(600),
+        }
+    }
+
+    /// Key, base URL and model overrides from the configuration.
+    pub fn from_config(config: &Config) -> Result<ApiSettings, UnknownModel> {
+        let mut settings = ApiSettings::new(Some(config.anthropic_api_key.clone()).filter(|k| !k.is_empty()));
+        if let Some(url) = &config.anthropic_base_url {
+            settings.base_url = url.clone();
+        }
+        settings.models = ModelMap::with_overrides(config.haiku_model.as_deref(), config.sonnet_model.as_deref())?;
+        Ok(settings)
+    }
+}
+
+/// The Messages API client: one connection pool for the app's lifetime (FR-093). Cheap to clone.
+#[derive(Clone)]
+pub struct ApiClient {
+    http: reqwest::Client,
+    settings: Arc<ApiSettings>,
+}
+
+impl std::fmt::Debug for ApiClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiClient")
+            .field("base_url", &self.settings.base_url)
+            .field("api_key", &self.settings.api_key.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// What one HTTP attempt came to, before logging.
+struct Attempt<T> {
+    outcome: Result<(T, Usage), ApiError>,
+    /// The server's `retry-after` / `retry-after-ms`, when it sent one.
+    retry_after: Option<Duration>,
+    /// The server's `x-should-retry`, when it sent one.
+    should_retry: Option<bool>,
+}
+
+impl ApiClient {
+    pub fn new(settings: ApiSettings) -> Result<ApiClient, ApiError> {
+        let http = reqwest::Client::builder()
+            .timeout(settings.timeout)
+            .build()
+            .map_err(|err| ApiError::Transport { message: format!("cannot create the HTTP client: {err}") })?;
+        Ok(ApiClient { http, settings: Arc::new(settings) })
+    }
+
+    pub fn settings(&self) -> &ApiSettings {
+        &self.settings
+    }
+
+    pub fn is_configured(&self) -> bool {
+        self.settings.api_key.is_some()
+    }
+
+    /// Calls the model and returns its structured answer as `T` (Scenarios 7.1–7.13).
+    ///
+    /// Retries transient failures (408, 409, 429, 5xx, connection errors, timeouts) up to
+    /// `max_retries` times with exponential backoff and jitter, honouring `retry-after`;
+    /// never retries 401/403, refusals, truncation or invalid answers. Every attempt writes
+    /// one `api_call_log` row before the next step: a success its latency, tokens and cost;
+    /// a failure `latency_ms = -1` and zeros.
+    pub async fn call<T: StructuredOutput>(&self, db: &Db, options: &CallOptions<'_>) -> Result<T, ApiError> {
+        let model = self.settings.models.resolve(options.model);
+        let hash = input_hash(options.user_message);
+        let log = |latency_ms: i64, usage: Usage| {
+            let row = NewApiCall {
+                session_id: options.session_id.map(str::to_owned),
+                call_type: options.call_type.to_owned(),
+                model: model.id.clone(),
+                input_hash: hash.clone(),
+                latency_ms,
+                input_tokens: usage.input_tokens as i64,
+                output_tokens: usage.output_tokens as i64,
+                cost_estimate: if latency_ms < 0 {
+                    0.0
+                } else {
+                    model.price.cost(usage.input_tokens, usage.output_tokens)
+                },
+            };
+            if let Err(err) = db.log_api_call(row) {
+                tracing::error!(call_type = options.call_type, "cannot log the API call: {err}");
+            }
+        };
+
+        let Some(api_key) = self.settings.api_key.as_deref() else {
+            log(-1, Usage::default());
+            return Err(ApiError::NotConfigured);
+        };
+        let max_tokens = options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        let body = RequestBody {
+            model: &model.id,
+            max_tokens,
+            system: options.system_prompt,
+            messages: [RequestMessage { role: "user", content: options.user_message }],
+            output_config: OutputConfig { format: OutputFormat { kind: "json_schema", schema: T::output_schema() } },
+            tools: options.tools,
+        };
+        let body = match serde_json::to_vec(&body) {
+            Ok(body) => body,
+            Err(err) => {
+                log(-1, Usage::default());
+                return Err(ApiError::InvalidRequest {
+                    status: None,
+                    message: format!("cannot encode the request: {err}"),
+                });
+            }
+        };
+
+        let mut retry = 0;
+        loop {
+            let started = Instant::now();
+            let attempt = self.attempt::<T>(api_key, options.call_type, &body, max_tokens).await;
+            match attempt.outcome {
+                Ok((answer, usage)) => {
+                    log(latency_ms(started.elapsed()), usage);
+                    return Ok(answer);
+                }
+                Err(error) => {
+                    log(-1, Usage::default());
+                    let retryable = attempt.should_retry.unwrap_or_else(|| error.is_transient());
+                    if !retryable || retry >= self.settings.max_retries {
+                        return Err(error);
+                    }
+                    let delay = self.retry_delay(retry, attempt.retry_after);
+                    tracing::warn!(call_type = options.call_type, attempt = retry + 1, ?delay, "retrying: {error}");
+                    tokio::time::sleep(delay).await;
+                    retry += 1;
+                }
+            }
+        }
+    }
+
+    /// D68: [`ApiClient::call`], and once more after `transient_retry_delay` if it failed
+    /// transiently (network, 429 or 5xx after the transport retries). Each attempt is logged.
+    pub async fn call_with_retry<T: StructuredOutput>(
+        &self,
+        db: &Db,
+        options: &CallOptions<'_>,
+    ) -> Result<T, ApiError> {
+        match self.call(db, options).await {
+            Err(error) if error.is_transient() => {
+                tracing::warn!(call_type = options.call_type, "transient failure, one more try: {error}");
+                tokio::time::sleep(self.settings.transient_retry_delay).await;
+                self.call(db, options).await
+            }
+            result => result,
+        }
+    }
+
+    /// Checks the key with the cheapest authenticated request there is: listing one model.
+    /// No model runs and nothing is billed, so nothing is logged to `api_call_log`.
+    pub async fn check_key(&self) -> Result<(), ApiError> {
+        let api_key = self.settings.api_key.as_deref().ok_or(ApiError::NotConfigured)?;
+        let url = format!("{}/v1/models?limit=1", self.settings.base_url.trim_end_matches('/'));
+        let response = self
+            .http
+            .get(url)
+            .headers(self.headers(api_key, "doctor"))
+            .send()
+            .await
+            .map_err(|err| self.transport_error(&err))?;
+        let status = response.status().as_u16();
+        let text = response.text().await.map_err(|err| self.transport_error(&err))?;
+        if status == 200 { Ok(()) } else { Err(ApiError::from_status(status, &text, None)) }
+    }
+
+    async fn attempt<T: StructuredOutput>(
+        &self,
+        api_key: &str,
+        call_type: &str,
+        body: &[u8],
+        max_tokens: u32,
+    ) -> Attempt<T> {
+        let url = format!("{}/v1/messages", self.settings.base_url.trim_end_matches('/'));
+        let sent = self.http.post(url).headers(self.headers(api_key, call_type)).body(body.to_vec()).send().await;
+        let response = match sent {
+            Ok(response) => response,
+            Err(err) => {
+                return Attempt { outcome: Err(self.transport_error(&err)), retry_after: None, should_retry: None };
+            }
+        };
+        let status = response.status().as_u16();
+        let retry_after = retry_after(response.headers());
+        let should_retry = response.headers().get("x-should-retry").and_then(|v| match v.as_bytes() {
+            b"true" => Some(true),
+            b"false" => Some(false),
+            _ => None,
+        });
+        let outcome = match response.bytes().await {
+            Err(err) => Err(self.transport_error(&err)),
+            Ok(bytes) if status != 200 => {
+                Err(ApiError::from_status(status, &String::from_utf8_lossy(&bytes), retry_after))
+            }
+            Ok(bytes) => parse_answer::<T>(&bytes, max_tokens),
+        };
+        Attempt { outcome, retry_after, should_retry }
+    }
+
+    fn headers(&self, api_key: &str, call_type: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        if let Ok(mut key) = HeaderValue::from_str(api_key) {
+            key.set_sensitive(true);
+            headers.insert("x-api-key", key);
+        }
+        headers.insert("anthropic-version", HeaderValue::from_static(ANTHROPIC_VERSION));
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        if let Ok(call_type) = HeaderValue::from_str(call_type) {
+            headers.insert(CALL_TYPE_HEADER, call_type);
+        }
+        headers
+    }
+
+    fn transport_error(&self, err: &reqwest::Error) -> ApiError {
+        if err.is_timeout() {
+            ApiError::Timeout { after: self.settings.timeout }
+        } else {
+            // The chain carries the useful part ("connection refused", "connection closed").
+            let mut message = err.to_string();
+            let mut source = std::error::Error::source(err);
+            while let Some(cause) = source {
+                message.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            ApiError::Transport { message }
+        }
+    }
+
+    /// The SDKs' schedule: `retry-after` when the server sent a sensible one, else
+    /// `base × 2ⁿ` capped at the maximum, minus up to 25 % random jitter.
+    fn retry_delay(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
+        if let Some(delay) = retry_after.filter(|d| *d <= self.settings.max_retry_after) {
+            return delay;
+        }
+        let backoff = self.settings.retry_base_delay.saturating_mul(2u32.saturating_pow(retry));
+        let backoff = backoff.min(self.settings.retry_max_delay);
+        let jitter = f64::from(getrandom::u32().unwrap_or(0)) / f64::from(u32::MAX) * 0.25;
+        backoff.mul_f64(1.0 - jitter)
+    }
+}
+
+/// First 16 hex characters of the SHA-256 of the user message (FR-088).
+pub fn input_hash(user_message: &str) -> String {
+    let digest = Sha256::digest(user_message.as_bytes());
+    hex::encode(&digest[..8])
+}
+
+/// Whole milliseconds, rounded up so that a completed call never logs 0 (or the failure's -1).
+fn latency_ms(elapsed: Duration) -> i64 {
+    i64::try_from(elapsed.as_micros().div_ceil(1000)).unwrap_or(i64::MAX).max(1)
+}
+
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok());
+    let delay = match (get("retry-after-ms"), get("retry-after")) {
+        (Some(ms), _) => ms / 1000.0,
+        (None, Some(secs)) => secs,
+        (None, None) => return None,
+    };
+    (delay.is_finite() && delay >= 0.0).then(|| Duration::from_secs_f64(delay))
+}
+
+fn parse_answer<T: StructuredOutput>(bytes: &[u8], max_tokens: u32) -> Result<(T, Usage), ApiError> {
+    let response: MessageResponse = serde_json::from_slice(bytes)
+        .map_err(|err| ApiError::InvalidResponse { reason: format!("not a Messages API response: {err}") })?;
+    let mut texts = response.content.iter().filter_map(|block| match block {
+        ContentBlock::Text { text } => Some(text.as_str()),
+        ContentBlock::Other => None,
+    });
+    match response.stop_reason.as_deref() {
+        Some("refusal") => return Err(ApiError::Refusal { text: texts.collect::<Vec<_>>().join("\n") }),
+        Some("max_tokens") => return Err(ApiError::MaxTokens { max_tokens }),
+        Some("end_turn" | "stop_sequence") => {}
+        other => {
+            return Err(ApiError::InvalidResponse { reason: format!("unexpected stop_reason {other:?}") });
+        }
+    }
+    // Server-tool turns (web search) come before the answer: the final text block is the JSON.
+    let Some(answer) = texts.next_back() else {
+        return Err(ApiError::InvalidResponse { reason: "the response has no text block".into() });
+    };
+    let value = serde_json::from_str::<T>(answer).map_err(|err| ApiError::InvalidResponse {
+        reason: format!("the answer does not match {}: {err}", std::any::type_name::<T>()),
+    })?;
+    Ok((value, response.usage))
+}
+
+#[derive(Serialize)]
+struct RequestBody<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    system: &'a str,
+    messages: [RequestMessage<'a>; 1],
+    output_config: OutputConfig<'a>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tools: &'a [ServerTool],
+}
+
+#[derive(Serialize)]
+struct RequestMessage<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct OutputConfig<'a> {
+    format: OutputFormat<'a>,
+}
+
+#[derive(Serialize)]
+struct OutputFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    schema: &'a Value,
+}
+
+#[derive(Deserialize)]
+struct MessageResponse {
+    content: Vec<ContentBlock>,
+    stop_reason: Option<String>,
+    usage: Usage,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ContentBlock {
+    Text {
+        text: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+struct Usage {
+    input_tokens: u64,
+    output_tokens: u64,
+}

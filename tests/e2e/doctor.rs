@@ -1,0 +1,89 @@
+//! `paige doctor` as a real process, its key check against the fake Messages API.
+
+use std::process::ExitStatus;
+
+use paige_fake_anthropic::FakeAnthropic;
+
+use crate::World;
+
+const KEY: &str = "sk-ant-e2e-good-key";
+
+/// Runs `paige doctor` off the async runtime, so the fake server keeps serving meanwhile.
+/// Hands the world back so its directories outlive the run.
+async fn doctor(world: World) -> (World, ExitStatus, String, String) {
+    tokio::task::spawn_blocking(move || {
+        let (status, stdout, stderr) = world.run(&["doctor"]);
+        (world, status, stdout, stderr)
+    })
+    .await
+    .expect("doctor ran")
+}
+
+fn world_against(base_url: &str, key: &str) -> World {
+    let mut world = World::ready();
+    world.set("ANTHROPIC_BASE_URL", base_url).set("ANTHROPIC_API_KEY", key);
+    world
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_reports_config_data_dir_database_and_an_accepted_key() {
+    let fake = FakeAnthropic::start().await.expect("fake starts");
+    fake.require_api_key(KEY);
+    let world = world_against(&fake.base_url(), KEY);
+    let (world, status, stdout, stderr) = doctor(world).await;
+    assert!(status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    for line in
+        ["ok    config", "ok    data dir", "ok    database", "ok    anthropic  key accepted by http://127.0.0.1:"]
+    {
+        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
+    }
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+    assert!(!stdout.contains(KEY), "the key is never printed:\n{stdout}");
+    assert!(world.data_dir().join("paige.db").exists(), "the database was opened (created)");
+
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1, "one minimal request");
+    assert_eq!((requests[0].method.as_str(), requests[0].path.as_str()), ("GET", "/v1/models?limit=1"));
+    assert_eq!(requests[0].header("x-api-key"), Some(KEY));
+    assert!(fake.message_requests().is_empty(), "no model was run");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_fails_clearly_with_exit_1_when_the_key_is_rejected() {
+    let fake = FakeAnthropic::start().await.expect("fake starts");
+    fake.require_api_key(KEY);
+    let (_world, status, stdout, _) = doctor(world_against(&fake.base_url(), "sk-ant-wrong-key")).await;
+    assert_eq!(status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("FAIL  anthropic  the Anthropic API rejected the key (HTTP 401): authentication_error"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ok    database"), "the other checks still run:\n{stdout}");
+    assert!(stdout.contains("1 check failed"), "{stdout}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_fails_clearly_with_exit_1_when_the_api_is_unreachable() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", closed.local_addr().expect("addr"));
+    drop(closed);
+    let (_world, status, stdout, _) = doctor(world_against(&url, KEY)).await;
+    assert_eq!(status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL  anthropic  cannot reach the Anthropic API"), "{stdout}");
+}
+
+#[test]
+fn doctor_without_a_key_names_the_missing_variable_and_exits_1() {
+    let mut world = World::ready();
+    world.unset("ANTHROPIC_API_KEY");
+    let (status, stdout, _) = world.run(&["doctor"]);
+    assert_eq!(status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL  config     missing required environment variable: ANTHROPIC_API_KEY"), "{stdout}");
+}
+
+#[test]
+fn doctor_help_says_what_it_checks() {
+    let (status, stdout, _) = World::ready().run(&["doctor", "--help"]);
+    assert!(status.success());
+    assert!(stdout.contains("Anthropic API key") && stdout.contains("ANTHROPIC_BASE_URL"), "{stdout}");
+}
