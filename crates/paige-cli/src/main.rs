@@ -2,6 +2,7 @@
 
 mod doctor;
 mod serve;
+mod session;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,7 +18,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run Paige without a window: the core plus its localhost server (/health, /mcp).
+    /// Run Paige without a window: the core plus its localhost server (/health, /mcp, /ws).
     ///
     /// Settings come from the environment, then `.env` in the working directory; flags win
     /// over both. Required: PROJECT_DIR (or --project) and ANTHROPIC_API_KEY. Optional:
@@ -30,6 +31,10 @@ enum Command {
     /// model runs) against ANTHROPIC_BASE_URL (default https://api.anthropic.com). Prints one
     /// line per check and exits 1 if any check fails.
     Doctor(DoctorArgs),
+    /// Start, end or show the coaching session of the running Paige, without a UI.
+    ///
+    /// Finds Paige through PAIGE_URL and PAIGE_TOKEN, else DATA_DIR/run/server.json.
+    Session(session::SessionArgs),
 }
 
 #[derive(Debug, Args)]
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => serve::run(args).map(|()| true),
         Command::Doctor(args) => doctor::run(args),
+        Command::Session(args) => session::run(args).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

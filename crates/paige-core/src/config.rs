@@ -104,10 +104,7 @@ impl Config {
             (None, None) => DEFAULT_PORT,
         };
 
-        let data_dir = match overrides.data_dir.or_else(|| var("DATA_DIR").map(PathBuf::from)) {
-            Some(dir) => expand_home(&dir, var("HOME")),
-            None => Path::new(var("HOME").ok_or(ConfigError::NoDataDir)?).join(".paige"),
-        };
+        let data_dir = data_dir(env, overrides.data_dir)?;
 
         let model = |var_name: &'static str| -> Result<Option<String>, ConfigError> {
             let Some(id) = var(var_name) else { return Ok(None) };
@@ -151,6 +148,16 @@ impl Config {
     pub fn db_path(&self) -> PathBuf {
         self.data_dir.join("paige.db")
     }
+}
+
+/// `DATA_DIR` alone (flag, else env, else `~/.paige/`): for commands that only need to find
+/// a running Paige or its files.
+pub fn data_dir(env: &HashMap<String, String>, flag: Option<PathBuf>) -> Result<PathBuf, ConfigError> {
+    let var = |name: &str| env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
+    Ok(match flag.or_else(|| var("DATA_DIR").map(PathBuf::from)) {
+        Some(dir) => expand_home(&dir, var("HOME")),
+        None => Path::new(var("HOME").ok_or(ConfigError::NoDataDir)?).join(".paige"),
+    })
 }
 
 fn resolve_project_dir(dir: &Path) -> Result<PathBuf, ConfigError> {

@@ -4,6 +4,7 @@
 //! comes out as one closed [`Event`] enum.
 
 mod activity;
+mod agent;
 pub mod api;
 pub mod buffers;
 pub mod clock;
@@ -19,6 +20,7 @@ pub mod run_info;
 
 pub use crate::core::{Core, CoreError};
 pub use activity::{BUFFER_SUMMARY_INTERVAL, SessionError};
+pub use agent::{AgentError, BufferView, PhaseView, StateItem};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Config, ConfigError, ConfigOverrides};
 pub use event::Event;

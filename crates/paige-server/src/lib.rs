@@ -4,8 +4,9 @@
 //! - `GET /health` — open, for liveness checks;
 //! - `/mcp` — rmcp Streamable HTTP (2025-11-25 sessions and 2026-07-28 stateless POSTs);
 //! - `/ws` — the UI protocol over a WebSocket;
+//! - `/api/session` — start, end and read the coaching session without a UI;
 //!
-//! `/mcp` and `/ws` require the per-launch bearer token.
+//! Everything but `/health` requires the per-launch bearer token.
 //!
 //! Every route sits behind the Host/Origin guard (loopback only). Tests drive the router
 //! with `oneshot` or over a real socket.
@@ -13,6 +14,8 @@
 mod guard;
 mod health;
 mod mcp;
+mod mcp_tools;
+mod session_api;
 mod ws;
 
 use std::sync::Arc;
@@ -43,6 +46,9 @@ pub fn app(core: Arc<Core>, token: &str) -> Server {
     let (mcp_service, mcp_sessions) = mcp::service(core, mcp_cancel);
     let private = Router::new()
         .route("/ws", axum::routing::get(ws::upgrade))
+        .route("/api/session", axum::routing::get(session_api::show))
+        .route("/api/session/start", axum::routing::post(session_api::start))
+        .route("/api/session/end", axum::routing::post(session_api::end))
         .nest_service("/mcp", mcp_service)
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::require_token));
     let router = Router::new()

@@ -1,31 +1,31 @@
 //! The MCP endpoint. The handler is rebuilt per request for stateless 2026-07-28 clients and
 //! per session for 2025-11-25 ones, so it holds nothing but an `Arc<Core>`: all shared state
-//! lives in the core. Tools arrive with the MCP tool-surface issue.
+//! lives in the core. The tools are in `mcp_tools.rs`.
 
 use std::sync::Arc;
 
 use paige_core::Core;
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{ServerHandler, tool_handler, tool_router};
+use rmcp::{ServerHandler, tool_handler};
 use tokio_util::sync::CancellationToken;
 
-/// Claude Code's view of Paige.
+/// Claude Code's view of Paige. Holds nothing but the core: cheap to build per request.
 #[derive(Clone)]
 pub struct PaigeMcp {
-    #[allow(dead_code, reason = "tools read the core once they land")]
-    core: Arc<Core>,
+    pub(crate) core: Arc<Core>,
+    tool_router: ToolRouter<PaigeMcp>,
 }
 
-#[tool_router(allow_empty)]
 impl PaigeMcp {
     pub fn new(core: Arc<Core>) -> PaigeMcp {
-        PaigeMcp { core }
+        PaigeMcp { core, tool_router: Self::coach_tools() + Self::intent_tools() }
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for PaigeMcp {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())

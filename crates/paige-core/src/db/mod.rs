@@ -147,6 +147,11 @@ fn new_id() -> String {
 
 /// Timestamps are stored as `2026-11-22T04:16:24.123Z`: ISO 8601, UTC, sortable as text.
 fn ts(at: DateTime<Utc>) -> String {
+    iso(at)
+}
+
+/// The ISO 8601 form Paige uses everywhere (`2026-11-22T04:16:24.123Z`).
+pub fn iso(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 

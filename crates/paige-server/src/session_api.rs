@@ -1,0 +1,60 @@
+//! `/api/session`: start, end and read the coaching session without a UI (headless flows,
+//! `paige session ...`). Token-protected like every private route.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use paige_core::SessionError;
+use paige_core::db::SessionStatus;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::AppState;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StartRequest {
+    #[serde(default)]
+    issue_number: Option<i64>,
+    #[serde(default)]
+    issue_title: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct EndRequest {
+    #[serde(default)]
+    status: Option<SessionStatus>,
+}
+
+pub(crate) async fn show(State(state): State<AppState>) -> Json<serde_json::Value> {
+    Json(json!({ "session": state.core.active_session() }))
+}
+
+pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<StartRequest>>) -> Response {
+    let request = body.map(|Json(b)| b).unwrap_or_default();
+    match state.core.start_session(request.issue_number, request.issue_title) {
+        Ok(session) => (StatusCode::CREATED, Json(json!({ "session": session }))).into_response(),
+        Err(err @ SessionError::AlreadyActive(_)) => error(StatusCode::CONFLICT, &err),
+        Err(err) => error(StatusCode::INTERNAL_SERVER_ERROR, &err),
+    }
+}
+
+pub(crate) async fn end(State(state): State<AppState>, body: Option<Json<EndRequest>>) -> Response {
+    let status = body.and_then(|Json(b)| b.status).unwrap_or(SessionStatus::Completed);
+    if status == SessionStatus::Active {
+        return (StatusCode::BAD_REQUEST, Json(json!({ "error": "status must be completed or abandoned" }))).into_response();
+    }
+    match state.core.end_session(status) {
+        Ok(session) => Json(json!({ "session": session })).into_response(),
+        Err(err @ SessionError::NoActiveSession) => error(StatusCode::NOT_FOUND, &err),
+        Err(err) => error(StatusCode::INTERNAL_SERVER_ERROR, &err),
+    }
+}
+
+fn error(status: StatusCode, err: &SessionError) -> Response {
+    if status == StatusCode::INTERNAL_SERVER_ERROR {
+        tracing::error!("session request failed: {err}");
+    }
+    (status, Json(json!({ "error": err.to_string() }))).into_response()
+}
