@@ -20,6 +20,9 @@ pub struct BufferEntry {
     pub cursor_position: CursorPosition,
     pub dirty: bool,
     pub last_updated: DateTime<Utc>,
+    /// Changes whenever the content may have changed; keys derived caches (diffs).
+    #[serde(skip)]
+    pub version: u64,
 }
 
 /// An update big enough to log immediately (`buffer_significant_change`).
@@ -51,6 +54,7 @@ struct LogState {
 pub struct Buffers {
     entries: HashMap<String, BufferEntry>,
     log: HashMap<String, LogState>,
+    next_version: u64,
 }
 
 impl Buffers {
@@ -89,8 +93,12 @@ impl Buffers {
         now: DateTime<Utc>,
     ) -> Option<SignificantChange> {
         let chars = content.chars().count();
-        self.entries
-            .insert(path.to_owned(), BufferEntry { content, cursor_position: cursor, dirty: true, last_updated: now });
+        self.next_version += 1;
+        let version = self.next_version;
+        self.entries.insert(
+            path.to_owned(),
+            BufferEntry { content, cursor_position: cursor, dirty: true, last_updated: now, version },
+        );
         let state = self.log.entry(path.to_owned()).or_insert(LogState {
             last_logged_char_count: chars,
             edits_since_last_log: 0,
@@ -114,8 +122,12 @@ impl Buffers {
     pub fn saved(&mut self, path: &str, content: String, cursor: Option<CursorPosition>, now: DateTime<Utc>) {
         let chars = content.chars().count();
         let cursor = cursor.or_else(|| self.entries.get(path).map(|e| e.cursor_position)).unwrap_or_default();
-        self.entries
-            .insert(path.to_owned(), BufferEntry { content, cursor_position: cursor, dirty: false, last_updated: now });
+        self.next_version += 1;
+        let version = self.next_version;
+        self.entries.insert(
+            path.to_owned(),
+            BufferEntry { content, cursor_position: cursor, dirty: false, last_updated: now, version },
+        );
         let state = self.log.entry(path.to_owned()).or_insert(LogState {
             last_logged_char_count: chars,
             edits_since_last_log: 0,

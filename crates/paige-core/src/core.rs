@@ -46,6 +46,14 @@ pub(crate) struct Live {
     pub(crate) next_connection: u64,
     pub(crate) terminal: Option<TerminalSize>,
     pub(crate) session: Option<ActiveSession>,
+    /// Last diff per path, valid while the buffer version and the file's disk stamp match.
+    pub(crate) diffs: HashMap<String, CachedDiff>,
+}
+
+pub(crate) struct CachedDiff {
+    pub(crate) buffer_version: u64,
+    pub(crate) disk: Option<(u64, std::time::SystemTime)>,
+    pub(crate) diff: String,
 }
 
 pub(crate) struct ActiveSession {

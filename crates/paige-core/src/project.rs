@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::buffers::BufferEntry;
-use crate::core::Core;
+use crate::core::{CachedDiff, Core};
 use crate::files::{self, FileContent, FileError, PathError, ProjectPath, TreeNode};
 use crate::protocol::CursorPosition;
 
@@ -67,27 +67,17 @@ impl Core {
     /// missing. A file deleted on disk diffs against empty.
     pub fn diff(&self, path: &str) -> Result<String, ProjectError> {
         let path = self.resolve_path(path)?;
-        let Some(entry) = self.live().buffers.get(path.rel()).filter(|e| e.dirty).cloned() else {
-            return Ok(String::new());
-        };
-        Ok(self.diff_entry(&path, &entry.content)?)
+        Ok(self.diff_resolved(&path)?)
     }
 
     /// Diffs of every dirty buffer, by path.
     pub fn dirty_diffs(&self) -> Vec<FileDiff> {
-        let dirty: Vec<(String, String)> = {
-            let live = self.live();
-            live.buffers
-                .dirty_paths()
-                .into_iter()
-                .filter_map(|p| live.buffers.get(&p).map(|e| (p, e.content.clone())))
-                .collect()
-        };
+        let dirty = self.live().buffers.dirty_paths();
         dirty
             .into_iter()
-            .filter_map(|(rel, content)| {
+            .filter_map(|rel| {
                 let path = self.resolve_path(&rel).ok()?;
-                match self.diff_entry(&path, &content) {
+                match self.diff_resolved(&path) {
                     Ok(diff) if !diff.is_empty() => Some(FileDiff { path: rel, diff }),
                     Ok(_) => None,
                     Err(err) => {
@@ -109,13 +99,36 @@ impl Core {
         self.live().open_files.iter().cloned().collect()
     }
 
-    fn diff_entry(&self, path: &ProjectPath, buffer: &str) -> Result<String, FileError> {
+    /// The diff of one buffer, from the cache while neither the buffer nor the file on disk
+    /// changed (checked by buffer version and the file's size and mtime).
+    fn diff_resolved(&self, path: &ProjectPath) -> Result<String, FileError> {
+        let disk = std::fs::metadata(path.abs()).ok().and_then(|m| Some((m.len(), m.modified().ok()?)));
+        let version = {
+            let live = self.live();
+            let Some(entry) = live.buffers.get(path.rel()).filter(|e| e.dirty) else { return Ok(String::new()) };
+            if let Some(cached) = live.diffs.get(path.rel())
+                && cached.buffer_version == entry.version
+                && cached.disk == disk
+            {
+                return Ok(cached.diff.clone());
+            }
+            entry.version
+        };
         let saved = match std::fs::read(path.abs()) {
             Ok(bytes) if files::sniff_binary(&bytes) => return Ok(String::new()),
             Ok(bytes) => String::from_utf8(bytes).unwrap_or_default(),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(source) => return Err(FileError::Read { path: path.rel().to_owned(), source }),
         };
-        Ok(files::unified_diff(path.rel(), &saved, buffer))
+        let mut live = self.live();
+        let Some(entry) = live.buffers.get(path.rel()).filter(|e| e.version == version) else {
+            // The buffer changed while we read the file; diff what is there now, uncached.
+            let current = live.buffers.get(path.rel()).filter(|e| e.dirty).map(|e| e.content.clone());
+            drop(live);
+            return Ok(current.map(|c| files::unified_diff(path.rel(), &saved, &c)).unwrap_or_default());
+        };
+        let diff = files::unified_diff(path.rel(), &saved, &entry.content);
+        live.diffs.insert(path.rel().to_owned(), CachedDiff { buffer_version: version, disk, diff: diff.clone() });
+        Ok(diff)
     }
 }

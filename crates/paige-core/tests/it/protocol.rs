@@ -212,3 +212,22 @@ proptest! {
         let _ = t.core.handle_text(CONN, &format!(r#"{{"type":"{kind}","payload":{{"path":{}}}}}"#, serde_json::to_string(&payload).expect("json")));
     }
 }
+
+#[test]
+fn diff_follows_changes_to_the_buffer_and_to_the_disk() {
+    let t = test_core(&[("a.rs", "a\nb\n")]);
+    let update = |content: &str| json!({"type": "buffer:update", "payload": {"path": "a.rs", "content": content}});
+    reply(&t, update("a.rs\nB\n"));
+    reply(&t, update("a\nB\n"));
+    let first = t.core.diff("a.rs").expect("diff");
+    assert!(first.contains("-b\n+B\n"), "{first}");
+    assert_eq!(t.core.diff("a.rs").expect("diff"), first, "unchanged → same diff");
+
+    reply(&t, update("a\nC\n"));
+    assert!(t.core.diff("a.rs").expect("diff").contains("+C\n"), "a new buffer version is diffed afresh");
+
+    std::fs::write(t.project.path().join("a.rs"), "a\nC\n").expect("write");
+    assert_eq!(t.core.diff("a.rs").expect("diff"), "", "the file changed on disk (same length) → diffed afresh");
+    std::fs::remove_file(t.project.path().join("a.rs")).expect("delete");
+    assert_eq!(t.core.diff("a.rs").expect("diff"), "--- a/a.rs\n+++ b/a.rs\n@@ -0,0 +1,2 @@\n+a\n+C\n");
+}
