@@ -2,7 +2,7 @@
 //! per session for 2025-11-25 ones, so it holds nothing but an `Arc<Core>`: all shared state
 //! lives in the core. The tools are in `mcp_tools.rs`.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use paige_core::Core;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -16,12 +16,16 @@ use tokio_util::sync::CancellationToken;
 #[derive(Clone)]
 pub struct PaigeMcp {
     pub(crate) core: Arc<Core>,
-    tool_router: ToolRouter<PaigeMcp>,
+    tool_router: Arc<ToolRouter<PaigeMcp>>,
 }
+
+/// The tools and their JSON Schemas, built once: stateless requests build a handler each.
+static TOOLS: LazyLock<Arc<ToolRouter<PaigeMcp>>> =
+    LazyLock::new(|| Arc::new(PaigeMcp::coach_tools() + PaigeMcp::intent_tools()));
 
 impl PaigeMcp {
     pub fn new(core: Arc<Core>) -> PaigeMcp {
-        PaigeMcp { core, tool_router: Self::coach_tools() + Self::intent_tools() }
+        PaigeMcp { core, tool_router: TOOLS.clone() }
     }
 }
 
@@ -73,6 +77,8 @@ pub(crate) fn service(
             "http://[::1]:*",
             "https://[::1]:*",
         ])
+        // Stateless (2026-07-28) replies as plain JSON rather than a one-event SSE stream.
+        .with_json_response(true)
         .with_cancellation_token(cancel.clone());
     let service = StreamableHttpService::new(move || Ok(PaigeMcp::new(core.clone())), manager.clone(), config);
     (service, McpSessions { manager, cancel })
