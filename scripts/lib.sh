@@ -43,3 +43,31 @@ ensure_rust() {
     cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1 || rustup component add "$component"
   done
 }
+
+# Tools the black-box tests drive Paige with, installed once per machine under
+# $PAIGE_TOOLS_DIR (default /var/tmp/paige-test-tools), at pinned versions.
+tools_dir="${PAIGE_TOOLS_DIR:-/var/tmp/paige-test-tools}"
+
+# A Python with the `mcp` SDK; exports PAIGE_TEST_PYTHON.
+ensure_python_mcp() {
+  local venv="$tools_dir/python"
+  if ! "$venv/bin/python" -c 'import mcp' 2>/dev/null; then
+    say "installing the Python mcp SDK (pip, into $venv)"
+    command -v python3 >/dev/null || apt_install python3
+    python3 -m venv "$venv" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$venv"; }
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'mcp==2.3.0'
+  fi
+  export PAIGE_TEST_PYTHON="$venv/bin/python"
+}
+
+# The real Claude Code CLI; exports PAIGE_TEST_CLAUDE.
+ensure_claude_code() {
+  local prefix="$tools_dir/npm"
+  if ! "$prefix/node_modules/.bin/claude" --version >/dev/null 2>&1; then
+    say "installing Claude Code (npm, into $prefix)"
+    command -v npm >/dev/null || apt_install nodejs npm
+    mkdir -p "$prefix"
+    npm install --silent --no-audit --no-fund --prefix "$prefix" '@anthropic-ai/claude-code@2.1.330' >/dev/null
+  fi
+  export PAIGE_TEST_CLAUDE="$prefix/node_modules/.bin/claude"
+}

@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 ensure_rust
+ensure_python_mcp
+ensure_claude_code
 say "checking formatting"
 cargo fmt --all --check
 say "linting (clippy)"

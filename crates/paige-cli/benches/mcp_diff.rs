@@ -51,7 +51,9 @@ async fn main() {
     std::fs::write(project.join("big.rs"), &saved).expect("file");
     std::fs::write(dir.path().join("buffer.txt"), &buffer).expect("buffer");
 
-    println!("paige_get_diff, 5,000-line buffer with 50 changed lines; {SEQUENTIAL} sequential calls, then {CONCURRENT_CLIENTS} clients for {LOAD_FOR:?}");
+    println!(
+        "paige_get_diff, 5,000-line buffer with 50 changed lines; {SEQUENTIAL} sequential calls, then {CONCURRENT_CLIENTS} clients for {LOAD_FOR:?}"
+    );
     let mut paige = start_paige(dir.path(), &project).await;
     set_buffer(paige.port, &buffer).await;
     let sessions = measure(paige.port, paige.child.id(), Era::Sessions).await;
@@ -130,7 +132,8 @@ async fn set_buffer(port: u16, buffer: &str) {
 async fn start_baseline(dir: &Path, project: &Path) -> Option<Server> {
     let baseline = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../benches/mcp-baseline");
     if !baseline.join("node_modules").exists() {
-        let installed = Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&baseline).status().ok()?;
+        let installed =
+            Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&baseline).status().ok()?;
         if !installed.success() {
             return None;
         }
@@ -163,7 +166,10 @@ async fn client(port: u16, era: Era) -> RunningService<RoleClient, ()> {
     match era {
         Era::Sessions => ().serve(transport).await.expect("initialize"),
         Era::Stateless => ()
-            .serve_with_lifecycle(transport, ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] })
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+            )
             .await
             .expect("discover"),
     }
@@ -229,7 +235,9 @@ async fn measure(port: u16, pid: u32, era: Era) -> Figures {
 fn peak_rss_mb(pid: u32) -> f64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok()))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
         .map(|kb| kb / 1024.0)
         .unwrap_or(f64::NAN)
 }

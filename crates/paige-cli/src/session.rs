@@ -52,9 +52,12 @@ struct Target {
 pub(crate) fn run(args: SessionArgs) -> anyhow::Result<()> {
     let env: HashMap<String, String> = std::env::vars().collect();
     let target = find_paige(&env, args.data_dir)?;
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
     let (method, path, body) = match args.action {
-        SessionAction::Start { issue, title } => ("POST", "/api/session/start", json!({ "issueNumber": issue, "issueTitle": title })),
+        SessionAction::Start { issue, title } => {
+            ("POST", "/api/session/start", json!({ "issueNumber": issue, "issueTitle": title }))
+        }
         SessionAction::End { status } => {
             let status = match status {
                 EndStatus::Completed => "completed",
@@ -108,11 +111,13 @@ async fn request(target: &Target, method: &str, path: &str, body: Value) -> anyh
 
 fn describe(session: &Value) -> String {
     let field = |k: &str| session.get(k).and_then(Value::as_str).unwrap_or("?").to_owned();
-    let issue = match (session.get("issue_number").and_then(Value::as_i64), session.get("issue_title").and_then(Value::as_str)) {
-        (Some(n), Some(t)) => format!(" — issue #{n}: {t}"),
-        (Some(n), None) => format!(" — issue #{n}"),
-        (None, Some(t)) => format!(" — {t}"),
-        (None, None) => String::new(),
-    };
+    let issue =
+        match (session.get("issue_number").and_then(Value::as_i64), session.get("issue_title").and_then(Value::as_str))
+        {
+            (Some(n), Some(t)) => format!(" — issue #{n}: {t}"),
+            (Some(n), None) => format!(" — issue #{n}"),
+            (None, Some(t)) => format!(" — {t}"),
+            (None, None) => String::new(),
+        };
     format!("session {} {}{issue} (started {})", field("id"), field("status"), field("started_at"))
 }

@@ -202,7 +202,13 @@ impl Core {
             }));
             updated
         };
-        Ok(PhaseView { id: phase.id, number: phase.number, title: phase.title, status: phase.status, hint_level: phase.hint_level })
+        Ok(PhaseView {
+            id: phase.id,
+            number: phase.number,
+            title: phase.title,
+            status: phase.status,
+            hint_level: phase.hint_level,
+        })
     }
 
     /// Shows a coaching message (toast, or a balloon anchored in a file).
@@ -224,7 +230,10 @@ impl Core {
     }
 
     /// The requested items of the session state (all nine when `include` is empty).
-    pub fn session_state(&self, include: &[StateItem]) -> Result<serde_json::Map<String, serde_json::Value>, AgentError> {
+    pub fn session_state(
+        &self,
+        include: &[StateItem],
+    ) -> Result<serde_json::Map<String, serde_json::Value>, AgentError> {
         let session = self.require_session()?;
         let items: &[StateItem] = if include.is_empty() { &StateItem::ALL } else { include };
         let plan = self.current_plan(&session.id)?;

@@ -178,8 +178,14 @@ pub struct SelectIntentParams {
 
 #[tool_router(router = coach_tools, vis = "pub(crate)")]
 impl PaigeMcp {
-    #[tool(description = "Read the learner's current editor buffer for one file: content, cursor position, whether it has unsaved edits (dirty) and when it last changed. Returns {\"buffer\": null} when the editor holds no buffer for that file.")]
-    async fn paige_get_buffer(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<PathParam>) -> CallToolResult {
+    #[tool(
+        description = "Read the learner's current editor buffer for one file: content, cursor position, whether it has unsaved edits (dirty) and when it last changed. Returns {\"buffer\": null} when the editor holds no buffer for that file."
+    )]
+    async fn paige_get_buffer(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<PathParam>,
+    ) -> CallToolResult {
         self.logged("paige_get_buffer", &parts);
         match self.core.buffer_view(&p.path) {
             Ok(Some(mut view)) => {
@@ -199,8 +205,14 @@ impl PaigeMcp {
         text_and_json(files.join("\n"), json!({ "files": files }))
     }
 
-    #[tool(description = "Unified diff of the learner's unsaved edits (editor buffer vs. file on disk). With a path: that file only (empty list when it has no unsaved edits). Without: every file with unsaved edits.")]
-    async fn paige_get_diff(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<OptionalPathParam>) -> CallToolResult {
+    #[tool(
+        description = "Unified diff of the learner's unsaved edits (editor buffer vs. file on disk). With a path: that file only (empty list when it has no unsaved edits). Without: every file with unsaved edits."
+    )]
+    async fn paige_get_diff(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<OptionalPathParam>,
+    ) -> CallToolResult {
         self.logged("paige_get_diff", &parts);
         match self.core.diffs(p.path.as_deref()) {
             Ok(mut diffs) => {
@@ -221,8 +233,14 @@ impl PaigeMcp {
         }
     }
 
-    #[tool(description = "Snapshot of the coaching session: open_files, buffers, diffs, phase (the active phase), plan, progress (of the active phase), hints (of the active phase), session, dreyfus (skill assessments). Pass include to get only some items; omit it or pass [] for all nine. Needs an active session.")]
-    async fn paige_get_session_state(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<SessionStateParams>) -> CallToolResult {
+    #[tool(
+        description = "Snapshot of the coaching session: open_files, buffers, diffs, phase (the active phase), plan, progress (of the active phase), hints (of the active phase), session, dreyfus (skill assessments). Pass include to get only some items; omit it or pass [] for all nine. Needs an active session."
+    )]
+    async fn paige_get_session_state(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<SessionStateParams>,
+    ) -> CallToolResult {
         self.logged("paige_get_session_state", &parts);
         match self.core.session_state(&p.include) {
             Ok(mut state) => {
@@ -236,17 +254,31 @@ impl PaigeMcp {
         }
     }
 
-    #[tool(description = "Open (or focus) a file in the learner's editor so you can talk about it together. Reads the file; never changes it.")]
-    async fn paige_open_file(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<PathParam>) -> CallToolResult {
+    #[tool(
+        description = "Open (or focus) a file in the learner's editor so you can talk about it together. Reads the file; never changes it."
+    )]
+    async fn paige_open_file(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<PathParam>,
+    ) -> CallToolResult {
         self.logged("paige_open_file", &parts);
         match self.core.open_file_for_agent(&p.path) {
-            Ok(file) => json_result(json!({ "success": true, "path": file.path, "lineCount": file.line_count, "language": file.language })),
+            Ok(file) => json_result(
+                json!({ "success": true, "path": file.path, "lineCount": file.line_count, "language": file.language }),
+            ),
             Err(err) => tool_error(err),
         }
     }
 
-    #[tool(description = "Highlight a range of lines in the learner's editor, optionally with hover text. Highlights add up across calls until paige_clear_highlights.")]
-    async fn paige_highlight_lines(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<HighlightParams>) -> CallToolResult {
+    #[tool(
+        description = "Highlight a range of lines in the learner's editor, optionally with hover text. Highlights add up across calls until paige_clear_highlights."
+    )]
+    async fn paige_highlight_lines(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<HighlightParams>,
+    ) -> CallToolResult {
         self.logged("paige_highlight_lines", &parts);
         let (Ok(start), Ok(end)) = (u32::try_from(p.start), u32::try_from(p.end)) else {
             return tool_error(AgentError::Invalid(format!("lines {}–{} are out of range", p.start, p.end)));
@@ -263,7 +295,11 @@ impl PaigeMcp {
     }
 
     #[tool(description = "Remove line highlights: in one file when path is given, else in every file.")]
-    async fn paige_clear_highlights(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<OptionalPathParam>) -> CallToolResult {
+    async fn paige_clear_highlights(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<OptionalPathParam>,
+    ) -> CallToolResult {
         self.logged("paige_clear_highlights", &parts);
         match self.core.clear_highlights(p.path.as_deref()) {
             Ok(path) => json_result(json!({ "success": true, "path": path })),
@@ -271,8 +307,14 @@ impl PaigeMcp {
         }
     }
 
-    #[tool(description = "Make files glow in the learner's file explorer to suggest where to look, each with a style (suggested, important, critical).")]
-    async fn paige_hint_files(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<HintFilesParams>) -> CallToolResult {
+    #[tool(
+        description = "Make files glow in the learner's file explorer to suggest where to look, each with a style (suggested, important, critical)."
+    )]
+    async fn paige_hint_files(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<HintFilesParams>,
+    ) -> CallToolResult {
         self.logged("paige_hint_files", &parts);
         let hints = p
             .hints
@@ -288,20 +330,32 @@ impl PaigeMcp {
             })
             .collect();
         match self.core.hint_files(hints) {
-            Ok(hints) => json_result(json!({ "success": true, "paths": hints.iter().map(|h| &h.path).collect::<Vec<_>>() })),
+            Ok(hints) => {
+                json_result(json!({ "success": true, "paths": hints.iter().map(|h| &h.path).collect::<Vec<_>>() }))
+            }
             Err(err) => tool_error(err),
         }
     }
 
     #[tool(description = "Remove every file glow from the explorer.")]
-    async fn paige_clear_hints(&self, parts: Extension<http::request::Parts>, _: Parameters<NoParams>) -> CallToolResult {
+    async fn paige_clear_hints(
+        &self,
+        parts: Extension<http::request::Parts>,
+        _: Parameters<NoParams>,
+    ) -> CallToolResult {
         self.logged("paige_clear_hints", &parts);
         self.core.clear_hints();
         json_result(json!({ "success": true }))
     }
 
-    #[tool(description = "Set the status of a phase of the current plan (pending, active, complete). Mark a phase active when the learner starts it and complete when they finish it. Needs an active session with a plan.")]
-    async fn paige_update_phase(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<UpdatePhaseParams>) -> CallToolResult {
+    #[tool(
+        description = "Set the status of a phase of the current plan (pending, active, complete). Mark a phase active when the learner starts it and complete when they finish it. Needs an active session with a plan."
+    )]
+    async fn paige_update_phase(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<UpdatePhaseParams>,
+    ) -> CallToolResult {
         self.logged("paige_update_phase", &parts);
         let status = match p.status {
             PhaseStatusParam::Pending => PhaseStatus::Pending,
@@ -309,13 +363,21 @@ impl PaigeMcp {
             PhaseStatusParam::Complete => PhaseStatus::Complete,
         };
         match self.core.update_phase(p.phase, status) {
-            Ok(phase) => json_result(json!({ "success": true, "phase": { "id": phase.id, "number": phase.number, "title": phase.title, "status": phase.status } })),
+            Ok(phase) => json_result(
+                json!({ "success": true, "phase": { "id": phase.id, "number": phase.number, "title": phase.title, "status": phase.status } }),
+            ),
             Err(err) => tool_error(err),
         }
     }
 
-    #[tool(description = "Show the learner a coaching message: a toast, or a comment balloon anchored to a line when anchor is given. Needs an active session.")]
-    async fn paige_show_message(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<ShowMessageParams>) -> CallToolResult {
+    #[tool(
+        description = "Show the learner a coaching message: a toast, or a comment balloon anchored to a line when anchor is given. Needs an active session."
+    )]
+    async fn paige_show_message(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<ShowMessageParams>,
+    ) -> CallToolResult {
         self.logged("paige_show_message", &parts);
         let anchor = match p.anchor {
             Some(a) => match u32::try_from(a.line) {
@@ -337,8 +399,14 @@ impl PaigeMcp {
         }
     }
 
-    #[tool(description = "Show the GitHub issue being worked on in the learner's issue panel. Needs an active session.")]
-    async fn paige_show_issue_context(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<IssueContextParams>) -> CallToolResult {
+    #[tool(
+        description = "Show the GitHub issue being worked on in the learner's issue panel. Needs an active session."
+    )]
+    async fn paige_show_issue_context(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<IssueContextParams>,
+    ) -> CallToolResult {
         self.logged("paige_show_issue_context", &parts);
         let issue = IssueContext { number: p.number, title: p.title, summary: p.summary, labels: p.labels, url: p.url };
         match self.core.show_issue_context(issue) {
@@ -347,8 +415,14 @@ impl PaigeMcp {
         }
     }
 
-    #[tool(description = "Turn your implementation plan into phased coaching for the learner (phases, hints, difficulty). Call it once after planning. Needs an active session.")]
-    async fn paige_run_coaching_pipeline(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<CoachingPipelineParams>) -> CallToolResult {
+    #[tool(
+        description = "Turn your implementation plan into phased coaching for the learner (phases, hints, difficulty). Call it once after planning. Needs an active session."
+    )]
+    async fn paige_run_coaching_pipeline(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<CoachingPipelineParams>,
+    ) -> CallToolResult {
         self.logged("paige_run_coaching_pipeline", &parts);
         if p.plan_text.trim().is_empty() || p.issue_summary.trim().is_empty() {
             return tool_error(AgentError::Invalid("planText and issueSummary must not be empty".into()));
@@ -359,11 +433,20 @@ impl PaigeMcp {
         if let Err(err) = self.core.require_session() {
             return tool_error(err);
         }
-        not_available("paige_run_coaching_pipeline", "the coaching pipeline (Story 9) is not built yet; coach from your plan directly for now")
+        not_available(
+            "paige_run_coaching_pipeline",
+            "the coaching pipeline (Story 9) is not built yet; coach from your plan directly for now",
+        )
     }
 
-    #[tool(description = "Wrap up the coaching session: record knowledge gaps, practice katas and skill assessments from the transcript. Needs an active session.")]
-    async fn paige_end_session(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<EndSessionParams>) -> CallToolResult {
+    #[tool(
+        description = "Wrap up the coaching session: record knowledge gaps, practice katas and skill assessments from the transcript. Needs an active session."
+    )]
+    async fn paige_end_session(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<EndSessionParams>,
+    ) -> CallToolResult {
         self.logged("paige_end_session", &parts);
         if p.session_transcript.trim().is_empty() {
             return tool_error(AgentError::Invalid("sessionTranscript must not be empty".into()));
@@ -377,13 +460,22 @@ impl PaigeMcp {
 
 #[tool_router(router = intent_tools, vis = "pub(crate)")]
 impl PaigeMcp {
-    #[tool(description = "Select the intent (from .orchestration/active_intents.yaml) you are about to work on, e.g. {\"intent_id\": \"INT-001\"}. Returns its scope, constraints and acceptance criteria. Required before any change in a governed project.")]
-    async fn select_active_intent(&self, parts: Extension<http::request::Parts>, Parameters(p): Parameters<SelectIntentParams>) -> CallToolResult {
+    #[tool(
+        description = "Select the intent (from .orchestration/active_intents.yaml) you are about to work on, e.g. {\"intent_id\": \"INT-001\"}. Returns its scope, constraints and acceptance criteria. Required before any change in a governed project."
+    )]
+    async fn select_active_intent(
+        &self,
+        parts: Extension<http::request::Parts>,
+        Parameters(p): Parameters<SelectIntentParams>,
+    ) -> CallToolResult {
         self.logged("select_active_intent", &parts);
         if p.intent_id.trim().is_empty() {
             return tool_error(AgentError::Invalid("intent_id must not be empty, e.g. \"INT-001\"".into()));
         }
-        not_available("select_active_intent", "governed mode (the hook engine) is not built yet, so there are no intents to select")
+        not_available(
+            "select_active_intent",
+            "governed mode (the hook engine) is not built yet, so there are no intents to select",
+        )
     }
 }
 

@@ -43,7 +43,8 @@ pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<Start
 pub(crate) async fn end(State(state): State<AppState>, body: Option<Json<EndRequest>>) -> Response {
     let status = body.and_then(|Json(b)| b.status).unwrap_or(SessionStatus::Completed);
     if status == SessionStatus::Active {
-        return (StatusCode::BAD_REQUEST, Json(json!({ "error": "status must be completed or abandoned" }))).into_response();
+        return (StatusCode::BAD_REQUEST, Json(json!({ "error": "status must be completed or abandoned" })))
+            .into_response();
     }
     match state.core.end_session(status) {
         Ok(session) => Json(json!({ "session": session })).into_response(),

@@ -47,14 +47,20 @@ async fn session_client(server: &Running) -> Client {
 
 /// A 2026-07-28 client: stateless POSTs, as current Claude Code sends them.
 async fn stateless_client(server: &Running) -> Client {
-    ().serve_with_lifecycle(transport(server), ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] })
-        .await
-        .expect("discover")
+    ().serve_with_lifecycle(
+        transport(server),
+        ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+    )
+    .await
+    .expect("discover")
 }
 
 async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
     let Value::Object(args) = args else { panic!("arguments must be an object") };
-    client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args)).await.expect("tools/call answered")
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
+        .await
+        .expect("tools/call answered")
 }
 
 fn ok(result: &CallToolResult) -> &Value {
@@ -80,12 +86,18 @@ fn edit(server: &Running, path: &str, content: &str) {
 }
 
 /// A `/ws` client collecting broadcasts.
-async fn ui(server: &Running) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
+async fn ui(
+    server: &Running,
+) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
     let url = format!("{}/ws?token={TOKEN}", server.base.replace("http://", "ws://"));
     tokio_tungstenite::connect_async(url).await.expect("ws").0
 }
 
-async fn frames_of(socket: &mut tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>, kind: &str, within: Duration) -> Vec<Value> {
+async fn frames_of(
+    socket: &mut tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+    kind: &str,
+    within: Duration,
+) -> Vec<Value> {
     let mut found = Vec::new();
     while let Ok(Some(Ok(Message::Text(text)))) = tokio::time::timeout(within, socket.next()).await {
         let frame: Value = serde_json::from_str(text.as_str()).expect("json");
@@ -130,13 +142,19 @@ async fn no_tool_can_write_a_file() {
 }
 
 fn snapshot(root: &std::path::Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = walk(root).into_iter().map(|p| (p.display().to_string(), std::fs::read(&p).unwrap_or_default())).collect();
+    let mut files: Vec<(String, Vec<u8>)> =
+        walk(root).into_iter().map(|p| (p.display().to_string(), std::fs::read(&p).unwrap_or_default())).collect();
     files.sort();
     files
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    std::fs::read_dir(dir).into_iter().flatten().flatten().flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] }).collect()
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] })
+        .collect()
 }
 
 #[tokio::test]
@@ -200,7 +218,10 @@ async fn get_diff_returns_one_file_or_only_the_dirty_ones() {
     edit(&server, "two.rs", "a\nb\nc\n");
     edit(&server, "clean.rs", "a\nb\n");
     let conn = server.fixture.core.connect();
-    server.fixture.core.handle_text(conn, &json!({"type": "file:save", "payload": {"path": "clean.rs", "content": "a\nb\n"}}).to_string());
+    server.fixture.core.handle_text(
+        conn,
+        &json!({"type": "file:save", "payload": {"path": "clean.rs", "content": "a\nb\n"}}).to_string(),
+    );
     let client = stateless_client(&server).await;
     let all = call(&client, "paige_get_diff", json!({})).await;
     let paths: Vec<Value> = ok(&all)["diffs"].as_array().expect("list").iter().map(|d| d["path"].clone()).collect();
@@ -208,7 +229,10 @@ async fn get_diff_returns_one_file_or_only_the_dirty_ones() {
     let text = all.content[0].as_text().expect("text").text.clone();
     assert!(text.contains("-b\n+B") && text.contains("+c"), "text rendering is the diffs: {text}");
     let one = ok(&call(&client, "paige_get_diff", json!({"path": "one.rs"})).await).clone();
-    assert_eq!(one["diffs"], json!([{"path": "one.rs", "diff": "--- a/one.rs\n+++ b/one.rs\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"}]));
+    assert_eq!(
+        one["diffs"],
+        json!([{"path": "one.rs", "diff": "--- a/one.rs\n+++ b/one.rs\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"}])
+    );
     let none = ok(&call(&client, "paige_get_diff", json!({"path": "clean.rs"})).await).clone();
     assert_eq!(none["diffs"], json!([]));
 }
@@ -234,13 +258,26 @@ async fn highlights_accumulate_as_separate_broadcasts_and_are_logged() {
     let session = server.fixture.core.start_session(None, None).expect("session");
     let client = session_client(&server).await;
     let mut socket = ui(&server).await;
-    ok(&call(&client, "paige_highlight_lines", json!({"path": "src/auth.ts", "start": 1, "end": 2, "style": "focus", "hoverText": "what goes here?"})).await);
-    ok(&call(&client, "paige_highlight_lines", json!({"path": "./src/auth.ts", "start": 4, "end": 5, "style": "warning"})).await);
-    let highlights = frames_of(&mut socket, "editor:highlight_lines", Duration::from_millis(300)).await;
-    assert_eq!(highlights, [
+    ok(&call(
+        &client,
+        "paige_highlight_lines",
         json!({"path": "src/auth.ts", "start": 1, "end": 2, "style": "focus", "hoverText": "what goes here?"}),
-        json!({"path": "src/auth.ts", "start": 4, "end": 5, "style": "warning"}),
-    ]);
+    )
+    .await);
+    ok(&call(
+        &client,
+        "paige_highlight_lines",
+        json!({"path": "./src/auth.ts", "start": 4, "end": 5, "style": "warning"}),
+    )
+    .await);
+    let highlights = frames_of(&mut socket, "editor:highlight_lines", Duration::from_millis(300)).await;
+    assert_eq!(
+        highlights,
+        [
+            json!({"path": "src/auth.ts", "start": 1, "end": 2, "style": "focus", "hoverText": "what goes here?"}),
+            json!({"path": "src/auth.ts", "start": 4, "end": 5, "style": "warning"}),
+        ]
+    );
     let db = server.fixture.core.db();
     assert_eq!(db.recent_actions(&session.id, 10, Some(ActionType::DecorationsApplied)).expect("rows").len(), 2);
     let calls = db.recent_actions(&session.id, 10, Some(ActionType::McpToolCall)).expect("rows");
@@ -248,7 +285,9 @@ async fn highlights_accumulate_as_separate_broadcasts_and_are_logged() {
     assert_eq!(calls[0].data.as_ref().map(|d| d["toolName"].clone()), Some(json!("paige_highlight_lines")));
     assert!(calls[0].data.as_ref().is_some_and(|d| d["sessionId"].is_string()), "the MCP session id is recorded");
 
-    let bad = call(&client, "paige_highlight_lines", json!({"path": "src/auth.ts", "start": 5, "end": 2, "style": "hint"})).await;
+    let bad =
+        call(&client, "paige_highlight_lines", json!({"path": "src/auth.ts", "start": 5, "end": 2, "style": "hint"}))
+            .await;
     assert!(error_text(&bad).contains("not a range"));
     ok(&call(&client, "paige_clear_highlights", json!({"path": "src/auth.ts"})).await);
     ok(&call(&client, "paige_clear_highlights", json!({})).await);
@@ -268,8 +307,12 @@ async fn file_hints_glow_and_clear() {
     ok(&call(&client, "paige_hint_files", hints).await);
     ok(&call(&client, "paige_clear_hints", json!({})).await);
     let glow = frames_of(&mut socket, "explorer:hint_files", Duration::from_millis(300)).await;
-    assert_eq!(glow[0]["hints"][1], json!({"path": "src/handlers/oauth.ts", "style": "critical", "directories": ["src/handlers"]}));
-    let logged = server.fixture.core.db().recent_actions(&session.id, 5, Some(ActionType::FileHintsApplied)).expect("rows");
+    assert_eq!(
+        glow[0]["hints"][1],
+        json!({"path": "src/handlers/oauth.ts", "style": "critical", "directories": ["src/handlers"]})
+    );
+    let logged =
+        server.fixture.core.db().recent_actions(&session.id, 5, Some(ActionType::FileHintsApplied)).expect("rows");
     assert_eq!(logged[0].data, Some(json!({"paths": ["src/auth.ts", "src/handlers/oauth.ts"]})));
     let empty = call(&client, "paige_hint_files", json!({"hints": []})).await;
     assert!(error_text(&empty).contains("hints is empty"));
@@ -300,7 +343,14 @@ async fn update_phase_moves_the_phase_and_tells_the_ui() {
     let plan = core.db().create_plan(&session.id, "1. a\n2. b").expect("plan");
     for n in 1..=2 {
         core.db()
-            .create_phase(NewPhase { plan_id: plan.id.clone(), number: n, title: format!("Phase {n}"), description: format!("do {n}"), hint_level: HintLevel::File, expected_files: vec![] })
+            .create_phase(NewPhase {
+                plan_id: plan.id.clone(),
+                number: n,
+                title: format!("Phase {n}"),
+                description: format!("do {n}"),
+                hint_level: HintLevel::File,
+                expected_files: vec![],
+            })
             .expect("phase");
     }
     let client = session_client(&server).await;
@@ -318,12 +368,19 @@ async fn update_phase_moves_the_phase_and_tells_the_ui() {
     assert_eq!(error_text(&unknown), "phase 9 not found in the current plan");
 
     let updates = frames_of(&mut socket, "coaching:phase_update", Duration::from_millis(300)).await;
-    assert_eq!(updates, [json!({"phase": 1, "status": "active", "description": "do 1"}), json!({"phase": 1, "status": "complete", "description": "do 1"})]);
+    assert_eq!(
+        updates,
+        [
+            json!({"phase": 1, "status": "active", "description": "do 1"}),
+            json!({"phase": 1, "status": "complete", "description": "do 1"})
+        ]
+    );
     let db = core.db();
     assert_eq!(db.recent_actions(&session.id, 5, Some(ActionType::PhaseStarted)).expect("rows").len(), 1);
     assert_eq!(db.recent_actions(&session.id, 5, Some(ActionType::PhaseCompleted)).expect("rows").len(), 1);
 
-    let state = ok(&call(&client, "paige_get_session_state", json!({"include": ["phase", "plan", "session"]})).await).clone();
+    let state =
+        ok(&call(&client, "paige_get_session_state", json!({"include": ["phase", "plan", "session"]})).await).clone();
     let mut keys: Vec<&String> = state.as_object().expect("object").keys().collect();
     keys.sort();
     assert_eq!(keys, ["phase", "plan", "session"], "only the requested items");
@@ -341,11 +398,23 @@ async fn messages_and_issue_context_reach_the_ui() {
     let client = stateless_client(&server).await;
     let mut socket = ui(&server).await;
     ok(&call(&client, "paige_show_message", json!({"message": "Nice work!", "type": "success"})).await);
-    ok(&call(&client, "paige_show_message", json!({"message": "Look here", "type": "hint", "anchor": {"path": "a.rs", "line": 3}})).await);
+    ok(&call(
+        &client,
+        "paige_show_message",
+        json!({"message": "Look here", "type": "hint", "anchor": {"path": "a.rs", "line": 3}}),
+    )
+    .await);
     ok(&call(&client, "paige_show_issue_context", json!({"number": 7, "title": "Fix OAuth race condition", "summary": "...", "labels": ["bug"], "url": "https://example.test/7"})).await);
     let messages = frames_of(&mut socket, "coaching:message", Duration::from_millis(300)).await;
-    assert_eq!(messages, [json!({"message": "Nice work!", "type": "success"}), json!({"message": "Look here", "type": "hint", "anchor": {"path": "a.rs", "line": 3}})]);
-    let logged = server.fixture.core.db().recent_actions(&session.id, 5, Some(ActionType::CoachingMessage)).expect("rows");
+    assert_eq!(
+        messages,
+        [
+            json!({"message": "Nice work!", "type": "success"}),
+            json!({"message": "Look here", "type": "hint", "anchor": {"path": "a.rs", "line": 3}})
+        ]
+    );
+    let logged =
+        server.fixture.core.db().recent_actions(&session.id, 5, Some(ActionType::CoachingMessage)).expect("rows");
     assert_eq!(logged.len(), 2);
     let bad_type = call(&client, "paige_show_message", json!({"message": "x", "type": "shout"})).await;
     assert_eq!(bad_type.is_error, Some(true), "an unknown type is rejected: {bad_type:?}");
@@ -356,7 +425,8 @@ async fn later_features_say_what_is_missing_instead_of_faking_success() {
     let server = running().await;
     server.fixture.core.start_session(None, None).expect("session");
     let client = session_client(&server).await;
-    let pipeline = call(&client, "paige_run_coaching_pipeline", json!({"planText": "1. do it", "issueSummary": "s"})).await;
+    let pipeline =
+        call(&client, "paige_run_coaching_pipeline", json!({"planText": "1. do it", "issueSummary": "s"})).await;
     assert!(error_text(&pipeline).starts_with("paige_run_coaching_pipeline is not available yet"));
     let empty = call(&client, "paige_run_coaching_pipeline", json!({"planText": " ", "issueSummary": "s"})).await;
     assert!(error_text(&empty).contains("must not be empty"));
