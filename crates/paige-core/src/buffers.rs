@@ -92,13 +92,7 @@ impl Buffers {
         cursor: CursorPosition,
         now: DateTime<Utc>,
     ) -> Option<SignificantChange> {
-        let chars = content.chars().count();
-        self.next_version += 1;
-        let version = self.next_version;
-        self.entries.insert(
-            path.to_owned(),
-            BufferEntry { content, cursor_position: cursor, dirty: true, last_updated: now, version },
-        );
+        let chars = self.put(path, content, cursor, true, now);
         let state = self.log.entry(path.to_owned()).or_insert(LogState {
             last_logged_char_count: chars,
             edits_since_last_log: 0,
@@ -120,14 +114,8 @@ impl Buffers {
 
     /// The file was saved with `content`: the buffer is clean and matches disk.
     pub fn saved(&mut self, path: &str, content: String, cursor: Option<CursorPosition>, now: DateTime<Utc>) {
-        let chars = content.chars().count();
         let cursor = cursor.or_else(|| self.entries.get(path).map(|e| e.cursor_position)).unwrap_or_default();
-        self.next_version += 1;
-        let version = self.next_version;
-        self.entries.insert(
-            path.to_owned(),
-            BufferEntry { content, cursor_position: cursor, dirty: false, last_updated: now, version },
-        );
+        let chars = self.put(path, content, cursor, false, now);
         let state = self.log.entry(path.to_owned()).or_insert(LogState {
             last_logged_char_count: chars,
             edits_since_last_log: 0,
@@ -161,6 +149,16 @@ impl Buffers {
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         out
+    }
+
+    /// Stores a new state of a buffer under a fresh version; returns its character count.
+    fn put(&mut self, path: &str, content: String, cursor: CursorPosition, dirty: bool, now: DateTime<Utc>) -> usize {
+        let chars = content.chars().count();
+        self.next_version += 1;
+        let entry =
+            BufferEntry { content, cursor_position: cursor, dirty, last_updated: now, version: self.next_version };
+        self.entries.insert(path.to_owned(), entry);
+        chars
     }
 
     /// Forgets edit counts (a session ended); buffers themselves stay.

@@ -263,12 +263,10 @@ impl PaigeMcp {
         Parameters(p): Parameters<PathParam>,
     ) -> CallToolResult {
         self.logged("paige_open_file", &parts);
-        match self.core.open_file_for_agent(&p.path) {
-            Ok(file) => json_result(
-                json!({ "success": true, "path": file.path, "lineCount": file.line_count, "language": file.language }),
-            ),
-            Err(err) => tool_error(err),
-        }
+        respond(
+            self.core.open_file_for_agent(&p.path),
+            |file| json!({ "success": true, "path": file.path, "lineCount": file.line_count, "language": file.language }),
+        )
     }
 
     #[tool(
@@ -288,10 +286,10 @@ impl PaigeMcp {
             LineStyle::Focus => HintStyle::Focus,
             LineStyle::Warning => HintStyle::Warning,
         };
-        match self.core.highlight_lines(HighlightLines { path: p.path, start, end, style, hover_text: p.hover_text }) {
-            Ok(h) => json_result(json!({ "success": true, "path": h.path, "start": h.start, "end": h.end })),
-            Err(err) => tool_error(err),
-        }
+        respond(
+            self.core.highlight_lines(HighlightLines { path: p.path, start, end, style, hover_text: p.hover_text }),
+            |h| json!({ "success": true, "path": h.path, "start": h.start, "end": h.end }),
+        )
     }
 
     #[tool(description = "Remove line highlights: in one file when path is given, else in every file.")]
@@ -301,10 +299,7 @@ impl PaigeMcp {
         Parameters(p): Parameters<OptionalPathParam>,
     ) -> CallToolResult {
         self.logged("paige_clear_highlights", &parts);
-        match self.core.clear_highlights(p.path.as_deref()) {
-            Ok(path) => json_result(json!({ "success": true, "path": path })),
-            Err(err) => tool_error(err),
-        }
+        respond(self.core.clear_highlights(p.path.as_deref()), |path| json!({ "success": true, "path": path }))
     }
 
     #[tool(
@@ -329,12 +324,10 @@ impl PaigeMcp {
                 directories: h.directories,
             })
             .collect();
-        match self.core.hint_files(hints) {
-            Ok(hints) => {
-                json_result(json!({ "success": true, "paths": hints.iter().map(|h| &h.path).collect::<Vec<_>>() }))
-            }
-            Err(err) => tool_error(err),
-        }
+        respond(
+            self.core.hint_files(hints),
+            |hints| json!({ "success": true, "paths": hints.iter().map(|h| &h.path).collect::<Vec<_>>() }),
+        )
     }
 
     #[tool(description = "Remove every file glow from the explorer.")]
@@ -362,12 +355,10 @@ impl PaigeMcp {
             PhaseStatusParam::Active => PhaseStatus::Active,
             PhaseStatusParam::Complete => PhaseStatus::Complete,
         };
-        match self.core.update_phase(p.phase, status) {
-            Ok(phase) => json_result(
-                json!({ "success": true, "phase": { "id": phase.id, "number": phase.number, "title": phase.title, "status": phase.status } }),
-            ),
-            Err(err) => tool_error(err),
-        }
+        respond(
+            self.core.update_phase(p.phase, status),
+            |phase| json!({ "success": true, "phase": { "id": phase.id, "number": phase.number, "title": phase.title, "status": phase.status } }),
+        )
     }
 
     #[tool(
@@ -393,10 +384,10 @@ impl PaigeMcp {
             MessageType::Error => MessageKind::Error,
             MessageType::Hint => MessageKind::Hint,
         };
-        match self.core.show_message(CoachingMessage { message: p.message, kind, anchor }) {
-            Ok(()) => json_result(json!({ "success": true })),
-            Err(err) => tool_error(err),
-        }
+        respond(
+            self.core.show_message(CoachingMessage { message: p.message, kind, anchor }),
+            |()| json!({ "success": true }),
+        )
     }
 
     #[tool(
@@ -409,10 +400,7 @@ impl PaigeMcp {
     ) -> CallToolResult {
         self.logged("paige_show_issue_context", &parts);
         let issue = IssueContext { number: p.number, title: p.title, summary: p.summary, labels: p.labels, url: p.url };
-        match self.core.show_issue_context(issue) {
-            Ok(()) => json_result(json!({ "success": true })),
-            Err(err) => tool_error(err),
-        }
+        respond(self.core.show_issue_context(issue), |()| json!({ "success": true }))
     }
 
     #[tool(
@@ -499,6 +487,14 @@ fn text_and_json(text: String, value: Value) -> CallToolResult {
     let mut result = CallToolResult::structured(value);
     result.content = vec![ContentBlock::text(text)];
     result
+}
+
+/// The usual ending of a tool: its JSON on success, the error's words on failure.
+fn respond<T>(result: Result<T, AgentError>, render: impl FnOnce(T) -> Value) -> CallToolResult {
+    match result {
+        Ok(value) => json_result(render(value)),
+        Err(err) => tool_error(err),
+    }
 }
 
 fn tool_error(err: AgentError) -> CallToolResult {
