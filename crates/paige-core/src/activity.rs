@@ -75,13 +75,21 @@ impl Core {
             issue_title,
         })?;
         let cancel = self.shutdown_token().child_token();
-        {
+        let lost_race = {
             let mut live = self.live();
-            if let Some(active) = &live.session {
-                return Err(SessionError::AlreadyActive(active.session.id.clone()));
+            match &live.session {
+                Some(active) => Some(active.session.id.clone()),
+                None => {
+                    live.buffers.reset_log_state();
+                    live.session = Some(ActiveSession { session: session.clone(), cancel: cancel.clone() });
+                    None
+                }
             }
-            live.buffers.reset_log_state();
-            live.session = Some(ActiveSession { session: session.clone(), cancel: cancel.clone() });
+        };
+        if let Some(winner) = lost_race {
+            // Another start won between the check and here: our row must not stay "active".
+            self.db().end_session(&session.id, SessionStatus::Abandoned)?;
+            return Err(SessionError::AlreadyActive(winner));
         }
         self.log_action(ActionType::SessionStarted, json!({ "issueNumber": issue_number }));
         let core = Arc::downgrade(self);

@@ -127,3 +127,22 @@ async fn shutdown_stops_the_timer_and_returns() {
         .expect("checkpoint");
     assert!(t.core.shutdown_token().is_cancelled());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_starts_leave_exactly_one_active_session() {
+    let t = test_core(&[]);
+    let starts: Vec<_> = (0..8)
+        .map(|_| {
+            let core = t.core.clone();
+            tokio::spawn(async move { core.start_session(None, None).is_ok() })
+        })
+        .collect();
+    let mut won = 0;
+    for s in starts {
+        won += usize::from(s.await.expect("task"));
+    }
+    assert_eq!(won, 1);
+    let active =
+        t.core.db().sessions().expect("rows").into_iter().filter(|s| s.status == SessionStatus::Active).count();
+    assert_eq!(active, 1, "losers' rows are not left active");
+}
