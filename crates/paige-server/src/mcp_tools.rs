@@ -482,10 +482,13 @@ fn json_result(value: Value) -> CallToolResult {
     CallToolResult::structured(value)
 }
 
-/// A result with a readable text rendering beside its structured content.
+/// A result with a readable text rendering beside its structured content. (Built field by
+/// field: `CallToolResult::structured` would serialize the whole value as text first.)
 fn text_and_json(text: String, value: Value) -> CallToolResult {
-    let mut result = CallToolResult::structured(value);
+    let mut result = CallToolResult::default();
     result.content = vec![ContentBlock::text(text)];
+    result.structured_content = Some(value);
+    result.is_error = Some(false);
     result
 }
 
