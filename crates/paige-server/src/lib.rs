@@ -4,14 +4,16 @@
 //! - `GET /health` — open, for liveness checks;
 //! - `/mcp` — rmcp Streamable HTTP (2025-11-25 sessions and 2026-07-28 stateless POSTs);
 //! - `/ws` — the UI protocol over a WebSocket;
+//! - `POST /hooks/{event}` — Claude Code hook payloads to the hook engine;
 //!
-//! `/mcp` and `/ws` require the per-launch bearer token.
+//! `/mcp`, `/ws` and `/hooks` require the per-launch bearer token.
 //!
 //! Every route sits behind the Host/Origin guard (loopback only). Tests drive the router
 //! with `oneshot` or over a real socket.
 
 mod guard;
 mod health;
+mod hooks;
 mod mcp;
 mod ws;
 
@@ -43,6 +45,7 @@ pub fn app(core: Arc<Core>, token: &str) -> Server {
     let (mcp_service, mcp_sessions) = mcp::service(core, mcp_cancel);
     let private = Router::new()
         .route("/ws", axum::routing::get(ws::upgrade))
+        .route("/hooks/{event}", axum::routing::post(hooks::hook))
         .nest_service("/mcp", mcp_service)
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::require_token));
     let router = Router::new()
