@@ -11,6 +11,9 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ServerHandler, tool_handler, tool_router};
 use tokio_util::sync::CancellationToken;
 
+#[path = "mcp_intents.rs"]
+mod intents;
+
 /// Claude Code's view of Paige.
 #[derive(Clone)]
 pub struct PaigeMcp {
@@ -25,7 +28,7 @@ impl PaigeMcp {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = (Self::tool_router() + Self::intent_router()))]
 impl ServerHandler for PaigeMcp {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
