@@ -2,6 +2,7 @@
 //! errors, start-up, the run file, and shutdown on signals.
 
 mod doctor;
+mod hook;
 mod serve;
 
 use std::io::{BufRead, BufReader};
