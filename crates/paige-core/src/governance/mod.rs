@@ -136,3 +136,29 @@ pub enum GovernanceError {
     #[error(transparent)]
     Db(#[from] crate::db::DbError),
 }
+
+/// Claude Code's hook timeout for `paige hook`, in seconds. Longer than the command's own
+/// wait for Paige (3 s), so the command answers — with a deny if need be — before Claude Code
+/// gives up on it and fails open.
+pub const HOOK_TIMEOUT_SECS: i64 = 5;
+
+/// The Claude Code `--settings` JSON that wires every event to `<paige> hook <event>` and
+/// allows Paige's own MCP tools (`acceptEdits` does not cover MCP tools).
+pub fn claude_settings(paige_command: &str) -> serde_json::Value {
+    let mut hooks = serde_json::Map::new();
+    for event in HookEvent::ALL {
+        let command = serde_json::json!({
+            "type": "command",
+            "command": format!("{paige_command} hook {}", event.slug()),
+            "timeout": HOOK_TIMEOUT_SECS,
+        });
+        let entry = match event {
+            HookEvent::PreToolUse | HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
+                serde_json::json!({"matcher": "*", "hooks": [command]})
+            }
+            _ => serde_json::json!({"hooks": [command]}),
+        };
+        hooks.insert(event.name().to_owned(), serde_json::json!([entry]));
+    }
+    serde_json::json!({"hooks": hooks, "permissions": {"allow": ["mcp__paige__*"]}})
+}

@@ -745,3 +745,16 @@ fn intents_init_keeps_existing_files_and_round_trips_extra_keys() {
     orch.save(&file).expect("save");
     assert!(std::fs::read_to_string(orch.intents_path()).expect("read").contains("owner: ana"));
 }
+
+#[test]
+fn generated_claude_settings_wire_every_event_to_paige_hook() {
+    let settings = paige_core::governance::claude_settings("/opt/paige");
+    for event in HookEvent::ALL {
+        let command = &settings["hooks"][event.name()][0]["hooks"][0];
+        assert_eq!(command["type"], "command");
+        assert_eq!(command["command"], format!("/opt/paige hook {}", event.slug()));
+        assert_eq!(command["timeout"], 5);
+    }
+    assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "*");
+    assert_eq!(settings["permissions"]["allow"], json!(["mcp__paige__*"]));
+}
