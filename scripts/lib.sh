@@ -43,3 +43,21 @@ ensure_rust() {
     cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1 || rustup component add "$component"
   done
 }
+
+# The real Claude Code for the end-to-end hook tests (they run offline: no credentials needed).
+# Prints the path of a `claude` executable, installing it with npm under ~/.cache if needed;
+# prints nothing when it cannot (the tests that need it then do not run).
+ensure_claude() {
+  if command -v claude >/dev/null; then command -v claude; return 0; fi
+  local prefix="${XDG_CACHE_HOME:-$HOME/.cache}/paige-test/claude"
+  if [ ! -x "$prefix/node_modules/.bin/claude" ]; then
+    command -v npm >/dev/null || apt_install nodejs npm >&2 || true
+    command -v npm >/dev/null || { say "no npm: skipping the real-claude tests"; return 0; }
+    say "installing Claude Code (npm) for the end-to-end hook tests"
+    mkdir -p "$prefix"
+    npm install --silent --prefix "$prefix" @anthropic-ai/claude-code >/dev/null 2>&1 \
+      || { say "cannot install Claude Code: skipping the real-claude tests"; return 0; }
+  fi
+  "$prefix/node_modules/.bin/claude" --version >/dev/null 2>&1 && echo "$prefix/node_modules/.bin/claude"
+  return 0
+}

@@ -1,6 +1,7 @@
 //! End-to-end tests of the built `paige` binary, run as a real process: configuration
 //! errors, start-up, the run file, and shutdown on signals.
 
+mod claude;
 mod doctor;
 mod hook;
 mod serve;

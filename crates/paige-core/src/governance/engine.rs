@@ -631,7 +631,9 @@ fn fail_safe(event: HookEvent, tool: &str, input: &HookInput, err: &GovernanceEr
         HookEvent::PreToolUse if tool == SELECT_TOOL || tools::is_mutating(tool, input.tool_input.as_ref()) => {
             HookDecision::Deny { reason: message }
         }
-        HookEvent::SessionStart | HookEvent::UserPromptSubmit => HookDecision::Context { context: message },
+        // The spec's fail-safe halts the system: no new request is processed until restored.
+        HookEvent::UserPromptSubmit => HookDecision::Block { reason: message },
+        HookEvent::SessionStart => HookDecision::Context { context: message },
         _ => HookDecision::None,
     }
 }

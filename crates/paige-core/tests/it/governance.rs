@@ -716,7 +716,11 @@ fn a_deleted_orchestration_dir_denies_every_mutation_within_100ms() {
     assert!(reason.starts_with("Fail-Safe") && reason.contains("paige intents init"), "{reason}");
     denied(&g.pre(A, "Bash", json!({"command": "touch x"})));
     assert_eq!(g.pre(A, "Read", json!({"file_path": g.abs("src/weather/a.rs")})), HookDecision::None);
-    assert!(context(&g.prompt(A)).contains("paige intents init"));
+    match g.prompt(A) {
+        HookDecision::Block { reason } => assert!(reason.contains("paige intents init"), "{reason}"),
+        other => panic!("a new prompt is blocked while the state is missing, got {other:?}"),
+    }
+    assert!(context(&g.hook("SessionStart", A, json!({}))).contains("paige intents init"));
     // Still governed after a restart: the database remembers.
     let g = g.restart();
     denied(&g.hook("PreToolUse-Write", A, json!({})));
