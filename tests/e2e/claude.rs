@@ -70,5 +70,8 @@ fn real_claude_prompt_is_blocked_by_paige_in_fail_safe() {
     let events = claude_prompt(&claude, &world);
     let result = events.iter().find(|e| e["type"] == "result").expect("a result");
     let text = result["result"].as_str().expect("text");
-    assert!(text.contains("UserPromptSubmit operation blocked by hook") && text.contains("paige intents init"), "{text}");
+    assert!(
+        text.contains("UserPromptSubmit operation blocked by hook") && text.contains("paige intents init"),
+        "{text}"
+    );
 }

@@ -103,7 +103,8 @@ fn hook_denies_a_write_when_paige_is_not_running() {
 #[test]
 fn hook_denies_a_write_when_paige_is_slower_than_the_timeout() {
     let mut world = World::ready();
-    let url = fake_paige(b"HTTP/1.1 200 OK\r\nContent-Length: 19\r\n\r\n{\"decision\":\"none\"}", Duration::from_secs(10));
+    let url =
+        fake_paige(b"HTTP/1.1 200 OK\r\nContent-Length: 19\r\n\r\n{\"decision\":\"none\"}", Duration::from_secs(10));
     world.set("PAIGE_URL", &url).set("PAIGE_TOKEN", "t").set("PAIGE_HOOK_TIMEOUT_MS", "300");
     assert_fail_closed(&world, "slow server");
 }
@@ -195,7 +196,8 @@ fn governed_handshake_write_and_blame_through_the_binary() {
     let world = governed_world();
     let project = world.project().display().to_string();
     let _paige = world.serve();
-    let hook = |event: &str, fixture: &str, patch: Value| world.run_stdin(&["hook", event], &payload(&world, fixture, patch));
+    let hook =
+        |event: &str, fixture: &str, patch: Value| world.run_stdin(&["hook", event], &payload(&world, fixture, patch));
     let (_, stdout, _) = hook("user-prompt-submit", "UserPromptSubmit", json!({}));
     assert!(stdout.contains("INT-001") && stdout.contains("select_active_intent"), "{stdout}");
     let (status, _, stderr) = hook("pre-tool-use", "PreToolUse-Write", json!({}));
@@ -236,7 +238,8 @@ fn intents_list_and_reset_work_on_the_files() {
     assert!(stdout.contains("INT-001\tIN_PROGRESS"), "{stdout}");
     let (status, _, stderr) = world.run(&["intents", "reset", "INT-404", "--project", &project]);
     assert!(!status.success() && stderr.contains("unknown intent INT-404"), "{stderr}");
-    for args in [&["intents", "--help"][..], &["hook", "--help"], &["blame", "--help"], &["intents", "reset", "--help"]] {
+    for args in [&["intents", "--help"][..], &["hook", "--help"], &["blame", "--help"], &["intents", "reset", "--help"]]
+    {
         let (status, stdout, _) = world.run(args);
         assert!(status.success() && stdout.contains("Usage:"), "{args:?}");
     }

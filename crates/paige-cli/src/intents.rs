@@ -28,7 +28,10 @@ pub fn run(args: IntentsArgs) -> anyhow::Result<bool> {
             for path in created {
                 println!("created {}", path.display());
             }
-            println!("edit {} to describe the work; agents must select an intent before acting", orch.intents_path().display());
+            println!(
+                "edit {} to describe the work; agents must select an intent before acting",
+                orch.intents_path().display()
+            );
         }
         IntentsCommand::List => {
             let file = orch.load()?;
@@ -36,7 +39,13 @@ pub fn run(args: IntentsArgs) -> anyhow::Result<bool> {
                 println!("no intents in {}", orch.intents_path().display());
             }
             for intent in &file.active_intents {
-                println!("{}\t{}\t{}\t{}", intent.id, intent.status.as_str(), intent.name, intent.owned_scope.join(", "));
+                println!(
+                    "{}\t{}\t{}\t{}",
+                    intent.id,
+                    intent.status.as_str(),
+                    intent.name,
+                    intent.owned_scope.join(", ")
+                );
             }
         }
         IntentsCommand::Show { id } => {

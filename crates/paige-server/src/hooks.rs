@@ -10,7 +10,11 @@ use paige_core::governance::{HookEvent, HookInput};
 
 use crate::AppState;
 
-pub(crate) async fn hook(State(state): State<AppState>, Path(event): Path<String>, body: axum::body::Bytes) -> Response {
+pub(crate) async fn hook(
+    State(state): State<AppState>,
+    Path(event): Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
     let Some(event) = HookEvent::parse(&event) else {
         return (StatusCode::NOT_FOUND, format!("unknown hook event {event}")).into_response();
     };

@@ -39,7 +39,11 @@ pub struct IntentContext {
 impl IntentContext {
     pub fn to_text(&self) -> String {
         let list = |items: &[String]| {
-            if items.is_empty() { "- (none)".to_owned() } else { items.iter().map(|i| format!("- {i}")).collect::<Vec<_>>().join("\n") }
+            if items.is_empty() {
+                "- (none)".to_owned()
+            } else {
+                items.iter().map(|i| format!("- {i}")).collect::<Vec<_>>().join("\n")
+            }
         };
         format!(
             "Active intent {} — {}\n\nOwned scope (you may only change files matching these globs):\n{}\n\n\
@@ -138,7 +142,11 @@ impl Core {
                 }
             }
             HookEvent::SessionStart => HookDecision::Context {
-                context: format!("{}\n\n{}", crate::prompts::coach_persona::SYSTEM_PROMPT.trim_end(), self.coach_state()),
+                context: format!(
+                    "{}\n\n{}",
+                    crate::prompts::coach_persona::SYSTEM_PROMPT.trim_end(),
+                    self.coach_state()
+                ),
             },
             HookEvent::UserPromptSubmit => HookDecision::Context { context: self.coach_prompt_context() },
             _ => HookDecision::None,
@@ -157,7 +165,15 @@ impl Core {
         };
         let phase = self
             .current_phase(&session.id)
-            .map(|p| format!("phase {} \"{}\" ({}), hint level {}", p.number, p.title, p.status.as_str(), p.hint_level.as_str()))
+            .map(|p| {
+                format!(
+                    "phase {} \"{}\" ({}), hint level {}",
+                    p.number,
+                    p.title,
+                    p.status.as_str(),
+                    p.hint_level.as_str()
+                )
+            })
             .unwrap_or_else(|| "no phase yet".into());
         format!("Session state: issue {issue}; {phase}.")
     }
@@ -279,7 +295,10 @@ impl Core {
         if let (AgentState::ContextualizedAction, Some(intent)) =
             (session.state, session.intent_id.as_deref().and_then(|id| file.get(id)))
         {
-            return format!("Paige governance — State 3 (Contextualized Action).\n{}", self.intent_context(orch, intent).to_text());
+            return format!(
+                "Paige governance — State 3 (Contextualized Action).\n{}",
+                self.intent_context(orch, intent).to_text()
+            );
         }
         let available: Vec<String> = file
             .active_intents
@@ -287,7 +306,8 @@ impl Core {
             .filter(|i| matches!(i.status, IntentStatus::Pending | IntentStatus::InProgress))
             .map(|i| format!("- {} [{}] {} — scope: {}", i.id, i.status.as_str(), i.name, i.owned_scope.join(", ")))
             .collect();
-        let list = if available.is_empty() { "(none: ask the human to add one)".to_owned() } else { available.join("\n") };
+        let list =
+            if available.is_empty() { "(none: ask the human to add one)".to_owned() } else { available.join("\n") };
         format!(
             "Paige governance — Reasoning Intercept. Before any other tool, analyse the request and call \
              select_active_intent with the id of the intent it belongs to. Available intents:\n{list}"
@@ -306,7 +326,8 @@ impl Core {
         session.intent_id = None;
         if status == Some(IntentStatus::Completed) {
             let summary = ledger::read_all(&orch.trace_path()).map(|e| ledger::summary(&e, &id, 3)).unwrap_or_default();
-            let _ = self.add_lesson(orch.project_root(), &format!("{id} completed. {}", summary.lines().next().unwrap_or("")));
+            let _ = self
+                .add_lesson(orch.project_root(), &format!("{id} completed. {}", summary.lines().next().unwrap_or("")));
         }
         let status = status.map(IntentStatus::as_str).unwrap_or("gone from active_intents.yaml");
         Some(format!("Stale Intent: {id} is {status}; call select_active_intent again before acting"))
@@ -329,7 +350,10 @@ impl Core {
             }
             let checked = selectable(file, id, root).and_then(|intent| {
                 match self.db().intent_holder(root, &intent.id, &input.session_id)? {
-                    Some(_) => Err(GovernanceError::NotSelectable { id: intent.id.clone(), status: "held by another Claude Code session" }),
+                    Some(_) => Err(GovernanceError::NotSelectable {
+                        id: intent.id.clone(),
+                        status: "held by another Claude Code session",
+                    }),
                     None => Ok(()),
                 }
             });
@@ -362,7 +386,8 @@ impl Core {
         };
 
         // Circuit breaker: the same call three times in a row.
-        let call_hash = ledger::sha256_hex(format!("{tool}\n{}", tool_input.map(Value::to_string).unwrap_or_default()).as_bytes());
+        let call_hash =
+            ledger::sha256_hex(format!("{tool}\n{}", tool_input.map(Value::to_string).unwrap_or_default()).as_bytes());
         if session.last_call_hash.as_deref() == Some(call_hash.as_str()) {
             session.repeat_count += 1;
         } else {
@@ -382,7 +407,10 @@ impl Core {
         let turns = self.db().add_intent_turn(root, &intent.id)?;
         if let Some(limit) = intent.budget.as_ref().and_then(|b| b.turns) {
             if turns > limit {
-                let reason = format!("Budget Exceeded: intent {} used its {limit} turns and is BLOCKED until a human resets it.", intent.id);
+                let reason = format!(
+                    "Budget Exceeded: intent {} used its {limit} turns and is BLOCKED until a human resets it.",
+                    intent.id
+                );
                 return self.trip(orch, file, session, input, &intent.id, reason);
             }
         }
@@ -391,7 +419,10 @@ impl Core {
             input.transcript_path.as_deref().and_then(transcript_tokens),
         ) {
             if used > limit {
-                let reason = format!("Budget Exceeded: intent {} used {used} of {limit} tokens and is BLOCKED until a human resets it.", intent.id);
+                let reason = format!(
+                    "Budget Exceeded: intent {} used {used} of {limit} tokens and is BLOCKED until a human resets it.",
+                    intent.id
+                );
                 return self.trip(orch, file, session, input, &intent.id, reason);
             }
         }
@@ -416,15 +447,24 @@ impl Core {
                 orch,
                 session,
                 input,
-                format!("Scope Violation: {rel} is outside intent {}'s owned_scope ({})", intent.id, intent.owned_scope.join(", ")),
+                format!(
+                    "Scope Violation: {rel} is outside intent {}'s owned_scope ({})",
+                    intent.id,
+                    intent.owned_scope.join(", ")
+                ),
             );
         }
         if let Some(seen) = self.db().file_view(&session.session_id, &rel)? {
             if let Ok(bytes) = std::fs::read(path.abs()) {
                 if ledger::sha256_hex(&bytes) != seen {
-                    return self.deny(orch, session, input, format!(
-                        "Stale File: {rel} changed on disk since you last read it; read it again before writing"
-                    ));
+                    return self.deny(
+                        orch,
+                        session,
+                        input,
+                        format!(
+                            "Stale File: {rel} changed on disk since you last read it; read it again before writing"
+                        ),
+                    );
                 }
             }
         }
@@ -518,10 +558,12 @@ impl Core {
             let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok()) else {
                 return Ok(());
             };
-            let content = std::fs::read(path.abs()).map_err(|source| GovernanceError::Io { path: path.abs().to_owned(), source })?;
+            let content = std::fs::read(path.abs())
+                .map_err(|source| GovernanceError::Io { path: path.abs().to_owned(), source })?;
             let file_hash = ledger::sha256_hex(&content);
             let text = String::from_utf8_lossy(&content);
-            trace.blocks = written_blocks(tool, tool_input).iter().filter_map(|b| ledger::locate_block(&text, b)).collect();
+            trace.blocks =
+                written_blocks(tool, tool_input).iter().filter_map(|b| ledger::locate_block(&text, b)).collect();
             trace.file = Some(path.rel().to_owned());
             trace.file_hash = Some(file_hash.clone());
             self.db().record_file_view(&session.session_id, path.rel(), &file_hash)?;
@@ -666,7 +708,8 @@ fn write_intent_map(orch: &Orchestration, file: &IntentsFile) -> Result<(), Gove
             }
         }
     }
-    let mut text = String::from("# Intent map\n\nFiles and the intents that changed them (generated from agent_trace.jsonl).\n\n");
+    let mut text =
+        String::from("# Intent map\n\nFiles and the intents that changed them (generated from agent_trace.jsonl).\n\n");
     for (path, ids) in map {
         let named: Vec<String> = ids
             .iter()

@@ -114,7 +114,8 @@ impl Orchestration {
 
     pub fn load(&self) -> Result<IntentsFile, GovernanceError> {
         let path = self.intents_path();
-        let text = std::fs::read_to_string(&path).map_err(|source| GovernanceError::Io { path: path.clone(), source })?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|source| GovernanceError::Io { path: path.clone(), source })?;
         serde_norway::from_str(&text).map_err(|err| GovernanceError::CorruptIntents { path, detail: err.to_string() })
     }
 
@@ -195,7 +196,9 @@ pub fn check_scope_breadth(intent: &Intent, project_root: &Path) -> Result<(), G
     }
     for pattern in &intent.owned_scope {
         if is_broad_glob(pattern) {
-            return Err(broad(format!("{pattern:?} is too broad; name a feature directory such as \"src/weather/**\"")));
+            return Err(broad(format!(
+                "{pattern:?} is too broad; name a feature directory such as \"src/weather/**\""
+            )));
         }
     }
     let set = scope_set(intent)?;

@@ -190,7 +190,8 @@ pub fn verify(text: &str) -> Result<usize, ChainBreak> {
     let mut count = 0;
     for (i, line) in text.lines().enumerate() {
         let broken = |problem: String| ChainBreak { line: i + 1, problem };
-        let entry: TraceEntry = serde_json::from_str(line).map_err(|err| broken(format!("not a trace entry: {err}")))?;
+        let entry: TraceEntry =
+            serde_json::from_str(line).map_err(|err| broken(format!("not a trace entry: {err}")))?;
         if entry.prev_hash != prev {
             return Err(broken("does not chain to the line before".into()));
         }

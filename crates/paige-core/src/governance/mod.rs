@@ -111,12 +111,18 @@ pub struct HookInput {
 pub enum HookDecision {
     None,
     /// PreToolUse: the call does not run; the reason reaches the model.
-    Deny { reason: String },
+    Deny {
+        reason: String,
+    },
     /// UserPromptSubmit: the prompt is not processed.
-    Block { reason: String },
+    Block {
+        reason: String,
+    },
     /// SessionStart / UserPromptSubmit: added to the model's context; PreCompact: added to
     /// the compaction instructions.
-    Context { context: String },
+    Context {
+        context: String,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]

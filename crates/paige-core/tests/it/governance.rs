@@ -215,10 +215,21 @@ fn hook_events_parse_from_slug_and_from_claude_code_name() {
 
 #[test]
 fn read_only_bash_is_told_apart_from_mutating_bash() {
-    for command in ["ls -la", "git status", "cat a | grep b", "cargo test -p x", "find . -name '*.rs'", "sed -n 1,5p f"] {
+    for command in ["ls -la", "git status", "cat a | grep b", "cargo test -p x", "find . -name '*.rs'", "sed -n 1,5p f"]
+    {
         assert!(tools::is_read_only_command(command), "{command} is read-only");
     }
-    for command in ["rm -rf src", "echo hi > a.txt", "git commit -m x", "sed -i s/a/b/ f", "find . -delete", "ls; rm a", "npm install", "cat $(rm x)", ""] {
+    for command in [
+        "rm -rf src",
+        "echo hi > a.txt",
+        "git commit -m x",
+        "sed -i s/a/b/ f",
+        "find . -delete",
+        "ls; rm a",
+        "npm install",
+        "cat $(rm x)",
+        "",
+    ] {
         assert!(!tools::is_read_only_command(command), "{command} mutates");
     }
     assert!(tools::is_mutating("Write", None));
@@ -255,10 +266,7 @@ async fn coach_mode_session_start_adds_the_persona_and_the_session_state() {
     let text = context(&g.hook("SessionStart", A, json!({}))).to_owned();
     assert!(text.contains(paige_core::prompts::coach_persona::SYSTEM_PROMPT.trim()), "persona included");
     assert!(text.contains("Session state: no coaching session"), "{text}");
-    let session = g
-        .core
-        .start_session(Some(42), Some("Add a weather widget".into()))
-        .expect("session");
+    let session = g.core.start_session(Some(42), Some("Add a weather widget".into())).expect("session");
     let text = context(&g.hook("SessionStart", A, json!({}))).to_owned();
     assert!(text.contains("#42 Add a weather widget"), "{text}");
     drop(session);
@@ -350,7 +358,10 @@ fn in_state_3_the_prompt_shows_the_bound_scope_and_constraints() {
     g.prompt(A);
     g.select(A, "INT-001");
     let text = context(&g.hook("SessionStart", A, json!({"source": "resume"}))).to_owned();
-    assert!(text.contains("State 3") && text.contains("src/weather/**") && text.contains("no new dependencies"), "{text}");
+    assert!(
+        text.contains("State 3") && text.contains("src/weather/**") && text.contains("no new dependencies"),
+        "{text}"
+    );
 }
 
 // ---- Story 3: the audit ledger ------------------------------------------------------------
@@ -491,14 +502,18 @@ fn a_file_owned_by_another_in_progress_intent_is_a_governance_violation() {
 #[test]
 fn a_file_last_written_by_another_in_progress_intent_is_owned_by_it() {
     let yaml = INTENTS.replace("owned_scope: [\"src/auth/**\"]", "owned_scope: [\"src/auth/**\", \"src/shared/**\"]");
-    let yaml = yaml.replacen("owned_scope: [\"src/weather/**\"]", "owned_scope: [\"src/weather/**\", \"src/shared/**\"]", 1);
+    let yaml =
+        yaml.replacen("owned_scope: [\"src/weather/**\"]", "owned_scope: [\"src/weather/**\", \"src/shared/**\"]", 1);
     let g = Gov::governed(&yaml, &[]);
     g.prompt(B);
     g.select(B, "INT-002");
     assert_eq!(g.write(B, "src/shared/util.rs", "x\n"), HookDecision::None);
     g.prompt(A);
     g.select(A, "INT-001");
-    assert_eq!(denied(&g.write(A, "src/shared/util.rs", "y\n")), "Governance Violation: File owned by Intent [INT-002]");
+    assert_eq!(
+        denied(&g.write(A, "src/shared/util.rs", "y\n")),
+        "Governance Violation: File owned by Intent [INT-002]"
+    );
 }
 
 #[test]
@@ -743,7 +758,11 @@ fn intents_init_keeps_existing_files_and_round_trips_extra_keys() {
     assert_eq!(orch.init().expect("init").len(), 3);
     let file = orch.load().expect("example parses");
     assert_eq!(file.active_intents[0].id, "INT-001");
-    std::fs::write(orch.intents_path(), "active_intents:\n  - id: X\n    name: x\n    status: PENDING\n    owner: ana\n").expect("w");
+    std::fs::write(
+        orch.intents_path(),
+        "active_intents:\n  - id: X\n    name: x\n    status: PENDING\n    owner: ana\n",
+    )
+    .expect("w");
     assert!(orch.init().expect("init").is_empty(), "existing files are kept");
     let file = orch.load().expect("load");
     orch.save(&file).expect("save");
