@@ -121,10 +121,10 @@ fn wait_ready(data: &Path) {
     loop {
         if let Ok(text) = std::fs::read_to_string(data.join("run/server.json")) {
             let info: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-            if let Some(port) = info["port"].as_u64() {
-                if health_ok(port as u16) {
-                    return;
-                }
+            if let Some(port) = info["port"].as_u64()
+                && health_ok(port as u16)
+            {
+                return;
             }
         }
         assert!(started.elapsed() < Duration::from_secs(10), "paige serve did not start");

@@ -405,26 +405,25 @@ impl Core {
 
         // Budgets.
         let turns = self.db().add_intent_turn(root, &intent.id)?;
-        if let Some(limit) = intent.budget.as_ref().and_then(|b| b.turns) {
-            if turns > limit {
-                let reason = format!(
-                    "Budget Exceeded: intent {} used its {limit} turns and is BLOCKED until a human resets it.",
-                    intent.id
-                );
-                return self.trip(orch, file, session, input, &intent.id, reason);
-            }
+        if let Some(limit) = intent.budget.as_ref().and_then(|b| b.turns)
+            && turns > limit
+        {
+            let reason = format!(
+                "Budget Exceeded: intent {} used its {limit} turns and is BLOCKED until a human resets it.",
+                intent.id
+            );
+            return self.trip(orch, file, session, input, &intent.id, reason);
         }
         if let (Some(limit), Some(used)) = (
             intent.budget.as_ref().and_then(|b| b.tokens),
             input.transcript_path.as_deref().and_then(transcript_tokens),
-        ) {
-            if used > limit {
-                let reason = format!(
-                    "Budget Exceeded: intent {} used {used} of {limit} tokens and is BLOCKED until a human resets it.",
-                    intent.id
-                );
-                return self.trip(orch, file, session, input, &intent.id, reason);
-            }
+        ) && used > limit
+        {
+            let reason = format!(
+                "Budget Exceeded: intent {} used {used} of {limit} tokens and is BLOCKED until a human resets it.",
+                intent.id
+            );
+            return self.trip(orch, file, session, input, &intent.id, reason);
         }
 
         if !tools::is_write_tool(tool) {
@@ -454,19 +453,16 @@ impl Core {
                 ),
             );
         }
-        if let Some(seen) = self.db().file_view(&session.session_id, &rel)? {
-            if let Ok(bytes) = std::fs::read(path.abs()) {
-                if ledger::sha256_hex(&bytes) != seen {
-                    return self.deny(
-                        orch,
-                        session,
-                        input,
-                        format!(
-                            "Stale File: {rel} changed on disk since you last read it; read it again before writing"
-                        ),
-                    );
-                }
-            }
+        if let Some(seen) = self.db().file_view(&session.session_id, &rel)?
+            && let Ok(bytes) = std::fs::read(path.abs())
+            && ledger::sha256_hex(&bytes) != seen
+        {
+            return self.deny(
+                orch,
+                session,
+                input,
+                format!("Stale File: {rel} changed on disk since you last read it; read it again before writing"),
+            );
         }
         Ok(HookDecision::None)
     }
@@ -515,11 +511,11 @@ impl Core {
                 session.intent_id = Some(id.to_owned());
                 session.last_call_hash = None;
                 session.repeat_count = 0;
-                if let Some(intent) = file.get_mut(id) {
-                    if intent.status == IntentStatus::Pending {
-                        intent.status = IntentStatus::InProgress;
-                        orch.save(file)?;
-                    }
+                if let Some(intent) = file.get_mut(id)
+                    && intent.status == IntentStatus::Pending
+                {
+                    intent.status = IntentStatus::InProgress;
+                    orch.save(file)?;
                 }
             }
             return Ok(());
@@ -529,10 +525,10 @@ impl Core {
             session.failure_count = 0;
         }
         if tool == "Read" {
-            if let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok()) {
-                if let Ok(bytes) = std::fs::read(path.abs()) {
-                    self.db().record_file_view(&session.session_id, path.rel(), &ledger::sha256_hex(&bytes))?;
-                }
+            if let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok())
+                && let Ok(bytes) = std::fs::read(path.abs())
+            {
+                self.db().record_file_view(&session.session_id, path.rel(), &ledger::sha256_hex(&bytes))?;
             }
             return Ok(());
         }

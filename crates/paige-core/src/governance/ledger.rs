@@ -274,16 +274,16 @@ pub fn blame(entries: &[TraceEntry], content: &str, line: usize) -> Option<Blame
             let text: String = lines[start..start + n].concat();
             let trimmed = text.strip_suffix('\n').unwrap_or(&text);
             for candidate in [text.as_str(), trimmed] {
-                if let Some((i, _)) = exact.get(sha256_hex(candidate.as_bytes()).as_str()) {
-                    if best.is_none_or(|(b, was_exact)| !was_exact || *i > b) {
-                        best = Some((*i, true));
-                    }
+                if let Some((i, _)) = exact.get(sha256_hex(candidate.as_bytes()).as_str())
+                    && best.is_none_or(|(b, was_exact)| !was_exact || *i > b)
+                {
+                    best = Some((*i, true));
                 }
             }
-            if let Some((i, _)) = normalized.get(sha256_hex(normalize_ws(&text).as_bytes()).as_str()) {
-                if best.is_none() {
-                    best = Some((*i, false));
-                }
+            if let Some((i, _)) = normalized.get(sha256_hex(normalize_ws(&text).as_bytes()).as_str())
+                && best.is_none()
+            {
+                best = Some((*i, false));
             }
         }
     }
