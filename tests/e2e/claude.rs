@@ -75,3 +75,38 @@ fn real_claude_prompt_is_blocked_by_paige_in_fail_safe() {
         "{text}"
     );
 }
+
+#[test]
+fn real_claude_init_only_fires_session_start_through_paige_hook() {
+    let Some(claude) = claude() else { return };
+    let world = World::ready();
+    let project = world.project().display().to_string();
+    assert!(world.run(&["intents", "init", "--project", &project]).0.success());
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    let info = read_json(&world.data_dir().join("run/server.json"));
+    let settings_path = world.root.path().join("claude-settings.json");
+    std::fs::write(&settings_path, paige_core::governance::claude_settings(PAIGE).to_string()).expect("settings");
+    let home = world.root.path().join("claude-home");
+    std::fs::create_dir_all(&home).expect("home");
+    let status = Command::new(&claude)
+        .args(["--init-only", "--settings"])
+        .arg(&settings_path)
+        .current_dir(world.project())
+        .env_clear()
+        .env("HOME", &home)
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("PAIGE_URL", format!("http://127.0.0.1:{}", info["port"]))
+        .env("PAIGE_TOKEN", info["token"].as_str().expect("token"))
+        .status()
+        .expect("claude runs");
+    assert!(status.success());
+    // Only a hook that reached Paige can have recorded the project as governed: with the
+    // sidecar gone, a Write is now denied by the fail-safe rather than by coach mode.
+    std::fs::remove_dir_all(world.project().join(".orchestration")).expect("rm");
+    let payload = serde_json::json!({"session_id": "x", "hook_event_name": "PreToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": world.project().join("a.rs"), "content": "x"}});
+    let (status, _, stderr) = world.run_stdin(&["hook", "pre-tool-use"], &payload.to_string());
+    assert_eq!(status.code(), Some(2));
+    assert!(stderr.starts_with("Fail-Safe"), "{stderr}");
+}
