@@ -39,7 +39,7 @@ fn main() {
     let hook = |cmd: &mut Command| {
         cmd.args(["hook", "pre-tool-use"]).env_clear().env("DATA_DIR", &data);
     };
-    let coach = measure("paige hook (coach mode: Write denied)", |_| {
+    let coach = measure("paige hook (coach mode: Write denied)", 2, |_| {
         let mut c = Command::new(paige);
         hook(&mut c);
         (c, payload.clone())
@@ -61,18 +61,18 @@ fn main() {
     for event in ["pre-tool-use", "post-tool-use"] {
         run(Command::new(paige).args(["hook", event]).env_clear().env("DATA_DIR", &data), &select);
     }
-    let governed = measure("paige hook (governed: in-scope Write, no objection)", |i| {
+    let governed = measure("paige hook (governed: in-scope Write, no objection)", 0, |i| {
         // A different file each run, so the circuit breaker never sees identical calls.
         let mut c = Command::new(paige);
         hook(&mut c);
         (c, payload.replace("/hello.txt", &format!("/src/hello{i}.txt")))
     });
-    let node = measure("node hook (parse + fixed decision)", |_| {
+    let node = measure("node hook (parse + fixed decision)", 0, |_| {
         let mut c = Command::new("node");
         c.args(["-e", NODE_HOOK]);
         (c, payload.clone())
     });
-    let python = measure("python3 hook (parse + fixed decision)", |_| {
+    let python = measure("python3 hook (parse + fixed decision)", 0, |_| {
         let mut c = Command::new("python3");
         c.args(["-c", PYTHON_HOOK]);
         (c, payload.clone())
@@ -92,7 +92,11 @@ fn main() {
 }
 
 /// Runs `next(i)` (a command and its stdin) `RUNS` times; sorted wall times.
-fn measure(name: &str, mut next: impl FnMut(usize) -> (Command, String)) -> Option<(String, Vec<Duration>)> {
+fn measure(
+    name: &str,
+    expect: i32,
+    mut next: impl FnMut(usize) -> (Command, String),
+) -> Option<(String, Vec<Duration>)> {
     let mut samples = Vec::with_capacity(RUNS);
     for i in 0..RUNS {
         let (mut cmd, stdin) = next(i);
@@ -104,7 +108,7 @@ fn measure(name: &str, mut next: impl FnMut(usize) -> (Command, String)) -> Opti
         child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("stdin");
         let output = child.wait_with_output().expect("hook exits");
         samples.push(started.elapsed());
-        assert!(matches!(output.status.code(), Some(0 | 2)), "{name}: {}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(output.status.code(), Some(expect), "{name}: {}", String::from_utf8_lossy(&output.stderr));
     }
     samples.sort();
     Some((name.to_owned(), samples))
