@@ -295,3 +295,33 @@ fn kill_9_during_1000_ledger_appends_leaves_every_line_parseable() {
     let lines = paige_core::governance::ledger::verify(&text).expect("every line parses and the chain verifies");
     assert!(lines >= 300, "{lines} lines");
 }
+
+#[test]
+fn intents_reset_unblocks_a_budget_trip_and_restarts_the_turn_count() {
+    let world = governed_world();
+    let project = world.project().display().to_string();
+    let yaml = world.project().join(".orchestration/active_intents.yaml");
+    std::fs::write(&yaml, format!("{}    budget: {{turns: 1}}\n", std::fs::read_to_string(&yaml).expect("read")))
+        .expect("w");
+    let _paige = world.serve();
+    let hook =
+        |event: &str, fixture: &str, patch: Value| world.run_stdin(&["hook", event], &payload(&world, fixture, patch));
+    let select = json!({"tool_name": "mcp__paige__select_active_intent", "tool_input": {"intent_id": "INT-001"}});
+    let bash = |cmd: &str| json!({"tool_name": "Bash", "tool_input": {"command": cmd}});
+    let handshake = || {
+        hook("user-prompt-submit", "UserPromptSubmit", json!({}));
+        let (status, _, stderr) = hook("pre-tool-use", "PreToolUse-mcp-check", select.clone());
+        assert_eq!(status.code(), Some(0), "{stderr}");
+        hook("post-tool-use", "PostToolUse-mcp-check", select.clone());
+    };
+    handshake();
+    assert_eq!(hook("pre-tool-use", "PreToolUse-Write", bash("ls 1")).0.code(), Some(0));
+    let (status, _, stderr) = hook("pre-tool-use", "PreToolUse-Write", bash("ls 2"));
+    assert_eq!(status.code(), Some(2));
+    assert!(stderr.starts_with("Budget Exceeded"), "{stderr}");
+    let (status, _, stderr) = world.run(&["intents", "reset", "INT-001", "--project", &project]);
+    assert!(status.success(), "{stderr}");
+    handshake();
+    let (status, _, stderr) = hook("pre-tool-use", "PreToolUse-Write", bash("ls 3"));
+    assert_eq!(status.code(), Some(0), "a fresh turn budget after reset: {stderr}");
+}
