@@ -268,8 +268,23 @@ async fn coach_mode_session_start_adds_the_persona_and_the_session_state() {
     assert!(text.contains("Session state: no coaching session"), "{text}");
     let session = g.core.start_session(Some(42), Some("Add a weather widget".into())).expect("session");
     let text = context(&g.hook("SessionStart", A, json!({}))).to_owned();
-    assert!(text.contains("#42 Add a weather widget"), "{text}");
-    drop(session);
+    assert!(text.contains("#42 Add a weather widget") && text.contains("no phase yet"), "{text}");
+    let plan = g.core.db().create_plan(&session.id, "1. fetch").expect("plan");
+    let phase = g
+        .core
+        .db()
+        .create_phase(paige_core::db::NewPhase {
+            plan_id: plan.id,
+            number: 1,
+            title: "Fetch the forecast".into(),
+            description: "call the API".into(),
+            hint_level: paige_core::db::HintLevel::Region,
+            expected_files: vec![],
+        })
+        .expect("phase");
+    g.core.db().set_phase_status(&phase.id, paige_core::db::PhaseStatus::Active).expect("active");
+    let text = context(&g.prompt(A)).to_owned();
+    assert!(text.contains("phase 1 \"Fetch the forecast\" (active), hint level region"), "{text}");
 }
 
 #[test]
