@@ -19,6 +19,9 @@ pub const SELECT_TOOL: &str = "mcp__paige__select_active_intent";
 pub const BREAKER_LIMIT: i64 = 3;
 /// A tool failing this many times in a row is a lesson for the Shared Brain.
 pub const FAILURE_LESSON_AT: i64 = 3;
+/// Governed decisions read, change and write a session's state and the sidecar files;
+/// Claude Code runs hooks of parallel tool calls concurrently, so they take turns.
+static GOVERNED: std::sync::Mutex<()> = std::sync::Mutex::new(());
 const SHARED_BRAIN_FILES: [&str; 2] = ["AGENT.md", "CLAUDE.md"];
 const SHARED_BRAIN_MAX_CHARS: usize = 4000;
 
@@ -206,6 +209,7 @@ impl Core {
     // ---- governed mode ----------------------------------------------------------------
 
     fn governed(&self, event: HookEvent, input: &HookInput) -> Result<HookDecision, GovernanceError> {
+        let _turn = GOVERNED.lock().unwrap_or_else(|p| p.into_inner());
         let orch = self.orchestration();
         let root = orch.project_root().to_owned();
         let tool = input.tool_name.as_deref().unwrap_or("");

@@ -796,3 +796,24 @@ fn generated_claude_settings_wire_every_event_to_paige_hook() {
     assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "*");
     assert_eq!(settings["permissions"]["allow"], json!(["mcp__paige__*"]));
 }
+
+#[test]
+fn concurrent_identical_calls_of_one_session_still_trip_the_breaker() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let (_, input) = g.payload("PreToolUse-Write", A, json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}));
+    let denials: usize = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|_| {
+                let input = input.clone();
+                let core = g.core.clone();
+                scope
+                    .spawn(move || matches!(core.handle_hook(HookEvent::PreToolUse, &input), HookDecision::Deny { .. }))
+            })
+            .collect();
+        handles.into_iter().map(|h| usize::from(h.join().expect("thread"))).sum()
+    });
+    assert_eq!(denials, 4, "two calls pass, the third trips, the rest meet state 2 — whatever the interleaving");
+    assert_eq!(g.status("INT-001"), IntentStatus::Blocked);
+}
