@@ -11,6 +11,7 @@ say "checking formatting"
 cargo fmt --all --check
 say "linting (clippy)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# The real `claude` binary drives `paige hook` in tests/e2e/claude.rs when this is set.
 say "building and running the tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

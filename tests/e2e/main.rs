@@ -2,7 +2,9 @@
 //! errors, start-up, the run file, and shutdown on signals.
 
 mod blackbox;
+mod claude;
 mod doctor;
+mod hook;
 mod serve;
 
 use std::io::{BufRead, BufReader};

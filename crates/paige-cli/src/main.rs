@@ -1,6 +1,8 @@
 //! `paige`: the command-line face of Paige.
 
 mod doctor;
+mod hook;
+mod intents;
 mod serve;
 mod session;
 
@@ -35,6 +37,63 @@ enum Command {
     ///
     /// Finds Paige through PAIGE_URL and PAIGE_TOKEN, else DATA_DIR/run/server.json.
     Session(session::SessionArgs),
+    /// Run by Claude Code for a hook event: reads the event JSON on stdin, asks the running
+    /// Paige, prints the decision in Claude Code's format.
+    ///
+    /// Events: session-start, user-prompt-submit, pre-tool-use, post-tool-use,
+    /// post-tool-use-failure, stop, pre-compact, session-end. Finds Paige through PAIGE_URL and
+    /// PAIGE_TOKEN, else DATA_DIR/run/server.json. Prints nothing when Paige has no objection.
+    /// A PreToolUse of a mutating tool that cannot be checked (Paige down, slow, broken) is
+    /// denied: exit 2 with the reason on stderr. PAIGE_HOOK_TIMEOUT_MS sets the wait (3000).
+    Hook(HookArgs),
+    /// Create and manage the governance intents in .orchestration/active_intents.yaml.
+    Intents(IntentsArgs),
+    /// Which intent produced a line: `paige blame src/app.rs:42`, matched by content hash in
+    /// .orchestration/agent_trace.jsonl, also after the block moved.
+    Blame(BlameArgs),
+}
+
+#[derive(Debug, Args)]
+struct HookArgs {
+    /// The hook event, e.g. pre-tool-use (Claude Code's PreToolUse is accepted too)
+    event: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct IntentsArgs {
+    /// The project [env: PROJECT_DIR] [default: the working directory]
+    #[arg(long, value_name = "DIR", global = true)]
+    project: Option<PathBuf>,
+    #[command(subcommand)]
+    command: IntentsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum IntentsCommand {
+    /// Create .orchestration/ with an example intent, an empty ledger and intent map.
+    Init,
+    /// One line per intent: id, status, name, scope.
+    List,
+    /// An intent's scope, constraints, criteria, budget and recent history.
+    Show {
+        /// The intent id, e.g. INT-001
+        id: String,
+    },
+    /// Set a BLOCKED (or PENDING) intent back to IN_PROGRESS and clear its turn count: the
+    /// human's way out of a circuit breaker or budget trip.
+    Reset {
+        /// The intent id, e.g. INT-001
+        id: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct BlameArgs {
+    /// <file>:<line>, the file relative to the project
+    target: String,
+    /// The project [env: PROJECT_DIR] [default: the working directory]
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -66,6 +125,9 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args).map(|()| true),
         Command::Doctor(args) => doctor::run(args),
         Command::Session(args) => session::run(args).map(|()| true),
+        Command::Hook(args) => return hook::run(&args.event),
+        Command::Intents(args) => intents::run(args),
+        Command::Blame(args) => intents::blame(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -13,6 +13,7 @@ mod core;
 pub mod db;
 pub mod event;
 pub mod files;
+pub mod governance;
 mod project;
 pub mod prompts;
 pub mod protocol;

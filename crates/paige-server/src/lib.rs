@@ -5,6 +5,7 @@
 //! - `/mcp` — rmcp Streamable HTTP (2025-11-25 sessions and 2026-07-28 stateless POSTs);
 //! - `/ws` — the UI protocol over a WebSocket;
 //! - `/api/session` — start, end and read the coaching session without a UI;
+//! - `POST /hooks/{event}` — Claude Code hook payloads to the hook engine;
 //!
 //! Everything but `/health` requires the per-launch bearer token.
 //!
@@ -13,6 +14,7 @@
 
 mod guard;
 mod health;
+mod hooks;
 mod mcp;
 mod mcp_tools;
 mod session_api;
@@ -49,6 +51,7 @@ pub fn app(core: Arc<Core>, token: &str) -> Server {
         .route("/api/session", axum::routing::get(session_api::show))
         .route("/api/session/start", axum::routing::post(session_api::start))
         .route("/api/session/end", axum::routing::post(session_api::end))
+        .route("/hooks/{event}", axum::routing::post(hooks::hook))
         .nest_service("/mcp", mcp_service)
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::require_token));
     let router = Router::new()

@@ -12,6 +12,9 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ServerHandler, tool_handler};
 use tokio_util::sync::CancellationToken;
 
+#[path = "mcp_intents.rs"]
+mod intents;
+
 /// Claude Code's view of Paige. Holds nothing but the core: cheap to build per request.
 #[derive(Clone)]
 pub struct PaigeMcp {
@@ -21,7 +24,7 @@ pub struct PaigeMcp {
 
 /// The tools and their JSON Schemas, built once: stateless requests build a handler each.
 static TOOLS: LazyLock<Arc<ToolRouter<PaigeMcp>>> =
-    LazyLock::new(|| Arc::new(PaigeMcp::coach_tools() + PaigeMcp::intent_tools()));
+    LazyLock::new(|| Arc::new(PaigeMcp::coach_tools() + PaigeMcp::intent_router()));
 
 impl PaigeMcp {
     pub fn new(core: Arc<Core>) -> PaigeMcp {

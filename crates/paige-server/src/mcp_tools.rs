@@ -170,12 +170,6 @@ pub struct EndSessionParams {
     pub session_transcript: String,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SelectIntentParams {
-    /// The id of an intent in .orchestration/active_intents.yaml, e.g. "INT-001".
-    pub intent_id: String,
-}
-
 #[tool_router(router = coach_tools, vis = "pub(crate)")]
 impl PaigeMcp {
     #[tool(
@@ -446,30 +440,9 @@ impl PaigeMcp {
     }
 }
 
-#[tool_router(router = intent_tools, vis = "pub(crate)")]
-impl PaigeMcp {
-    #[tool(
-        description = "Select the intent (from .orchestration/active_intents.yaml) you are about to work on, e.g. {\"intent_id\": \"INT-001\"}. Returns its scope, constraints and acceptance criteria. Required before any change in a governed project."
-    )]
-    async fn select_active_intent(
-        &self,
-        parts: Extension<http::request::Parts>,
-        Parameters(p): Parameters<SelectIntentParams>,
-    ) -> CallToolResult {
-        self.logged("select_active_intent", &parts);
-        if p.intent_id.trim().is_empty() {
-            return tool_error(AgentError::Invalid("intent_id must not be empty, e.g. \"INT-001\"".into()));
-        }
-        not_available(
-            "select_active_intent",
-            "governed mode (the hook engine) is not built yet, so there are no intents to select",
-        )
-    }
-}
-
 impl PaigeMcp {
     /// Logs `mcp_tool_call` in the active session (skipped quietly without one).
-    fn logged(&self, tool: &str, parts: &Extension<http::request::Parts>) {
+    pub(crate) fn logged(&self, tool: &str, parts: &Extension<http::request::Parts>) {
         if self.core.active_session().is_some() {
             let mcp_session = parts.0.headers.get("mcp-session-id").and_then(|v| v.to_str().ok());
             self.core.log_action(ActionType::McpToolCall, json!({ "toolName": tool, "sessionId": mcp_session }));

@@ -9,6 +9,7 @@ mod api_call_log;
 mod dreyfus;
 mod enums;
 mod error;
+mod governance;
 mod kata_specs;
 mod knowledge_gaps;
 mod phase_hints;
@@ -35,6 +36,7 @@ pub use enums::{
     ActionType, DreyfusStage, HintLevel, HintStyle, HintType, PhaseStatus, ProgressEventType, SessionStatus, Severity,
 };
 pub use error::DbError;
+pub use governance::{AgentSession, AgentState};
 pub use kata_specs::{KataAttempt, KataConstraint, KataSpec, NewKataSpec};
 pub use knowledge_gaps::{GapFilter, KnowledgeGap, NewKnowledgeGap};
 pub use phase_hints::{HintSpan, NewPhaseHint, PhaseHint};

@@ -40,14 +40,18 @@ fn migrations_are_valid() {
 }
 
 #[test]
-fn fresh_database_has_the_ten_spec_tables_in_wal_mode() {
+fn fresh_database_has_the_ten_spec_tables_and_four_governance_tables_in_wal_mode() {
     let (_dir, db) = temp_db();
     assert_eq!(
         db.table_names().expect("tables"),
         [
             "action_log",
+            "agent_file_views",
+            "agent_sessions",
             "api_call_log",
             "dreyfus_assessments",
+            "governed_projects",
+            "intent_usage",
             "kata_specs",
             "knowledge_gaps",
             "phase_hints",
@@ -73,7 +77,7 @@ fn reopening_keeps_data() {
     let db = Db::open(&path, clock()).expect("reopen");
     let back = db.session(&id).expect("session survives reopen");
     assert_eq!(back.issue_title.as_deref(), Some("Add a weather widget"));
-    assert_eq!(db.table_names().expect("tables").len(), 10);
+    assert_eq!(db.table_names().expect("tables").len(), 14);
 }
 
 #[test]

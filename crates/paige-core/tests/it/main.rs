@@ -5,6 +5,7 @@ mod buffer_logging;
 mod config;
 mod db;
 mod files;
+mod governance;
 mod path_guard;
 mod prompts;
 mod protocol;

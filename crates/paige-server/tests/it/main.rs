@@ -1,6 +1,7 @@
 //! paige-server over a real socket and through `oneshot`: guards, health, both MCP eras.
 
 mod guard;
+mod hooks;
 mod mcp;
 mod tools;
 mod ws;

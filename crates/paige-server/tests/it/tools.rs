@@ -421,7 +421,7 @@ async fn messages_and_issue_context_reach_the_ui() {
 }
 
 #[tokio::test]
-async fn later_features_say_what_is_missing_instead_of_faking_success() {
+async fn tools_without_their_feature_say_what_is_missing_instead_of_faking_success() {
     let server = running().await;
     server.fixture.core.start_session(None, None).expect("session");
     let client = session_client(&server).await;
@@ -431,7 +431,7 @@ async fn later_features_say_what_is_missing_instead_of_faking_success() {
     let empty = call(&client, "paige_run_coaching_pipeline", json!({"planText": " ", "issueSummary": "s"})).await;
     assert!(error_text(&empty).contains("must not be empty"));
     let intent = call(&client, "select_active_intent", json!({"intent_id": "INT-001"})).await;
-    assert!(error_text(&intent).starts_with("select_active_intent is not available yet"));
+    assert!(error_text(&intent).starts_with("Intent Validation Error"), "no .orchestration/ here");
     let missing_arg = client.call_tool(CallToolRequestParams::new("select_active_intent")).await;
     assert!(missing_arg.is_err() || missing_arg.as_ref().is_ok_and(|r| r.is_error == Some(true)), "{missing_arg:?}");
 }

@@ -1,0 +1,765 @@
+//! The decisions: pure rules over the hook payload, the sidecar files and the session's
+//! persisted state. Every mutating PreToolUse that cannot be checked is denied.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::intents::{self, Intent, IntentStatus, IntentsFile, Orchestration};
+use super::ledger::{self, NewTrace, TraceKind};
+use super::tools;
+use super::{GovernanceError, HookDecision, HookEvent, HookInput};
+use crate::Core;
+use crate::db::{AgentSession, AgentState};
+
+/// Paige's handshake tool as Claude Code names it.
+pub const SELECT_TOOL: &str = "mcp__paige__select_active_intent";
+/// The circuit breaker trips on this many identical calls in a row.
+pub const BREAKER_LIMIT: i64 = 3;
+/// A tool failing this many times in a row is a lesson for the Shared Brain.
+pub const FAILURE_LESSON_AT: i64 = 3;
+/// Governed decisions read, change and write a session's state and the sidecar files;
+/// Claude Code runs hooks of parallel tool calls concurrently, so they take turns.
+static GOVERNED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+const SHARED_BRAIN_FILES: [&str; 2] = ["AGENT.md", "CLAUDE.md"];
+const SHARED_BRAIN_MAX_CHARS: usize = 4000;
+
+/// What `select_active_intent` returns: everything the agent needs to act within the intent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IntentContext {
+    pub intent_id: String,
+    pub name: String,
+    pub owned_scope: Vec<String>,
+    pub constraints: Vec<String>,
+    pub acceptance_criteria: Vec<String>,
+    /// A summary of the intent's recent entries in `agent_trace.jsonl`.
+    pub recent_history: String,
+    /// `AGENT.md` / `CLAUDE.md`, to be followed as high-priority constraints.
+    pub shared_brain: String,
+}
+
+impl IntentContext {
+    pub fn to_text(&self) -> String {
+        let list = |items: &[String]| {
+            if items.is_empty() {
+                "- (none)".to_owned()
+            } else {
+                items.iter().map(|i| format!("- {i}")).collect::<Vec<_>>().join("\n")
+            }
+        };
+        format!(
+            "Active intent {} — {}\n\nOwned scope (you may only change files matching these globs):\n{}\n\n\
+             Constraints:\n{}\n\nAcceptance criteria:\n{}\n\nRecent history:\n{}\n\n\
+             Shared Brain (high-priority constraints):\n{}",
+            self.intent_id,
+            self.name,
+            list(&self.owned_scope),
+            list(&self.constraints),
+            list(&self.acceptance_criteria),
+            self.recent_history.trim_end(),
+            if self.shared_brain.is_empty() { "(no lessons yet)" } else { self.shared_brain.trim_end() },
+        )
+    }
+}
+
+impl Core {
+    fn orchestration(&self) -> Orchestration {
+        Orchestration::new(self.project_root().path())
+    }
+
+    /// Whether this project is under governance: `.orchestration/` exists now (recorded), or
+    /// existed once.
+    pub fn governance_enabled(&self) -> Result<bool, GovernanceError> {
+        let root = self.project_root().path();
+        if self.orchestration().exists() {
+            if !self.db().governance_enabled(root)? {
+                self.db().enable_governance(root)?;
+            }
+            return Ok(true);
+        }
+        Ok(self.db().governance_enabled(root)?)
+    }
+
+    /// Validates an intent for selection and returns its context. Does not bind it to any
+    /// Claude Code session: the hooks around the MCP call do that.
+    pub fn select_active_intent(&self, intent_id: &str) -> Result<IntentContext, GovernanceError> {
+        let orch = self.orchestration();
+        if !orch.exists() {
+            return Err(GovernanceError::NotGoverned);
+        }
+        let file = orch.load()?;
+        let intent = selectable(&file, intent_id, orch.project_root())?;
+        Ok(self.intent_context(&orch, intent))
+    }
+
+    fn intent_context(&self, orch: &Orchestration, intent: &Intent) -> IntentContext {
+        let entries = ledger::read_all(&orch.trace_path()).unwrap_or_default();
+        IntentContext {
+            intent_id: intent.id.clone(),
+            name: intent.name.clone(),
+            owned_scope: intent.owned_scope.clone(),
+            constraints: intent.constraints.clone(),
+            acceptance_criteria: intent.acceptance_criteria.clone(),
+            recent_history: ledger::summary(&entries, &intent.id, 10),
+            shared_brain: shared_brain(orch.project_root()),
+        }
+    }
+
+    /// The one entry point for every hook. Never panics on outside data; an internal error
+    /// on a mutating PreToolUse becomes a deny.
+    pub fn handle_hook(&self, event: HookEvent, input: &HookInput) -> HookDecision {
+        let tool = input.tool_name.as_deref().unwrap_or("");
+        let mutating = event == HookEvent::PreToolUse && tools::is_mutating(tool, input.tool_input.as_ref());
+        let result = match self.governance_enabled() {
+            Ok(false) => Ok(self.coach(event, input)),
+            Ok(true) => self.governed(event, input),
+            Err(err) => Err(err),
+        };
+        match result {
+            Ok(decision) => decision,
+            Err(err) if mutating => HookDecision::Deny { reason: format!("paige could not check this action: {err}") },
+            Err(err) => {
+                tracing::warn!(event = event.name(), "hook engine error: {err}");
+                HookDecision::None
+            }
+        }
+    }
+
+    // ---- coach mode ------------------------------------------------------------------
+
+    fn coach(&self, event: HookEvent, input: &HookInput) -> HookDecision {
+        let tool = input.tool_name.as_deref().unwrap_or("");
+        match event {
+            HookEvent::PreToolUse if tools::is_write_tool(tool) => HookDecision::Deny {
+                reason: format!(
+                    "Paige is in coach mode: the learner writes the code. Do not use {tool}; instead explain \
+                     the change, point to the file and lines, and let the learner type it."
+                ),
+            },
+            HookEvent::PreToolUse if tool == "Bash" && tools::is_mutating(tool, input.tool_input.as_ref()) => {
+                HookDecision::Deny {
+                    reason: "Paige is in coach mode: only read-only commands may run. Suggest the command to the \
+                             learner and let them run it."
+                        .into(),
+                }
+            }
+            HookEvent::SessionStart => HookDecision::Context {
+                context: format!(
+                    "{}\n\n{}",
+                    crate::prompts::coach_persona::SYSTEM_PROMPT.trim_end(),
+                    self.coach_state()
+                ),
+            },
+            HookEvent::UserPromptSubmit => HookDecision::Context { context: self.coach_prompt_context() },
+            _ => HookDecision::None,
+        }
+    }
+
+    fn coach_state(&self) -> String {
+        let Some(session) = self.active_session() else {
+            return "Session state: no coaching session is active yet.".into();
+        };
+        let issue = match (session.issue_number, &session.issue_title) {
+            (Some(n), Some(t)) => format!("#{n} {t}"),
+            (Some(n), None) => format!("#{n}"),
+            (None, Some(t)) => t.clone(),
+            (None, None) => "(none)".into(),
+        };
+        let phase = self
+            .current_phase(&session.id)
+            .map(|p| {
+                format!(
+                    "phase {} \"{}\" ({}), hint level {}",
+                    p.number,
+                    p.title,
+                    p.status.as_str(),
+                    p.hint_level.as_str()
+                )
+            })
+            .unwrap_or_else(|| "no phase yet".into());
+        format!("Session state: issue {issue}; {phase}.")
+    }
+
+    fn current_phase(&self, session_id: &str) -> Option<crate::db::Phase> {
+        let plans = self.db().plans_for_session(session_id).ok()?;
+        let plan = plans.last()?;
+        let phases = self.db().phases_for_plan(&plan.id).ok()?;
+        phases
+            .iter()
+            .find(|p| p.status == crate::db::PhaseStatus::Active)
+            .or_else(|| phases.iter().find(|p| p.status != crate::db::PhaseStatus::Complete))
+            .cloned()
+    }
+
+    fn coach_prompt_context(&self) -> String {
+        let mut out = self.coach_state();
+        let diffs = self.dirty_diffs();
+        if diffs.is_empty() {
+            out.push_str("\n\nThe learner has no unsaved changes in the editor.");
+        } else {
+            out.push_str("\n\nThe learner's unsaved changes in the editor (what is on screen now):");
+            for diff in diffs {
+                out.push_str(&format!("\n\n{}:\n{}", diff.path, diff.diff));
+            }
+        }
+        out
+    }
+
+    // ---- governed mode ----------------------------------------------------------------
+
+    fn governed(&self, event: HookEvent, input: &HookInput) -> Result<HookDecision, GovernanceError> {
+        let _turn = GOVERNED.lock().unwrap_or_else(|p| p.into_inner());
+        let orch = self.orchestration();
+        let root = orch.project_root().to_owned();
+        let tool = input.tool_name.as_deref().unwrap_or("");
+        let file = match orch.exists() {
+            true => orch.load(),
+            false => Err(GovernanceError::Io {
+                path: orch.dir(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "directory is missing"),
+            }),
+        };
+        let mut file = match file {
+            Ok(file) => file,
+            Err(err) => return Ok(fail_safe(event, tool, input, &err)),
+        };
+        let mut session = self.db().agent_session(&input.session_id)?;
+        let decision = match event {
+            HookEvent::SessionStart => {
+                if session.state == AgentState::ContextualizedAction {
+                    // A resumed session keeps its intent only while it is still in progress.
+                    self.revalidate(&orch, &file, &mut session);
+                }
+                HookDecision::Context { context: self.state_prompt(&orch, &file, &session) }
+            }
+            HookEvent::UserPromptSubmit => {
+                session.state = AgentState::ReasoningIntercept;
+                session.intent_id = None;
+                session.pending_intent_id = None;
+                session.last_call_hash = None;
+                session.repeat_count = 0;
+                HookDecision::Context { context: self.state_prompt(&orch, &file, &session) }
+            }
+            HookEvent::PreToolUse => self.pre_tool_use(&orch, &mut file, &mut session, input)?,
+            HookEvent::PostToolUse => {
+                self.post_tool_use(&orch, &mut file, &mut session, input)?;
+                HookDecision::None
+            }
+            HookEvent::PostToolUseFailure => {
+                if tool == SELECT_TOOL {
+                    session.pending_intent_id = None;
+                }
+                if session.last_failed_tool.as_deref() == Some(tool) {
+                    session.failure_count += 1;
+                } else {
+                    session.last_failed_tool = Some(tool.to_owned());
+                    session.failure_count = 1;
+                }
+                if session.failure_count == FAILURE_LESSON_AT {
+                    let intent = session.intent_id.as_deref().unwrap_or("no intent");
+                    self.add_lesson(&root, &format!(
+                        "{tool} failed {FAILURE_LESSON_AT} times in a row under {intent}; check its input before retrying."
+                    ))?;
+                }
+                HookDecision::None
+            }
+            HookEvent::PreCompact => match session.intent_id.as_deref().and_then(|id| file.get(id)) {
+                Some(intent) => {
+                    let entries = ledger::read_all(&orch.trace_path())?;
+                    HookDecision::Context {
+                        context: format!(
+                            "Keep the governance context: the session works under intent {} ({}), scope {}. \
+                             Trace summary: {}",
+                            intent.id,
+                            intent.name,
+                            intent.owned_scope.join(", "),
+                            ledger::summary(&entries, &intent.id, 20)
+                        ),
+                    }
+                }
+                None => HookDecision::None,
+            },
+            HookEvent::SessionEnd => {
+                session.state = AgentState::Request;
+                session.intent_id = None;
+                session.pending_intent_id = None;
+                HookDecision::None
+            }
+            HookEvent::Stop => HookDecision::None,
+        };
+        if !input.session_id.is_empty() {
+            self.db().save_agent_session(&root, &session)?;
+        }
+        Ok(decision)
+    }
+
+    /// State 2 lists the intents; state 3 shows scope and constraints.
+    fn state_prompt(&self, orch: &Orchestration, file: &IntentsFile, session: &AgentSession) -> String {
+        if let (AgentState::ContextualizedAction, Some(intent)) =
+            (session.state, session.intent_id.as_deref().and_then(|id| file.get(id)))
+        {
+            return format!(
+                "Paige governance — State 3 (Contextualized Action).\n{}",
+                self.intent_context(orch, intent).to_text()
+            );
+        }
+        let available: Vec<String> = file
+            .active_intents
+            .iter()
+            .filter(|i| matches!(i.status, IntentStatus::Pending | IntentStatus::InProgress))
+            .map(|i| format!("- {} [{}] {} — scope: {}", i.id, i.status.as_str(), i.name, i.owned_scope.join(", ")))
+            .collect();
+        let list =
+            if available.is_empty() { "(none: ask the human to add one)".to_owned() } else { available.join("\n") };
+        format!(
+            "Paige governance — Reasoning Intercept. Before any other tool, analyse the request and call \
+             select_active_intent with the id of the intent it belongs to. Available intents:\n{list}"
+        )
+    }
+
+    /// A bound intent that is no longer in progress sends the session back to state 2.
+    /// Returns the reason when it did.
+    fn revalidate(&self, orch: &Orchestration, file: &IntentsFile, session: &mut AgentSession) -> Option<String> {
+        let id = session.intent_id.clone()?;
+        let status = file.get(&id).map(|i| i.status);
+        if status == Some(IntentStatus::InProgress) {
+            return None;
+        }
+        session.state = AgentState::ReasoningIntercept;
+        session.intent_id = None;
+        if status == Some(IntentStatus::Completed) {
+            let summary = ledger::read_all(&orch.trace_path()).map(|e| ledger::summary(&e, &id, 3)).unwrap_or_default();
+            let _ = self
+                .add_lesson(orch.project_root(), &format!("{id} completed. {}", summary.lines().next().unwrap_or("")));
+        }
+        let status = status.map(IntentStatus::as_str).unwrap_or("gone from active_intents.yaml");
+        Some(format!("Stale Intent: {id} is {status}; call select_active_intent again before acting"))
+    }
+
+    fn pre_tool_use(
+        &self,
+        orch: &Orchestration,
+        file: &mut IntentsFile,
+        session: &mut AgentSession,
+        input: &HookInput,
+    ) -> Result<HookDecision, GovernanceError> {
+        let tool = input.tool_name.as_deref().unwrap_or("");
+        let tool_input = input.tool_input.as_ref();
+        let root = orch.project_root();
+        if tool == SELECT_TOOL {
+            let id = tool_input.and_then(|i| i.get("intent_id")).and_then(Value::as_str).unwrap_or("");
+            if session.state == AgentState::Request {
+                session.state = AgentState::ReasoningIntercept;
+            }
+            let checked = selectable(file, id, root).and_then(|intent| {
+                match self.db().intent_holder(root, &intent.id, &input.session_id)? {
+                    Some(_) => Err(GovernanceError::NotSelectable {
+                        id: intent.id.clone(),
+                        status: "held by another Claude Code session",
+                    }),
+                    None => Ok(()),
+                }
+            });
+            return Ok(match checked {
+                Ok(()) => {
+                    session.pending_intent_id = Some(id.to_owned());
+                    HookDecision::None
+                }
+                Err(err) => self.deny(orch, session, input, format!("Intent Validation Error: {err}"))?,
+            });
+        }
+        if session.state != AgentState::ContextualizedAction {
+            let ids: Vec<&str> = file
+                .active_intents
+                .iter()
+                .filter(|i| matches!(i.status, IntentStatus::Pending | IntentStatus::InProgress))
+                .map(|i| i.id.as_str())
+                .collect();
+            let reason = format!(
+                "State Violation: Reasoning Intercept Required. Call select_active_intent first (available: {}).",
+                if ids.is_empty() { "none".to_owned() } else { ids.join(", ") }
+            );
+            return self.deny(orch, session, input, reason);
+        }
+        if let Some(reason) = self.revalidate(orch, file, session) {
+            return self.deny(orch, session, input, reason);
+        }
+        let Some(intent) = session.intent_id.clone().and_then(|id| file.get(&id).cloned()) else {
+            return self.deny(orch, session, input, "State Violation: Reasoning Intercept Required".into());
+        };
+
+        // Circuit breaker: the same call three times in a row.
+        let call_hash =
+            ledger::sha256_hex(format!("{tool}\n{}", tool_input.map(Value::to_string).unwrap_or_default()).as_bytes());
+        if session.last_call_hash.as_deref() == Some(call_hash.as_str()) {
+            session.repeat_count += 1;
+        } else {
+            session.last_call_hash = Some(call_hash);
+            session.repeat_count = 1;
+        }
+        if session.repeat_count >= BREAKER_LIMIT {
+            let reason = format!(
+                "Circuit Breaker: {tool} was called {} times in a row with the same input. Intent {} is BLOCKED \
+                 until a human resets it (`paige intents reset {}`).",
+                session.repeat_count, intent.id, intent.id
+            );
+            return self.trip(orch, file, session, input, &intent.id, reason);
+        }
+
+        // Budgets.
+        let turns = self.db().add_intent_turn(root, &intent.id)?;
+        if let Some(limit) = intent.budget.as_ref().and_then(|b| b.turns)
+            && turns > limit
+        {
+            let reason = format!(
+                "Budget Exceeded: intent {} used its {limit} turns and is BLOCKED until a human resets it.",
+                intent.id
+            );
+            return self.trip(orch, file, session, input, &intent.id, reason);
+        }
+        if let (Some(limit), Some(used)) = (
+            intent.budget.as_ref().and_then(|b| b.tokens),
+            input.transcript_path.as_deref().and_then(transcript_tokens),
+        ) && used > limit
+        {
+            let reason = format!(
+                "Budget Exceeded: intent {} used {used} of {limit} tokens and is BLOCKED until a human resets it.",
+                intent.id
+            );
+            return self.trip(orch, file, session, input, &intent.id, reason);
+        }
+
+        if !tools::is_write_tool(tool) {
+            return Ok(HookDecision::None);
+        }
+        let Some(target) = tools::target_file(tool_input) else {
+            return self.deny(orch, session, input, format!("{tool} names no file"));
+        };
+        let path = match self.project_root().resolve(target) {
+            Ok(path) => path,
+            Err(err) => return self.deny(orch, session, input, format!("Scope Violation: {target}: {err}")),
+        };
+        let rel = path.rel().to_owned();
+        let in_scope = intents::scope_set(&intent)?.is_match(&rel);
+        if let Some(owner) = self.other_owner(orch, file, &intent.id, &rel, in_scope)? {
+            return self.deny(orch, session, input, format!("Governance Violation: File owned by Intent [{owner}]"));
+        }
+        if !in_scope {
+            return self.deny(
+                orch,
+                session,
+                input,
+                format!(
+                    "Scope Violation: {rel} is outside intent {}'s owned_scope ({})",
+                    intent.id,
+                    intent.owned_scope.join(", ")
+                ),
+            );
+        }
+        if let Some(seen) = self.db().file_view(&session.session_id, &rel)?
+            && let Ok(bytes) = std::fs::read(path.abs())
+            && ledger::sha256_hex(&bytes) != seen
+        {
+            return self.deny(
+                orch,
+                session,
+                input,
+                format!("Stale File: {rel} changed on disk since you last read it; read it again before writing"),
+            );
+        }
+        Ok(HookDecision::None)
+    }
+
+    /// Another in-progress intent owning `rel`: by its scope (when ours does not cover the
+    /// file), or as the last intent recorded writing it.
+    fn other_owner(
+        &self,
+        orch: &Orchestration,
+        file: &IntentsFile,
+        mine: &str,
+        rel: &str,
+        in_scope: bool,
+    ) -> Result<Option<String>, GovernanceError> {
+        let others: Vec<&Intent> =
+            file.active_intents.iter().filter(|i| i.id != mine && i.status == IntentStatus::InProgress).collect();
+        if !in_scope {
+            for other in &others {
+                if intents::scope_set(other).map(|s| s.is_match(rel)).unwrap_or(false) {
+                    return Ok(Some(other.id.clone()));
+                }
+            }
+        }
+        let last_writer = ledger::read_all(&orch.trace_path())?
+            .into_iter()
+            .rev()
+            .find(|e| e.kind == TraceKind::Mutation && e.file.as_deref() == Some(rel))
+            .and_then(|e| e.intent_id);
+        Ok(last_writer.filter(|w| others.iter().any(|o| &o.id == w)))
+    }
+
+    fn post_tool_use(
+        &self,
+        orch: &Orchestration,
+        file: &mut IntentsFile,
+        session: &mut AgentSession,
+        input: &HookInput,
+    ) -> Result<(), GovernanceError> {
+        let tool = input.tool_name.as_deref().unwrap_or("");
+        let tool_input = input.tool_input.as_ref();
+        if tool == SELECT_TOOL {
+            let id = tool_input.and_then(|i| i.get("intent_id")).and_then(Value::as_str).unwrap_or("");
+            if session.pending_intent_id.as_deref() == Some(id) {
+                session.pending_intent_id = None;
+                session.state = AgentState::ContextualizedAction;
+                session.intent_id = Some(id.to_owned());
+                session.last_call_hash = None;
+                session.repeat_count = 0;
+                if let Some(intent) = file.get_mut(id)
+                    && intent.status == IntentStatus::Pending
+                {
+                    intent.status = IntentStatus::InProgress;
+                    orch.save(file)?;
+                }
+            }
+            return Ok(());
+        }
+        if session.last_failed_tool.as_deref() == Some(tool) {
+            session.last_failed_tool = None;
+            session.failure_count = 0;
+        }
+        if tool == "Read" {
+            if let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok())
+                && let Ok(bytes) = std::fs::read(path.abs())
+            {
+                self.db().record_file_view(&session.session_id, path.rel(), &ledger::sha256_hex(&bytes))?;
+            }
+            return Ok(());
+        }
+        if !tools::is_mutating(tool, tool_input) {
+            return Ok(());
+        }
+        let model = input.transcript_path.as_deref().and_then(transcript_model);
+        let mut trace = NewTrace {
+            id: uuid::Uuid::new_v4().to_string(),
+            timestamp: self.now(),
+            kind: TraceKind::Mutation,
+            intent_id: session.intent_id.clone(),
+            session_id: session.session_id.clone(),
+            model,
+            tool: tool.to_owned(),
+            file: None,
+            blocks: Vec::new(),
+            file_hash: None,
+            command: None,
+            reason: None,
+        };
+        if tools::is_write_tool(tool) {
+            let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok()) else {
+                return Ok(());
+            };
+            let content = std::fs::read(path.abs())
+                .map_err(|source| GovernanceError::Io { path: path.abs().to_owned(), source })?;
+            let file_hash = ledger::sha256_hex(&content);
+            let text = String::from_utf8_lossy(&content);
+            trace.blocks =
+                written_blocks(tool, tool_input).iter().filter_map(|b| ledger::locate_block(&text, b)).collect();
+            trace.file = Some(path.rel().to_owned());
+            trace.file_hash = Some(file_hash.clone());
+            self.db().record_file_view(&session.session_id, path.rel(), &file_hash)?;
+        } else {
+            trace.command = tool_input.and_then(|i| i.get("command")).and_then(Value::as_str).map(str::to_owned);
+        }
+        ledger::append(&orch.trace_path(), trace)?;
+        write_intent_map(orch, file)
+    }
+
+    fn deny(
+        &self,
+        orch: &Orchestration,
+        session: &AgentSession,
+        input: &HookInput,
+        reason: String,
+    ) -> Result<HookDecision, GovernanceError> {
+        self.record(orch, session, input, TraceKind::Denial, &reason)?;
+        Ok(HookDecision::Deny { reason })
+    }
+
+    /// Breaker or budget: the intent becomes BLOCKED and the session goes back to state 2.
+    fn trip(
+        &self,
+        orch: &Orchestration,
+        file: &mut IntentsFile,
+        session: &mut AgentSession,
+        input: &HookInput,
+        intent_id: &str,
+        reason: String,
+    ) -> Result<HookDecision, GovernanceError> {
+        if let Some(intent) = file.get_mut(intent_id) {
+            intent.status = IntentStatus::Blocked;
+            orch.save(file)?;
+        }
+        self.record(orch, session, input, TraceKind::Breaker, &reason)?;
+        session.state = AgentState::ReasoningIntercept;
+        session.intent_id = None;
+        session.last_call_hash = None;
+        session.repeat_count = 0;
+        Ok(HookDecision::Deny { reason })
+    }
+
+    fn record(
+        &self,
+        orch: &Orchestration,
+        session: &AgentSession,
+        input: &HookInput,
+        kind: TraceKind,
+        reason: &str,
+    ) -> Result<(), GovernanceError> {
+        let tool_input = input.tool_input.as_ref();
+        ledger::append(
+            &orch.trace_path(),
+            NewTrace {
+                id: uuid::Uuid::new_v4().to_string(),
+                timestamp: self.now(),
+                kind,
+                intent_id: session.intent_id.clone().or_else(|| session.pending_intent_id.clone()),
+                session_id: session.session_id.clone(),
+                model: None,
+                tool: input.tool_name.clone().unwrap_or_default(),
+                file: tools::target_file(tool_input).map(str::to_owned),
+                blocks: Vec::new(),
+                file_hash: None,
+                command: tool_input.and_then(|i| i.get("command")).and_then(Value::as_str).map(str::to_owned),
+                reason: Some(reason.to_owned()),
+            },
+        )?;
+        Ok(())
+    }
+
+    /// Appends a dated lesson to `AGENT.md` (created if missing).
+    fn add_lesson(&self, root: &Path, lesson: &str) -> Result<(), GovernanceError> {
+        use std::io::Write;
+        let path = root.join("AGENT.md");
+        let io = |source| GovernanceError::Io { path: path.clone(), source };
+        let fresh = !path.exists();
+        let mut out = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io)?;
+        let mut text = String::new();
+        if fresh {
+            text.push_str("# Shared Brain\n\nLessons agents learned in this project.\n\n");
+        }
+        text.push_str(&format!("- {}: {lesson}\n", self.now().format("%Y-%m-%d")));
+        out.write_all(text.as_bytes()).map_err(io)?;
+        Ok(())
+    }
+}
+
+/// The intent if it can be selected: known, not completed or blocked, and narrow enough.
+fn selectable<'a>(file: &'a IntentsFile, id: &str, root: &Path) -> Result<&'a Intent, GovernanceError> {
+    let intent = file.get(id).ok_or_else(|| GovernanceError::UnknownIntent(id.to_owned()))?;
+    if matches!(intent.status, IntentStatus::Completed | IntentStatus::Blocked) {
+        return Err(GovernanceError::NotSelectable { id: id.to_owned(), status: intent.status.as_str() });
+    }
+    intents::check_scope_breadth(intent, root)?;
+    Ok(intent)
+}
+
+/// Governance was enabled but its state is missing or corrupt: deny every mutating action.
+fn fail_safe(event: HookEvent, tool: &str, input: &HookInput, err: &GovernanceError) -> HookDecision {
+    let message = format!(
+        "Fail-Safe: governance state is missing or corrupt ({err}). Every change is denied until a human \
+         restores .orchestration/ or runs `paige intents init`."
+    );
+    match event {
+        HookEvent::PreToolUse if tool == SELECT_TOOL || tools::is_mutating(tool, input.tool_input.as_ref()) => {
+            HookDecision::Deny { reason: message }
+        }
+        // The spec's fail-safe halts the system: no new request is processed until restored.
+        HookEvent::UserPromptSubmit => HookDecision::Block { reason: message },
+        HookEvent::SessionStart => HookDecision::Context { context: message },
+        _ => HookDecision::None,
+    }
+}
+
+/// The text blocks a write tool put into the file.
+fn written_blocks(tool: &str, input: Option<&Value>) -> Vec<String> {
+    let Some(input) = input else { return Vec::new() };
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+    match tool {
+        "Write" => text(input, "content").into_iter().collect(),
+        "Edit" => text(input, "new_string").into_iter().collect(),
+        "MultiEdit" => input
+            .get("edits")
+            .and_then(Value::as_array)
+            .map(|edits| edits.iter().filter_map(|e| text(e, "new_string")).collect())
+            .unwrap_or_default(),
+        "NotebookEdit" => text(input, "new_source").into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Regenerates `intent_map.md` (file → intents that changed it) from the ledger.
+fn write_intent_map(orch: &Orchestration, file: &IntentsFile) -> Result<(), GovernanceError> {
+    let mut map: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for entry in ledger::read_all(&orch.trace_path())? {
+        if let (TraceKind::Mutation, Some(path), Some(intent)) = (entry.kind, entry.file, entry.intent_id) {
+            let ids = map.entry(path).or_default();
+            if !ids.contains(&intent) {
+                ids.push(intent);
+            }
+        }
+    }
+    let mut text =
+        String::from("# Intent map\n\nFiles and the intents that changed them (generated from agent_trace.jsonl).\n\n");
+    for (path, ids) in map {
+        let named: Vec<String> = ids
+            .iter()
+            .map(|id| match file.get(id) {
+                Some(i) => format!("{id} ({}, {})", i.name, i.status.as_str()),
+                None => id.clone(),
+            })
+            .collect();
+        text.push_str(&format!("- `{path}`: {}\n", named.join("; ")));
+    }
+    intents::write_atomic(&orch.map_path(), text.as_bytes())
+}
+
+fn shared_brain(root: &Path) -> String {
+    let mut out = String::new();
+    for name in SHARED_BRAIN_FILES {
+        if let Ok(text) = std::fs::read_to_string(root.join(name)) {
+            let start = text.len().saturating_sub(SHARED_BRAIN_MAX_CHARS);
+            let start = (start..text.len()).find(|i| text.is_char_boundary(*i)).unwrap_or(text.len());
+            out.push_str(&format!("From {name}:\n{}\n", &text[start..]));
+        }
+    }
+    out
+}
+
+fn transcript_lines(path: &Path) -> Option<Vec<Value>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    Some(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+}
+
+/// The model of the latest assistant message in the transcript.
+pub(crate) fn transcript_model(path: &Path) -> Option<String> {
+    transcript_lines(path)?
+        .iter()
+        .rev()
+        .find_map(|l| l.pointer("/message/model").and_then(Value::as_str).map(str::to_owned))
+}
+
+/// Tokens used so far in the transcript: input + output of every assistant message.
+pub(crate) fn transcript_tokens(path: &Path) -> Option<i64> {
+    let lines = transcript_lines(path)?;
+    let total = lines
+        .iter()
+        .filter_map(|l| l.pointer("/message/usage"))
+        .map(|u| {
+            ["input_tokens", "output_tokens", "cache_creation_input_tokens"]
+                .iter()
+                .filter_map(|k| u.get(k).and_then(Value::as_i64))
+                .sum::<i64>()
+        })
+        .sum();
+    Some(total)
+}

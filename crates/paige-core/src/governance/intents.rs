@@ -1,0 +1,236 @@
+//! `.orchestration/active_intents.yaml`: the intents an agent may work under.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::{Deserialize, Serialize};
+
+use super::GovernanceError;
+
+pub const ORCHESTRATION_DIR: &str = ".orchestration";
+pub const INTENTS_FILE: &str = "active_intents.yaml";
+pub const TRACE_FILE: &str = "agent_trace.jsonl";
+pub const INTENT_MAP_FILE: &str = "intent_map.md";
+/// An intent may cover at most this many existing files (spec: broad scope rejection).
+pub const MAX_SCOPE_FILES: usize = 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum IntentStatus {
+    Pending,
+    InProgress,
+    Completed,
+    Blocked,
+}
+
+impl IntentStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IntentStatus::Pending => "PENDING",
+            IntentStatus::InProgress => "IN_PROGRESS",
+            IntentStatus::Completed => "COMPLETED",
+            IntentStatus::Blocked => "BLOCKED",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Intent {
+    pub id: String,
+    pub name: String,
+    pub status: IntentStatus,
+    #[serde(default)]
+    pub owned_scope: Vec<String>,
+    #[serde(default)]
+    pub constraints: Vec<String>,
+    #[serde(default)]
+    pub acceptance_criteria: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
+    /// Extra keys are kept as they are.
+    #[serde(flatten)]
+    pub extra: serde_norway::Mapping,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IntentsFile {
+    #[serde(default)]
+    pub active_intents: Vec<Intent>,
+}
+
+impl IntentsFile {
+    pub fn get(&self, id: &str) -> Option<&Intent> {
+        self.active_intents.iter().find(|i| i.id == id)
+    }
+
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut Intent> {
+        self.active_intents.iter_mut().find(|i| i.id == id)
+    }
+}
+
+/// The sidecar directory of one project. Paths only; every read goes to disk, so a human's
+/// edit takes effect on the next hook.
+#[derive(Debug, Clone)]
+pub struct Orchestration {
+    root: PathBuf,
+}
+
+impl Orchestration {
+    pub fn new(project_root: &Path) -> Orchestration {
+        Orchestration { root: project_root.to_owned() }
+    }
+
+    pub fn project_root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.root.join(ORCHESTRATION_DIR)
+    }
+
+    pub fn intents_path(&self) -> PathBuf {
+        self.dir().join(INTENTS_FILE)
+    }
+
+    pub fn trace_path(&self) -> PathBuf {
+        self.dir().join(TRACE_FILE)
+    }
+
+    pub fn map_path(&self) -> PathBuf {
+        self.dir().join(INTENT_MAP_FILE)
+    }
+
+    pub fn exists(&self) -> bool {
+        self.dir().is_dir()
+    }
+
+    pub fn load(&self) -> Result<IntentsFile, GovernanceError> {
+        let path = self.intents_path();
+        let text =
+            std::fs::read_to_string(&path).map_err(|source| GovernanceError::Io { path: path.clone(), source })?;
+        serde_norway::from_str(&text).map_err(|err| GovernanceError::CorruptIntents { path, detail: err.to_string() })
+    }
+
+    /// Writes the YAML atomically (temp file + rename).
+    pub fn save(&self, intents: &IntentsFile) -> Result<(), GovernanceError> {
+        let path = self.intents_path();
+        let text = serde_norway::to_string(intents)
+            .map_err(|err| GovernanceError::CorruptIntents { path: path.clone(), detail: err.to_string() })?;
+        write_atomic(&path, text.as_bytes())
+    }
+
+    /// Creates `.orchestration/` with an example intent, an empty ledger and map. Files that
+    /// exist are left alone; returns the files created.
+    pub fn init(&self) -> Result<Vec<PathBuf>, GovernanceError> {
+        let dir = self.dir();
+        std::fs::create_dir_all(&dir).map_err(|source| GovernanceError::Io { path: dir.clone(), source })?;
+        let mut created = Vec::new();
+        let files: [(PathBuf, &str); 3] = [
+            (self.intents_path(), EXAMPLE_INTENTS),
+            (self.trace_path(), ""),
+            (self.map_path(), "# Intent map\n\nFiles and the intents that changed them.\n\n"),
+        ];
+        for (path, body) in files {
+            if !path.exists() {
+                write_atomic(&path, body.as_bytes())?;
+                created.push(path);
+            }
+        }
+        Ok(created)
+    }
+}
+
+pub const EXAMPLE_INTENTS: &str = "\
+# Intents an agent may work under. Status: PENDING | IN_PROGRESS | COMPLETED | BLOCKED.
+# A BLOCKED intent resumes only when a human sets it back to IN_PROGRESS (or runs
+# `paige intents reset <id>`).
+active_intents:
+  - id: INT-001
+    name: Describe the first piece of work
+    status: PENDING
+    owned_scope: [\"src/feature/**\"]
+    constraints: [\"no new dependencies\"]
+    acceptance_criteria: [\"tests pass\"]
+    budget: {turns: 50, tokens: 200000}
+";
+
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), GovernanceError> {
+    use std::io::Write;
+    let io = |source| GovernanceError::Io { path: path.to_owned(), source };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|err| io(err.error))?;
+    Ok(())
+}
+
+/// Compiles an intent's owned scope.
+pub fn scope_set(intent: &Intent) -> Result<GlobSet, GovernanceError> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in &intent.owned_scope {
+        let glob = Glob::new(pattern).map_err(|err| GovernanceError::BadScope {
+            intent: intent.id.clone(),
+            detail: format!("invalid glob {pattern:?}: {err}"),
+        })?;
+        builder.add(glob);
+    }
+    builder.build().map_err(|err| GovernanceError::BadScope { intent: intent.id.clone(), detail: err.to_string() })
+}
+
+/// Rejects intents too broad to audit: an empty scope, root-level recursive or wildcard
+/// globs (`*`, `**`, `**/*`, `src/**/*`, `**/*.ts`), or more than [`MAX_SCOPE_FILES`]
+/// existing files.
+pub fn check_scope_breadth(intent: &Intent, project_root: &Path) -> Result<(), GovernanceError> {
+    let broad = |detail: String| GovernanceError::BadScope { intent: intent.id.clone(), detail };
+    if intent.owned_scope.is_empty() {
+        return Err(broad("owned_scope is empty".into()));
+    }
+    for pattern in &intent.owned_scope {
+        if is_broad_glob(pattern) {
+            return Err(broad(format!(
+                "{pattern:?} is too broad; name a feature directory such as \"src/weather/**\""
+            )));
+        }
+    }
+    let set = scope_set(intent)?;
+    let mut count = 0usize;
+    for entry in ignore::WalkBuilder::new(project_root).hidden(false).build().flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(project_root) else { continue };
+        if rel.starts_with(ORCHESTRATION_DIR) || rel.starts_with(".git") {
+            continue;
+        }
+        if set.is_match(rel) {
+            count += 1;
+            if count > MAX_SCOPE_FILES {
+                return Err(broad(format!("the scope covers more than {MAX_SCOPE_FILES} files")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A glob is broad when its first path segment is a wildcard (`*`, `**`, `*.ts`, `**/*.ts`)
+/// or when it is a directory followed by a recursive wildcard for every file at any depth
+/// (`src/**/*`).
+pub fn is_broad_glob(pattern: &str) -> bool {
+    let pattern = pattern.trim().trim_start_matches("./");
+    let segments: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
+    let Some(first) = segments.first() else { return true };
+    if first.contains('*') || first.contains('?') || first.starts_with('{') || first.starts_with('[') {
+        return true;
+    }
+    // `dir/**/*`: a recursive wildcard followed by a bare `*` under a single top-level dir.
+    segments.len() == 3 && segments[1] == "**" && segments[2] == "*"
+}

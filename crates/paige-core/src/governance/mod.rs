@@ -1,0 +1,170 @@
+//! The hook engine: the single gateway for every tool call Claude Code makes in a project.
+//!
+//! `paige hook <event>` forwards each Claude Code hook payload to the running Paige, which
+//! calls [`Core::handle_hook`]. Two modes:
+//! - **coach** (no `.orchestration/`, never had one): the learner writes the code — the
+//!   Write/Edit family and mutating Bash are denied with a coaching reason; SessionStart and
+//!   UserPromptSubmit add Paige's persona, the session state and the unsaved diffs;
+//! - **governed** (`.orchestration/` exists, or existed once — recorded in the database): the
+//!   three-state handshake, scope and ownership, stale files, circuit breaker, budgets, and the
+//!   audit ledger. A missing or corrupt sidecar then denies every mutating action.
+
+mod engine;
+pub mod intents;
+pub mod ledger;
+pub mod tools;
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+pub use engine::{IntentContext, SELECT_TOOL};
+pub use intents::{Budget, Intent, IntentStatus, IntentsFile, Orchestration};
+
+/// The Claude Code hook events Paige listens to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookEvent {
+    SessionStart,
+    UserPromptSubmit,
+    PreToolUse,
+    PostToolUse,
+    PostToolUseFailure,
+    Stop,
+    PreCompact,
+    SessionEnd,
+}
+
+impl HookEvent {
+    pub const ALL: [HookEvent; 8] = [
+        HookEvent::SessionStart,
+        HookEvent::UserPromptSubmit,
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::PostToolUseFailure,
+        HookEvent::Stop,
+        HookEvent::PreCompact,
+        HookEvent::SessionEnd,
+    ];
+
+    /// Claude Code's name (`PreToolUse`).
+    pub fn name(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::PostToolUseFailure => "PostToolUseFailure",
+            HookEvent::Stop => "Stop",
+            HookEvent::PreCompact => "PreCompact",
+            HookEvent::SessionEnd => "SessionEnd",
+        }
+    }
+
+    /// The command-line and URL spelling (`pre-tool-use`).
+    pub fn slug(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "session-start",
+            HookEvent::UserPromptSubmit => "user-prompt-submit",
+            HookEvent::PreToolUse => "pre-tool-use",
+            HookEvent::PostToolUse => "post-tool-use",
+            HookEvent::PostToolUseFailure => "post-tool-use-failure",
+            HookEvent::Stop => "stop",
+            HookEvent::PreCompact => "pre-compact",
+            HookEvent::SessionEnd => "session-end",
+        }
+    }
+
+    /// Accepts either spelling.
+    pub fn parse(raw: &str) -> Option<HookEvent> {
+        HookEvent::ALL.into_iter().find(|e| e.slug() == raw || e.name() == raw)
+    }
+}
+
+/// A hook payload as Claude Code sends it (2.1.330). Unknown fields are ignored; every
+/// field is optional so a payload from another version still decodes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HookInput {
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub transcript_path: Option<PathBuf>,
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    #[serde(default)]
+    pub hook_event_name: Option<String>,
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    #[serde(default)]
+    pub tool_input: Option<serde_json::Value>,
+    #[serde(default)]
+    pub tool_response: Option<serde_json::Value>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+/// What the engine decided. `None` means no objection: the hook prints nothing, so Claude
+/// Code's own permission checks still apply (an `allow` would skip them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum HookDecision {
+    None,
+    /// PreToolUse: the call does not run; the reason reaches the model.
+    Deny {
+        reason: String,
+    },
+    /// UserPromptSubmit: the prompt is not processed.
+    Block {
+        reason: String,
+    },
+    /// SessionStart / UserPromptSubmit: added to the model's context; PreCompact: added to
+    /// the compaction instructions.
+    Context {
+        context: String,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GovernanceError {
+    #[error("cannot access {}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{} is not valid intents YAML: {detail}", path.display())]
+    CorruptIntents { path: PathBuf, detail: String },
+    #[error("unknown intent {0}")]
+    UnknownIntent(String),
+    #[error("intent {id} is {status} and cannot be selected")]
+    NotSelectable { id: String, status: &'static str },
+    #[error("intent {intent} has a bad scope: {detail}")]
+    BadScope { intent: String, detail: String },
+    #[error("governance is not enabled here: no .orchestration/ (run `paige intents init`)")]
+    NotGoverned,
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
+}
+
+/// Claude Code's hook timeout for `paige hook`, in seconds. Longer than the command's own
+/// wait for Paige (3 s), so the command answers — with a deny if need be — before Claude Code
+/// gives up on it and fails open.
+pub const HOOK_TIMEOUT_SECS: i64 = 5;
+
+/// The Claude Code `--settings` JSON that wires every event to `<paige> hook <event>` and
+/// allows Paige's own MCP tools (`acceptEdits` does not cover MCP tools).
+pub fn claude_settings(paige_command: &str) -> serde_json::Value {
+    let mut hooks = serde_json::Map::new();
+    for event in HookEvent::ALL {
+        let command = serde_json::json!({
+            "type": "command",
+            "command": format!("{paige_command} hook {}", event.slug()),
+            "timeout": HOOK_TIMEOUT_SECS,
+        });
+        let entry = match event {
+            HookEvent::PreToolUse | HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
+                serde_json::json!({"matcher": "*", "hooks": [command]})
+            }
+            _ => serde_json::json!({"hooks": [command]}),
+        };
+        hooks.insert(event.name().to_owned(), serde_json::json!([entry]));
+    }
+    serde_json::json!({"hooks": hooks, "permissions": {"allow": ["mcp__paige__*"]}})
+}

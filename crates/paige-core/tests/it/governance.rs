@@ -1,0 +1,819 @@
+//! The hook engine over Claude Code's recorded payloads (`tests/fixtures/claude-code-hooks/`):
+//! every acceptance scenario and edge case of the hook-engine spec, in coach and governed mode.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use paige_core::governance::intents::{Orchestration, is_broad_glob};
+use paige_core::governance::ledger::{self, TraceEntry, TraceKind};
+use paige_core::governance::{HookDecision, HookEvent, HookInput, IntentStatus, IntentsFile, SELECT_TOOL, tools};
+use paige_core::{Core, ManualClock};
+use serde_json::{Value, json};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/claude-code-hooks");
+const A: &str = "session-a";
+const B: &str = "session-b";
+
+const INTENTS: &str = r#"
+active_intents:
+  - id: INT-001
+    name: Build the weather widget
+    status: IN_PROGRESS
+    owned_scope: ["src/weather/**"]
+    constraints: ["no new dependencies"]
+    acceptance_criteria: ["widget renders"]
+  - id: INT-002
+    name: Sign-in form
+    status: IN_PROGRESS
+    owned_scope: ["src/auth/**"]
+  - id: INT-003
+    name: Old work
+    status: COMPLETED
+    owned_scope: ["src/old/**"]
+  - id: INT-004
+    name: Small budget
+    status: PENDING
+    owned_scope: ["src/budget/**"]
+    budget: {turns: 2}
+  - id: INT-005
+    name: Token budget
+    status: IN_PROGRESS
+    owned_scope: ["src/tokens/**"]
+    budget: {tokens: 1000}
+"#;
+
+struct Gov {
+    core: Arc<Core>,
+    clock: Arc<ManualClock>,
+    project: tempfile::TempDir,
+    data: tempfile::TempDir,
+}
+
+impl Gov {
+    fn coach(files: &[(&str, &str)]) -> Gov {
+        let t = super::test_core(files);
+        let data = tempfile::tempdir().expect("data");
+        Gov { core: t.core, clock: t.clock, project: t.project, data }
+    }
+
+    fn governed(yaml: &str, files: &[(&str, &str)]) -> Gov {
+        let project = tempfile::tempdir().expect("project");
+        for (path, content) in files {
+            let full = project.path().join(path);
+            std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+            std::fs::write(full, content).expect("write");
+        }
+        let orch = Orchestration::new(project.path());
+        orch.init().expect("init");
+        std::fs::write(orch.intents_path(), yaml).expect("yaml");
+        let data = tempfile::tempdir().expect("data");
+        let clock = super::clock();
+        let core = open(&project, &data, &clock);
+        Gov { core, clock, project, data }
+    }
+
+    /// A new `Core` over the same project and database: Paige restarted.
+    fn restart(self) -> Gov {
+        let Gov { core, clock, project, data } = self;
+        drop(core);
+        let core = open(&project, &data, &clock);
+        Gov { core, clock, project, data }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.core.project_root().path().to_owned()
+    }
+
+    fn orch(&self) -> Orchestration {
+        Orchestration::new(&self.root())
+    }
+
+    /// A recorded payload with the project path rewritten, the session set, and `patch`'s
+    /// top-level keys replacing the recorded ones.
+    fn payload(&self, fixture: &str, session: &str, patch: Value) -> (HookEvent, HookInput) {
+        let text = std::fs::read_to_string(format!("{FIXTURES}/{fixture}.json")).expect("fixture");
+        let text = text.replace("/home/learner/project", &self.root().display().to_string());
+        let mut value: Value = serde_json::from_str(&text).expect("fixture json");
+        value["session_id"] = json!(session);
+        if let Value::Object(patch) = patch {
+            for (k, v) in patch {
+                value[k] = v;
+            }
+        }
+        let event = HookEvent::parse(value["hook_event_name"].as_str().expect("event")).expect("known event");
+        (event, serde_json::from_value(value).expect("hook input"))
+    }
+
+    fn hook(&self, fixture: &str, session: &str, patch: Value) -> HookDecision {
+        let (event, input) = self.payload(fixture, session, patch);
+        self.core.handle_hook(event, &input)
+    }
+
+    fn pre(&self, session: &str, tool: &str, input: Value) -> HookDecision {
+        self.hook("PreToolUse-Write", session, json!({"tool_name": tool, "tool_input": input}))
+    }
+
+    fn post(&self, session: &str, tool: &str, input: Value) -> HookDecision {
+        self.hook("PostToolUse-Write-create", session, json!({"tool_name": tool, "tool_input": input}))
+    }
+
+    fn prompt(&self, session: &str) -> HookDecision {
+        self.hook("UserPromptSubmit", session, json!({}))
+    }
+
+    /// The handshake as Claude Code runs it: PreToolUse, the MCP call, PostToolUse.
+    fn select(&self, session: &str, id: &str) -> HookDecision {
+        let input = json!({"intent_id": id});
+        let patch = json!({"tool_name": SELECT_TOOL, "tool_input": input, "mcp_server": {"name": "paige"}});
+        let pre = self.hook("PreToolUse-mcp-check", session, patch.clone());
+        if pre == HookDecision::None {
+            self.core.select_active_intent(id).expect("the MCP tool agrees");
+            self.hook("PostToolUse-mcp-check", session, patch);
+        }
+        pre
+    }
+
+    fn abs(&self, rel: &str) -> String {
+        self.root().join(rel).display().to_string()
+    }
+
+    /// A Write through the hooks: PreToolUse; when not denied, the file is written and
+    /// PostToolUse runs.
+    fn write(&self, session: &str, rel: &str, content: &str) -> HookDecision {
+        let input = json!({"file_path": self.abs(rel), "content": content});
+        let decision = self.pre(session, "Write", input.clone());
+        if decision == HookDecision::None {
+            let path = self.root().join(rel);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, content).expect("write");
+            self.post(session, "Write", input);
+        }
+        decision
+    }
+
+    fn intents(&self) -> IntentsFile {
+        self.orch().load().expect("intents")
+    }
+
+    fn status(&self, id: &str) -> IntentStatus {
+        self.intents().get(id).expect("intent").status
+    }
+
+    fn trace(&self) -> Vec<TraceEntry> {
+        ledger::read_all(&self.orch().trace_path()).expect("trace")
+    }
+}
+
+fn open(project: &tempfile::TempDir, data: &tempfile::TempDir, clock: &Arc<ManualClock>) -> Arc<Core> {
+    let config = paige_core::Config::new(project.path().to_owned(), data.path().to_owned(), "test");
+    Arc::new(Core::open(config, clock.clone()).expect("core"))
+}
+
+fn denied(decision: &HookDecision) -> &str {
+    match decision {
+        HookDecision::Deny { reason } => reason,
+        other => panic!("expected a deny, got {other:?}"),
+    }
+}
+
+fn context(decision: &HookDecision) -> &str {
+    match decision {
+        HookDecision::Context { context } => context,
+        other => panic!("expected context, got {other:?}"),
+    }
+}
+
+// ---- payloads ------------------------------------------------------------------------
+
+#[test]
+fn every_recorded_payload_decodes_with_its_event() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(FIXTURES).expect("fixtures") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+        let input: HookInput = serde_json::from_value(value.clone()).expect("decodes");
+        assert!(!input.session_id.is_empty(), "{}", path.display());
+        let event = HookEvent::parse(value["hook_event_name"].as_str().expect("event name"));
+        assert!(event.is_some(), "{} has a known event", path.display());
+        seen += 1;
+    }
+    assert_eq!(seen, 9);
+}
+
+#[test]
+fn hook_events_parse_from_slug_and_from_claude_code_name() {
+    for event in HookEvent::ALL {
+        assert_eq!(HookEvent::parse(event.slug()), Some(event));
+        assert_eq!(HookEvent::parse(event.name()), Some(event));
+    }
+    assert_eq!(HookEvent::parse("pre_tool_use"), None);
+}
+
+#[test]
+fn read_only_bash_is_told_apart_from_mutating_bash() {
+    for command in ["ls -la", "git status", "cat a | grep b", "cargo test -p x", "find . -name '*.rs'", "sed -n 1,5p f"]
+    {
+        assert!(tools::is_read_only_command(command), "{command} is read-only");
+    }
+    for command in [
+        "rm -rf src",
+        "echo hi > a.txt",
+        "git commit -m x",
+        "sed -i s/a/b/ f",
+        "find . -delete",
+        "ls; rm a",
+        "npm install",
+        "cat $(rm x)",
+        "",
+    ] {
+        assert!(!tools::is_read_only_command(command), "{command} mutates");
+    }
+    assert!(tools::is_mutating("Write", None));
+    assert!(tools::is_mutating("mcp__gov__check", None), "other servers' MCP tools count as mutating");
+    assert!(!tools::is_mutating("mcp__paige__get_buffer", None));
+    assert!(!tools::is_mutating("Read", None));
+}
+
+// ---- coach mode ------------------------------------------------------------------------
+
+#[test]
+fn coach_mode_denies_the_recorded_write_with_a_coaching_reason() {
+    let g = Gov::coach(&[]);
+    let reason = denied(&g.hook("PreToolUse-Write", A, json!({}))).to_owned();
+    assert!(reason.contains("coach mode") && reason.contains("learner"), "{reason}");
+    for tool in ["Edit", "MultiEdit", "NotebookEdit"] {
+        denied(&g.pre(A, tool, json!({"file_path": g.abs("a.rs")})));
+    }
+}
+
+#[test]
+fn coach_mode_denies_mutating_bash_and_allows_reads() {
+    let g = Gov::coach(&[("a.rs", "fn main() {}\n")]);
+    denied(&g.pre(A, "Bash", json!({"command": "rm a.rs"})));
+    assert_eq!(g.pre(A, "Bash", json!({"command": "cat a.rs"})), HookDecision::None);
+    assert_eq!(g.pre(A, "Read", json!({"file_path": g.abs("a.rs")})), HookDecision::None);
+    assert_eq!(g.hook("PreToolUse-mcp-check", A, json!({"tool_name": "mcp__paige__get_buffer"})), HookDecision::None);
+    assert_eq!(g.hook("Stop", A, json!({})), HookDecision::None);
+}
+
+#[tokio::test]
+async fn coach_mode_session_start_adds_the_persona_and_the_session_state() {
+    let g = Gov::coach(&[]);
+    let text = context(&g.hook("SessionStart", A, json!({}))).to_owned();
+    assert!(text.contains(paige_core::prompts::coach_persona::SYSTEM_PROMPT.trim()), "persona included");
+    assert!(text.contains("Session state: no coaching session"), "{text}");
+    let session = g.core.start_session(Some(42), Some("Add a weather widget".into())).expect("session");
+    let text = context(&g.hook("SessionStart", A, json!({}))).to_owned();
+    assert!(text.contains("#42 Add a weather widget") && text.contains("no phase yet"), "{text}");
+    let plan = g.core.db().create_plan(&session.id, "1. fetch").expect("plan");
+    let phase = g
+        .core
+        .db()
+        .create_phase(paige_core::db::NewPhase {
+            plan_id: plan.id,
+            number: 1,
+            title: "Fetch the forecast".into(),
+            description: "call the API".into(),
+            hint_level: paige_core::db::HintLevel::Region,
+            expected_files: vec![],
+        })
+        .expect("phase");
+    g.core.db().set_phase_status(&phase.id, paige_core::db::PhaseStatus::Active).expect("active");
+    let text = context(&g.prompt(A)).to_owned();
+    assert!(text.contains("phase 1 \"Fetch the forecast\" (active), hint level region"), "{text}");
+}
+
+#[test]
+fn coach_mode_prompt_context_carries_the_unsaved_diffs() {
+    use paige_core::protocol::{BufferUpdate, ClientMessage, ConnectionId, CursorPosition};
+    let g = Gov::coach(&[("src/a.rs", "fn a() {}\n")]);
+    let text = context(&g.prompt(A)).to_owned();
+    assert!(text.contains("no unsaved changes"), "{text}");
+    let update = BufferUpdate {
+        path: "src/a.rs".into(),
+        content: "fn a() { todo!() }\n".into(),
+        cursor_position: CursorPosition { line: 1, column: 1 },
+        selections: vec![],
+    };
+    g.core.handle_message(ConnectionId(1), ClientMessage::BufferUpdate(update));
+    let text = context(&g.prompt(A)).to_owned();
+    assert!(text.contains("src/a.rs") && text.contains("+fn a() { todo!() }"), "{text}");
+}
+
+// ---- Story 1: the reasoning intercept ---------------------------------------------------
+
+#[test]
+fn in_state_1_every_tool_but_select_is_a_state_violation() {
+    let g = Gov::governed(INTENTS, &[("src/weather/a.rs", "")]);
+    for (tool, input) in [
+        ("Write", json!({"file_path": g.abs("src/weather/a.rs"), "content": "x"})),
+        ("Read", json!({"file_path": g.abs("src/weather/a.rs")})),
+        ("Bash", json!({"command": "ls"})),
+        ("mcp__paige__get_buffer", json!({})),
+    ] {
+        let reason = denied(&g.pre(A, tool, input)).to_owned();
+        assert!(reason.starts_with("State Violation: Reasoning Intercept Required"), "{tool}: {reason}");
+    }
+    // After the prompt (state 2) too.
+    g.prompt(A);
+    denied(&g.write(A, "src/weather/a.rs", "x"));
+    let denials = g.trace().iter().filter(|e| e.kind == TraceKind::Denial).count();
+    assert_eq!(denials, 5, "every denial is a ledger line");
+}
+
+#[test]
+fn session_start_and_prompt_list_the_available_intents() {
+    let g = Gov::governed(INTENTS, &[]);
+    for decision in [g.hook("SessionStart", A, json!({})), g.prompt(A)] {
+        let text = context(&decision).to_owned();
+        assert!(text.contains("Reasoning Intercept") && text.contains("select_active_intent"), "{text}");
+        assert!(text.contains("INT-001") && text.contains("INT-002") && text.contains("INT-004"), "{text}");
+        assert!(!text.contains("INT-003"), "completed intents are not offered: {text}");
+    }
+}
+
+#[test]
+fn selecting_an_unknown_or_completed_intent_fails_and_stays_in_state_2() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    for (id, expected) in [("INT-404", "unknown intent INT-404"), ("INT-003", "COMPLETED")] {
+        let reason = denied(&g.select(A, id)).to_owned();
+        assert!(reason.contains("Intent Validation Error") && reason.contains(expected), "{reason}");
+        assert!(g.core.select_active_intent(id).is_err(), "the MCP tool refuses {id} too");
+    }
+    let reason = denied(&g.write(A, "src/weather/a.rs", "x")).to_owned();
+    assert!(reason.starts_with("State Violation"), "still in state 2: {reason}");
+}
+
+// ---- Story 2: context enrichment ----------------------------------------------------------
+
+#[test]
+fn selection_returns_scope_constraints_history_and_shared_brain() {
+    let g = Gov::governed(INTENTS, &[("AGENT.md", "# Shared Brain\n- always run the tests\n")]);
+    g.prompt(A);
+    assert_eq!(g.select(A, "INT-001"), HookDecision::None);
+    assert_eq!(g.write(A, "src/weather/widget.rs", "pub fn widget() {}\n"), HookDecision::None);
+    let ctx = g.core.select_active_intent("INT-001").expect("context");
+    assert_eq!(ctx.owned_scope, vec!["src/weather/**".to_owned()]);
+    assert_eq!(ctx.constraints, vec!["no new dependencies".to_owned()]);
+    assert_eq!(ctx.acceptance_criteria, vec!["widget renders".to_owned()]);
+    assert!(ctx.recent_history.contains("src/weather/widget.rs lines 1-1"), "{}", ctx.recent_history);
+    assert!(ctx.shared_brain.contains("always run the tests"), "{}", ctx.shared_brain);
+    let text = ctx.to_text();
+    assert!(text.contains("src/weather/**") && text.contains("no new dependencies") && text.contains("always run"));
+}
+
+#[test]
+fn in_state_3_the_prompt_shows_the_bound_scope_and_constraints() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let text = context(&g.hook("SessionStart", A, json!({"source": "resume"}))).to_owned();
+    assert!(
+        text.contains("State 3") && text.contains("src/weather/**") && text.contains("no new dependencies"),
+        "{text}"
+    );
+}
+
+// ---- Story 3: the audit ledger ------------------------------------------------------------
+
+#[test]
+fn a_permitted_write_is_ledgered_with_the_hash_of_its_content() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let content = "fn forecast() -> u8 {\n    42\n}\n";
+    assert_eq!(g.write(A, "src/weather/forecast.rs", content), HookDecision::None);
+    let trace = g.trace();
+    let entry = trace.iter().find(|e| e.kind == TraceKind::Mutation).expect("mutation line");
+    assert_eq!(entry.intent_id.as_deref(), Some("INT-001"));
+    assert_eq!(entry.session_id, A);
+    assert_eq!(entry.file.as_deref(), Some("src/weather/forecast.rs"));
+    assert_eq!(entry.blocks[0].content_hash, ledger::sha256_hex(content.as_bytes()));
+    assert_eq!((entry.blocks[0].start_line, entry.blocks[0].end_line), (1, 3));
+    assert_eq!(entry.file_hash.as_deref(), Some(ledger::sha256_hex(content.as_bytes()).as_str()));
+    assert_eq!(entry.timestamp, paige_core::Clock::now(g.clock.as_ref()));
+    let text = std::fs::read_to_string(g.orch().trace_path()).expect("trace");
+    assert_eq!(ledger::verify(&text), Ok(trace.len()));
+    let map = std::fs::read_to_string(g.orch().map_path()).expect("map");
+    assert!(map.contains("`src/weather/forecast.rs`: INT-001 (Build the weather widget"), "{map}");
+}
+
+#[test]
+fn an_edit_records_the_new_block_and_its_line_range() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    g.write(A, "src/weather/a.rs", "one\ntwo\nthree\n");
+    let path = g.root().join("src/weather/a.rs");
+    std::fs::write(&path, "one\nTWO\nTHREE\n").expect("edit");
+    let input = json!({"file_path": g.abs("src/weather/a.rs"), "old_string": "two\nthree", "new_string": "TWO\nTHREE"});
+    g.post(A, "Edit", input);
+    let entry = g.trace().into_iter().rev().find(|e| e.tool == "Edit").expect("edit line");
+    assert_eq!((entry.blocks[0].start_line, entry.blocks[0].end_line), (2, 3));
+    assert_eq!(entry.blocks[0].content_hash, ledger::sha256_hex(b"TWO\nTHREE"));
+}
+
+#[test]
+fn blame_finds_the_intent_after_the_block_moves_within_and_across_files() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let block = "fn forecast() -> u8 {\n    42\n}\n";
+    g.write(A, "src/weather/forecast.rs", block);
+    let trace = g.trace();
+    // Moved down within a file.
+    let moved = format!("// header\n\nuse std::fmt;\n{block}");
+    let hit = ledger::blame(&trace, &moved, 5).expect("found after moving");
+    assert_eq!((hit.entry.intent_id.as_deref(), hit.exact), (Some("INT-001"), true));
+    // Moved to another file and re-indented.
+    let reindented = "mod inner {\nfn forecast() -> u8 {\n        42\n}\n}\n";
+    let hit = ledger::blame(&trace, reindented, 3).expect("found by normalized hash");
+    assert_eq!((hit.entry.intent_id.as_deref(), hit.exact), (Some("INT-001"), false));
+    assert_eq!(ledger::blame(&trace, "fn other() {}\n", 1), None);
+}
+
+#[test]
+fn tampering_with_any_ledger_line_breaks_the_chain() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    g.write(A, "src/weather/a.rs", "a\n");
+    g.write(A, "src/weather/b.rs", "b\n");
+    let text = std::fs::read_to_string(g.orch().trace_path()).expect("trace");
+    assert_eq!(ledger::verify(&text), Ok(2));
+    let edited = text.replacen("src/weather/a.rs", "src/weather/z.rs", 1);
+    assert_eq!(ledger::verify(&edited).map_err(|b| b.line), Err(1));
+    let dropped: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    assert_eq!(ledger::verify(&dropped).map_err(|b| b.line), Err(1), "the first line must chain to genesis");
+}
+
+#[test]
+fn concurrent_appends_keep_one_valid_chain() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("agent_trace.jsonl");
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                for i in 0..50 {
+                    ledger::append(&path, new_trace(&format!("t{t}-{i}"))).expect("append");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("thread");
+    }
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert_eq!(ledger::verify(&text), Ok(200));
+}
+
+fn new_trace(command: &str) -> ledger::NewTrace {
+    ledger::NewTrace {
+        id: command.to_owned(),
+        timestamp: chrono::Utc::now(),
+        kind: TraceKind::Mutation,
+        intent_id: Some("INT-001".into()),
+        session_id: A.into(),
+        model: None,
+        tool: "Bash".into(),
+        file: None,
+        blocks: vec![],
+        file_hash: None,
+        command: Some(command.into()),
+        reason: None,
+    }
+}
+
+// ---- scope, ownership, staleness ---------------------------------------------------------
+
+#[test]
+fn a_write_outside_the_owned_scope_is_a_scope_violation() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let reason = denied(&g.write(A, "src/secret.ts", "x")).to_owned();
+    assert!(reason.starts_with("Scope Violation: src/secret.ts"), "{reason}");
+    let reason = denied(&g.pre(A, "Write", json!({"file_path": "/etc/passwd", "content": "x"}))).to_owned();
+    assert!(reason.starts_with("Scope Violation"), "{reason}");
+    let last = g.trace().pop().expect("denial line");
+    assert_eq!((last.kind, last.intent_id.as_deref()), (TraceKind::Denial, Some("INT-001")));
+}
+
+#[test]
+fn a_file_owned_by_another_in_progress_intent_is_a_governance_violation() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let reason = denied(&g.write(A, "src/auth/login.rs", "x")).to_owned();
+    assert_eq!(reason, "Governance Violation: File owned by Intent [INT-002]");
+}
+
+#[test]
+fn a_file_last_written_by_another_in_progress_intent_is_owned_by_it() {
+    let yaml = INTENTS.replace("owned_scope: [\"src/auth/**\"]", "owned_scope: [\"src/auth/**\", \"src/shared/**\"]");
+    let yaml =
+        yaml.replacen("owned_scope: [\"src/weather/**\"]", "owned_scope: [\"src/weather/**\", \"src/shared/**\"]", 1);
+    let g = Gov::governed(&yaml, &[]);
+    g.prompt(B);
+    g.select(B, "INT-002");
+    assert_eq!(g.write(B, "src/shared/util.rs", "x\n"), HookDecision::None);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    assert_eq!(
+        denied(&g.write(A, "src/shared/util.rs", "y\n")),
+        "Governance Violation: File owned by Intent [INT-002]"
+    );
+}
+
+#[test]
+fn broad_scopes_are_rejected_at_selection() {
+    for glob in ["*", "**/*", "src/**/*", "**/*.ts", "*.rs"] {
+        assert!(is_broad_glob(glob), "{glob} is broad");
+        let yaml = INTENTS.replace("[\"src/weather/**\"]", &format!("[\"{glob}\"]"));
+        let g = Gov::governed(&yaml, &[]);
+        g.prompt(A);
+        let reason = denied(&g.select(A, "INT-001")).to_owned();
+        assert!(reason.contains("too broad"), "{glob}: {reason}");
+    }
+    for glob in ["src/weather/**", "src/weather/**/*.rs", "docs/README.md"] {
+        assert!(!is_broad_glob(glob), "{glob} is narrow");
+    }
+}
+
+#[test]
+fn a_scope_covering_more_than_20_files_is_rejected() {
+    let files: Vec<(String, &str)> = (0..21).map(|i| (format!("src/weather/f{i}.rs"), "")).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+    let g = Gov::governed(INTENTS, &refs);
+    g.prompt(A);
+    let reason = denied(&g.select(A, "INT-001")).to_owned();
+    assert!(reason.contains("more than 20 files"), "{reason}");
+    std::fs::remove_file(g.root().join("src/weather/f0.rs")).expect("rm");
+    assert_eq!(g.select(A, "INT-001"), HookDecision::None, "20 files is fine");
+}
+
+#[test]
+fn a_write_to_a_file_changed_since_the_agent_read_it_is_denied() {
+    let g = Gov::governed(INTENTS, &[("src/weather/a.rs", "v1\n")]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    g.post(A, "Read", json!({"file_path": g.abs("src/weather/a.rs")}));
+    std::fs::write(g.root().join("src/weather/a.rs"), "v2 by the human\n").expect("human edit");
+    let reason = denied(&g.write(A, "src/weather/a.rs", "v3\n")).to_owned();
+    assert!(reason.starts_with("Stale File: src/weather/a.rs"), "{reason}");
+    g.post(A, "Read", json!({"file_path": g.abs("src/weather/a.rs")}));
+    assert_eq!(g.write(A, "src/weather/a.rs", "v3\n"), HookDecision::None, "after reading again");
+    assert_eq!(g.write(A, "src/weather/a.rs", "v4\n"), HookDecision::None, "its own write counts as seen");
+}
+
+#[test]
+fn a_completed_intent_still_in_use_blocks_and_returns_to_state_2() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    g.write(A, "src/weather/a.rs", "a\n");
+    let mut file = g.intents();
+    file.get_mut("INT-001").expect("intent").status = IntentStatus::Completed;
+    g.orch().save(&file).expect("save");
+    let reason = denied(&g.write(A, "src/weather/b.rs", "b\n")).to_owned();
+    assert!(reason.starts_with("Stale Intent: INT-001 is COMPLETED"), "{reason}");
+    let reason = denied(&g.pre(A, "Read", json!({"file_path": g.abs("src/weather/a.rs")}))).to_owned();
+    assert!(reason.starts_with("State Violation"), "back in state 2: {reason}");
+    let brain = std::fs::read_to_string(g.root().join("AGENT.md")).expect("AGENT.md created");
+    assert!(brain.contains("- 2026-11-22: INT-001 completed"), "{brain}");
+}
+
+#[test]
+fn two_sessions_never_share_an_intent() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    g.prompt(B);
+    let reason = denied(&g.select(B, "INT-001")).to_owned();
+    assert!(reason.contains("held by another Claude Code session"), "{reason}");
+    assert!(denied(&g.write(B, "src/weather/a.rs", "x")).starts_with("State Violation"));
+    assert_eq!(g.write(A, "src/weather/a.rs", "x"), HookDecision::None);
+    g.hook("SessionEnd", A, json!({}));
+    assert_eq!(g.select(B, "INT-001"), HookDecision::None, "free once A ended");
+}
+
+#[test]
+fn the_post_hook_of_another_session_cannot_bind_an_intent() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.prompt(B);
+    let input = json!({"intent_id": "INT-001"});
+    let patch = json!({"tool_name": SELECT_TOOL, "tool_input": input});
+    assert_eq!(g.hook("PreToolUse-mcp-check", A, patch.clone()), HookDecision::None);
+    g.hook("PostToolUse-mcp-check", B, patch);
+    assert!(denied(&g.write(B, "src/weather/a.rs", "x")).starts_with("State Violation"));
+}
+
+#[test]
+fn selecting_a_pending_intent_sets_it_in_progress() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    assert_eq!(g.status("INT-004"), IntentStatus::Pending);
+    g.select(A, "INT-004");
+    assert_eq!(g.status("INT-004"), IntentStatus::InProgress);
+}
+
+#[test]
+fn the_session_state_survives_a_restart() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let g = g.restart();
+    assert_eq!(g.write(A, "src/weather/a.rs", "x"), HookDecision::None, "still in state 3");
+    assert!(denied(&g.write(B, "src/weather/a.rs", "y")).starts_with("State Violation"));
+}
+
+// ---- Story 4: breaker and budgets -----------------------------------------------------------
+
+#[test]
+fn the_third_identical_call_trips_the_breaker_and_blocks_the_intent() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let ls = json!({"command": "ls src"});
+    assert_eq!(g.pre(A, "Bash", ls.clone()), HookDecision::None);
+    assert_eq!(g.pre(A, "Bash", ls.clone()), HookDecision::None);
+    let reason = denied(&g.pre(A, "Bash", ls.clone())).to_owned();
+    assert!(reason.starts_with("Circuit Breaker") && reason.contains("paige intents reset INT-001"), "{reason}");
+    assert_eq!(g.status("INT-001"), IntentStatus::Blocked);
+    assert_eq!(g.trace().iter().filter(|e| e.kind == TraceKind::Breaker).count(), 1);
+    // Blocked until a human resets it.
+    g.prompt(A);
+    assert!(denied(&g.select(A, "INT-001")).contains("BLOCKED"));
+}
+
+#[test]
+fn changing_the_input_resets_the_breaker_count() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    for command in ["ls a", "ls a", "ls b", "ls b", "ls a", "ls a"] {
+        assert_eq!(g.pre(A, "Bash", json!({"command": command})), HookDecision::None, "{command}");
+    }
+    assert_eq!(g.status("INT-001"), IntentStatus::InProgress);
+}
+
+#[test]
+fn exceeding_the_turn_budget_denies_and_blocks() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-004");
+    assert_eq!(g.pre(A, "Bash", json!({"command": "ls 1"})), HookDecision::None);
+    assert_eq!(g.pre(A, "Bash", json!({"command": "ls 2"})), HookDecision::None);
+    let reason = denied(&g.pre(A, "Bash", json!({"command": "ls 3"}))).to_owned();
+    assert!(reason.starts_with("Budget Exceeded: intent INT-004 used its 2 turns"), "{reason}");
+    assert_eq!(g.status("INT-004"), IntentStatus::Blocked);
+}
+
+#[test]
+fn exceeding_the_token_budget_from_the_transcript_denies_and_blocks() {
+    let g = Gov::governed(INTENTS, &[]);
+    let transcript = g.root().join("transcript.jsonl");
+    let usage = |n: i64| json!({"type": "assistant", "message": {"model": "claude-sonnet-4-6", "usage": {"input_tokens": n, "output_tokens": 10}}});
+    std::fs::write(&transcript, format!("{}\n", usage(100))).expect("transcript");
+    let patch = |cmd: &str| json!({"tool_name": "Bash", "tool_input": {"command": cmd}, "transcript_path": transcript});
+    g.prompt(A);
+    g.select(A, "INT-005");
+    assert_eq!(g.hook("PreToolUse-Write", A, patch("ls 1")), HookDecision::None);
+    std::fs::write(&transcript, format!("{}\n{}\n", usage(100), usage(2000))).expect("transcript");
+    let reason = denied(&g.hook("PreToolUse-Write", A, patch("ls 2"))).to_owned();
+    assert!(reason.contains("used 2120 of 1000 tokens"), "{reason}");
+    assert_eq!(g.status("INT-005"), IntentStatus::Blocked);
+}
+
+#[test]
+fn the_contributor_model_comes_from_the_transcript() {
+    let g = Gov::governed(INTENTS, &[]);
+    let transcript = g.root().join("t.jsonl");
+    std::fs::write(&transcript, "{\"message\":{\"model\":\"claude-opus-4-5\"}}\nnot json\n").expect("transcript");
+    g.prompt(A);
+    g.select(A, "INT-001");
+    std::fs::create_dir_all(g.root().join("src/weather")).expect("mkdir");
+    std::fs::write(g.root().join("src/weather/a.rs"), "x\n").expect("write");
+    let input = json!({"file_path": g.abs("src/weather/a.rs"), "content": "x\n"});
+    g.hook("PostToolUse-Write-create", A, json!({"tool_input": input, "transcript_path": transcript}));
+    assert_eq!(g.trace().pop().expect("line").model.as_deref(), Some("claude-opus-4-5"));
+}
+
+#[test]
+fn pre_compact_summarises_the_intents_trace() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    g.write(A, "src/weather/a.rs", "a\n");
+    let (_, input) = g.payload("Stop", A, json!({"hook_event_name": "PreCompact", "trigger": "auto"}));
+    let text = context(&g.core.handle_hook(HookEvent::PreCompact, &input)).to_owned();
+    assert!(text.contains("INT-001") && text.contains("src/weather/a.rs lines 1-1"), "{text}");
+}
+
+#[test]
+fn a_tool_failing_three_times_in_a_row_becomes_a_shared_brain_lesson() {
+    let g = Gov::governed(INTENTS, &[("AGENT.md", "# Lessons\n")]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let failure = json!({"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": {"command": "cargo test"}, "error": "exit 101"});
+    for _ in 0..3 {
+        let (_, input) = g.payload("PostToolUse-Write-create", A, failure.clone());
+        g.core.handle_hook(HookEvent::PostToolUseFailure, &input);
+    }
+    let brain = std::fs::read_to_string(g.root().join("AGENT.md")).expect("AGENT.md");
+    assert!(brain.starts_with("# Lessons\n"), "appended, not replaced");
+    assert!(brain.contains("- 2026-11-22: Bash failed 3 times in a row under INT-001"), "{brain}");
+}
+
+// ---- fail-safe ------------------------------------------------------------------------------
+
+#[test]
+fn a_deleted_orchestration_dir_denies_every_mutation_within_100ms() {
+    let g = Gov::governed(INTENTS, &[("src/weather/a.rs", "")]);
+    g.hook("SessionStart", A, json!({}));
+    std::fs::remove_dir_all(g.orch().dir()).expect("rm");
+    let started = Instant::now();
+    let decision = g.hook("PreToolUse-Write", A, json!({}));
+    assert!(started.elapsed().as_millis() < 100, "took {:?}", started.elapsed());
+    let reason = denied(&decision).to_owned();
+    assert!(reason.starts_with("Fail-Safe") && reason.contains("paige intents init"), "{reason}");
+    denied(&g.pre(A, "Bash", json!({"command": "touch x"})));
+    assert_eq!(g.pre(A, "Read", json!({"file_path": g.abs("src/weather/a.rs")})), HookDecision::None);
+    match g.prompt(A) {
+        HookDecision::Block { reason } => assert!(reason.contains("paige intents init"), "{reason}"),
+        other => panic!("a new prompt is blocked while the state is missing, got {other:?}"),
+    }
+    assert!(context(&g.hook("SessionStart", A, json!({}))).contains("paige intents init"));
+    // Still governed after a restart: the database remembers.
+    let g = g.restart();
+    denied(&g.hook("PreToolUse-Write", A, json!({})));
+}
+
+#[test]
+fn corrupt_intents_yaml_denies_every_mutation() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    std::fs::write(g.orch().intents_path(), "active_intents: [ {id: : }").expect("corrupt");
+    let reason = denied(&g.write(A, "src/weather/a.rs", "x")).to_owned();
+    assert!(reason.contains("not valid intents YAML") && reason.contains("paige intents init"), "{reason}");
+}
+
+#[test]
+fn intents_init_keeps_existing_files_and_round_trips_extra_keys() {
+    let dir = tempfile::tempdir().expect("dir");
+    let orch = Orchestration::new(dir.path());
+    assert_eq!(orch.init().expect("init").len(), 3);
+    let file = orch.load().expect("example parses");
+    assert_eq!(file.active_intents[0].id, "INT-001");
+    std::fs::write(
+        orch.intents_path(),
+        "active_intents:\n  - id: X\n    name: x\n    status: PENDING\n    owner: ana\n",
+    )
+    .expect("w");
+    assert!(orch.init().expect("init").is_empty(), "existing files are kept");
+    let file = orch.load().expect("load");
+    orch.save(&file).expect("save");
+    assert!(std::fs::read_to_string(orch.intents_path()).expect("read").contains("owner: ana"));
+}
+
+#[test]
+fn generated_claude_settings_wire_every_event_to_paige_hook() {
+    let settings = paige_core::governance::claude_settings("/opt/paige");
+    for event in HookEvent::ALL {
+        let command = &settings["hooks"][event.name()][0]["hooks"][0];
+        assert_eq!(command["type"], "command");
+        assert_eq!(command["command"], format!("/opt/paige hook {}", event.slug()));
+        assert_eq!(command["timeout"], 5);
+    }
+    assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "*");
+    assert_eq!(settings["permissions"]["allow"], json!(["mcp__paige__*"]));
+}
+
+#[test]
+fn concurrent_identical_calls_of_one_session_still_trip_the_breaker() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let (_, input) = g.payload("PreToolUse-Write", A, json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}));
+    let denials: usize = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|_| {
+                let input = input.clone();
+                let core = g.core.clone();
+                scope
+                    .spawn(move || matches!(core.handle_hook(HookEvent::PreToolUse, &input), HookDecision::Deny { .. }))
+            })
+            .collect();
+        handles.into_iter().map(|h| usize::from(h.join().expect("thread"))).sum()
+    });
+    assert_eq!(denials, 4, "two calls pass, the third trips, the rest meet state 2 — whatever the interleaving");
+    assert_eq!(g.status("INT-001"), IntentStatus::Blocked);
+}

@@ -1,0 +1,94 @@
+//! `POST /hooks/{event}` and the `select_active_intent` MCP tool.
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+
+use crate::{TOKEN, fixture, running};
+
+fn write_payload(project: &std::path::Path) -> Value {
+    json!({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Write",
+           "tool_input": {"file_path": project.join("a.rs"), "content": "x"}})
+}
+
+async fn post(path: &str, body: String, token: Option<&str>) -> (StatusCode, Value, String) {
+    let f = fixture();
+    let mut request = Request::post(path).header(header::HOST, "127.0.0.1:3000");
+    if let Some(token) = token {
+        request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
+    }
+    let body = body.replace("{project}", &f.core.project_root().path().display().to_string());
+    let request = request.body(Body::from(body)).expect("request");
+    let response = paige_server::app(f.core.clone(), TOKEN).router.oneshot(request).await.expect("response");
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.expect("body");
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null), text)
+}
+
+#[tokio::test]
+async fn hooks_require_the_token() {
+    let body = write_payload(std::path::Path::new("/p")).to_string();
+    let (status, _, _) = post("/hooks/pre-tool-use", body.clone(), None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _, _) = post("/hooks/pre-tool-use", body, Some("wrong")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn a_pre_tool_use_write_in_coach_mode_answers_a_typed_deny() {
+    let body = write_payload(std::path::Path::new("{project}")).to_string();
+    let (status, value, text) = post("/hooks/pre-tool-use", body, Some(TOKEN)).await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    assert_eq!(value["decision"], "deny");
+    assert!(value["reason"].as_str().expect("reason").contains("coach mode"), "{value}");
+    let (_, value, _) = post("/hooks/Stop", json!({"session_id": "s"}).to_string(), Some(TOKEN)).await;
+    assert_eq!(value, json!({"decision": "none"}));
+}
+
+#[tokio::test]
+async fn unknown_events_and_non_json_payloads_are_client_errors() {
+    let (status, _, text) = post("/hooks/pre-tool", "{}".into(), Some(TOKEN)).await;
+    assert_eq!((status, text.as_str()), (StatusCode::NOT_FOUND, "unknown hook event pre-tool"));
+    let (status, _, text) = post("/hooks/pre-tool-use", "{oops".into(), Some(TOKEN)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(text.starts_with("hook payload is not valid json"), "{text}");
+}
+
+#[tokio::test]
+async fn select_active_intent_returns_the_context_or_a_validation_error() {
+    let server = running().await;
+    let root = server.fixture.core.project_root().path().to_owned();
+    let orch = paige_core::governance::Orchestration::new(&root);
+    orch.init().expect("init");
+    std::fs::write(
+        orch.intents_path(),
+        "active_intents:\n  - id: INT-001\n    name: Weather\n    status: IN_PROGRESS\n    owned_scope: [\"src/weather/**\"]\n    constraints: [\"no new dependencies\"]\n",
+    )
+    .expect("yaml");
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", server.base)).auth_header(TOKEN),
+    );
+    let client = ().serve(transport).await.expect("initialize");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let tool = tools.iter().find(|t| t.name == "select_active_intent").expect("tool listed");
+    let schema = serde_json::to_value(&tool.input_schema).expect("schema");
+    assert_eq!(schema["properties"]["intent_id"]["type"], "string", "{schema}");
+    let call = |id: &str| {
+        let args = json!({"intent_id": id}).as_object().cloned().expect("object");
+        client.call_tool(CallToolRequestParams::new("select_active_intent").with_arguments(args))
+    };
+    let ok = serde_json::to_value(call("INT-001").await.expect("call")).expect("json");
+    assert_ne!(ok["isError"], true, "{ok}");
+    let text = ok["content"][0]["text"].as_str().expect("text");
+    assert!(text.contains("src/weather/**") && text.contains("no new dependencies"), "{text}");
+    let bad = serde_json::to_value(call("INT-404").await.expect("call")).expect("json");
+    assert_eq!(bad["isError"], true, "{bad}");
+    assert_eq!(bad["content"][0]["text"], "Intent Validation Error: unknown intent INT-404");
+    client.cancel().await.expect("close");
+}
