@@ -43,3 +43,21 @@ ensure_rust() {
     cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1 || rustup component add "$component"
   done
 }
+
+ensure_node() {
+  command -v npm >/dev/null || apt_install nodejs npm
+  local major
+  major=$(node --version | sed 's/^v\([0-9]*\).*/\1/')
+  [ "$major" -ge 20 ] || die "Node.js 20 or newer is needed for the UI build (have $(node --version))"
+}
+
+# The web UI: dependencies from ui/package-lock.json, then the Vite build into ui/dist.
+build_ui() {
+  ensure_node
+  if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+    say "installing the UI's npm dependencies (npm ci)"
+    (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  say "building the UI (vite)"
+  (cd ui && npm run --silent build >/dev/null)
+}

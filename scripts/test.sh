@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 ensure_rust
+# chromium: the browser UI's smoke test runs in Debian's headless Chromium.
+apt_install chromium
+build_ui
 say "checking formatting"
 cargo fmt --all --check
 say "linting (clippy)"
@@ -16,5 +19,13 @@ set +e
 cargo test --workspace --locked --lib --bins --tests 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
-awk '/^test result:/ { passed += $4; failed += $6 } END { printf "rust: %d passed, %d failed\n", passed, failed }' "$log"
+say "UI unit tests (vitest)"
+(cd ui && npx vitest run 2>&1) | tee -a "$log" || status=1
+say "UI smoke test: the browser UI against paige serve in headless Chromium"
+target="${CARGO_TARGET_DIR:-target}"
+(cd ui && PAIGE_BIN="$(cd .. && realpath "$target")/debug/paige" node tests/smoke.mjs 2>&1) | tee -a "$log" || status=1
+awk '/^test result:/ { passed += $4; failed += $6 }
+     /^ +Tests +[0-9]/ { for (i = 2; i < NF; i++) { if ($(i+1) ~ /^passed/) passed += $i; if ($(i+1) ~ /^failed/) failed += $i } }
+     /^ui smoke: [0-9]+ passed, [0-9]+ failed$/ { passed += $3; failed += $5 }
+     END { printf "all: %d passed, %d failed\n", passed, failed }' "$log"
 exit "$status"

@@ -4,6 +4,7 @@
 //! - `GET /health` — open, for liveness checks;
 //! - `/mcp` — rmcp Streamable HTTP (2025-11-25 sessions and 2026-07-28 stateless POSTs);
 //! - `/ws` — the UI protocol over a WebSocket;
+//! - `/`, `/assets/*` — the bundled web UI, when [`Server::with_ui`] adds it;
 //!
 //! `/mcp` and `/ws` require the per-launch bearer token.
 //!
@@ -13,6 +14,7 @@
 mod guard;
 mod health;
 mod mcp;
+mod ui;
 mod ws;
 
 use std::sync::Arc;
@@ -22,6 +24,7 @@ use paige_core::Core;
 use tokio_util::sync::CancellationToken;
 
 pub use mcp::{McpSessions, PaigeMcp};
+pub use ui::{default_ui_dirs, is_ui_build};
 
 /// What the routes share. Cheap to clone.
 #[derive(Clone)]

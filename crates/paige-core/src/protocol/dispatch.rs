@@ -159,6 +159,8 @@ impl Core {
                 .into_iter()
                 .map(|f| (f.to_owned(), false))
                 .collect();
+        // The explorer needs the tree as soon as a UI connects, not only at session start.
+        self.broadcast(ServerMessage::FsTree(FsTree { root: crate::files::project_tree(self.project_root().path()) }));
         ServerMessage::ConnectionInit(ConnectionInit {
             session_id: self.active_session().map(|s| s.id),
             capabilities: HANDLED.iter().map(|s| s.to_string()).collect(),

@@ -2,6 +2,7 @@
 
 mod guard;
 mod mcp;
+mod ui;
 mod ws;
 
 use std::sync::Arc;
