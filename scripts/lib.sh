@@ -61,3 +61,18 @@ build_ui() {
   say "building the UI (vite)"
   (cd ui && npm run --silent build >/dev/null)
 }
+
+# The desktop app (Tauri 2 on WebKitGTK): build libraries, and for its end-to-end test Xvfb,
+# Debian's WebKitWebDriver and tauri-driver.
+ensure_tauri_build_deps() {
+  apt_install libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libsoup-3.0-dev \
+    libjavascriptcoregtk-4.1-dev libxdo-dev libssl-dev
+}
+
+ensure_desktop_e2e_deps() {
+  apt_install xvfb xauth webkit2gtk-driver
+  if ! command -v tauri-driver >/dev/null; then
+    say "installing tauri-driver (cargo install)"
+    cargo install tauri-driver --version '^2' --locked --quiet
+  fi
+}
