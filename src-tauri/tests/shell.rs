@@ -152,3 +152,33 @@ fn the_window_terminal_echoes_input_from_a_shell_child() {
             &rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no echo; terminal showed {seen:?}"));
     }
 }
+
+/// The quoted keys of `interface NAME { ... }` in ui/src/protocol.ts.
+fn ts_catalog(name: &str) -> Vec<String> {
+    let source = include_str!("../../ui/src/protocol.ts");
+    let start = source.find(&format!("export interface {name} {{")).unwrap_or_else(|| panic!("{name} in protocol.ts"));
+    let body = &source[start..];
+    let body = &body[..body.find("\n}\n").expect("end of interface")];
+    body.lines()
+        .filter_map(|line| line.strip_prefix("  \"").and_then(|rest| rest.split('"').next()))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_uis_client_catalog_matches_the_cores_message_types() {
+    let mut rust: Vec<&str> = paige_core::protocol::ClientMessage::TYPES.to_vec();
+    let mut ts = ts_catalog("ClientPayloads");
+    rust.sort_unstable();
+    ts.sort_unstable();
+    assert_eq!(ts, rust, "ui/src/protocol.ts ClientPayloads is out of date");
+}
+
+#[test]
+fn every_server_message_the_ui_types_exists_in_the_core() {
+    let ts = ts_catalog("ServerPayloads");
+    assert!(ts.len() >= 20, "{ts:?}");
+    for name in ts {
+        assert!(paige_core::protocol::ServerMessage::TYPES.contains(&name.as_str()), "{name} is not a core message");
+    }
+}
