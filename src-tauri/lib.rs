@@ -200,18 +200,64 @@ async fn stop_backend(backend: &Backend) {
     }
 }
 
+/// What `paige-app --help` prints.
+pub const USAGE: &str = "\
+Paige desktop app: a coding coach around your project, with Claude Code in its terminal.
+
+Usage: paige-app [PROJECT_DIR]
+
+Settings as for `paige serve` (see `paige serve --help`): PROJECT_DIR (or the argument),
+ANTHROPIC_API_KEY, DATA_DIR, ANTHROPIC_BASE_URL, from the environment or ./.env. The app
+serves MCP on a free 127.0.0.1 port. PAIGE_AGENT_CMD replaces `claude` in the terminal.
+
+Options:
+  -h, --help     Print this help
+  -V, --version  Print the version
+";
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Invocation {
+    Help,
+    Version,
+    Run { project_dir: Option<std::path::PathBuf> },
+}
+
+/// Parses the arguments after the program name.
+pub fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Invocation, String> {
+    let mut project_dir = None;
+    for arg in args {
+        match arg.to_str() {
+            Some("-h" | "--help") => return Ok(Invocation::Help),
+            Some("-V" | "--version") => return Ok(Invocation::Version),
+            Some(flag) if flag.starts_with('-') => return Err(format!("unknown option {flag}; see --help")),
+            _ if project_dir.is_some() => return Err("only one PROJECT_DIR may be given; see --help".into()),
+            _ => project_dir = Some(std::path::PathBuf::from(arg)),
+        }
+    }
+    Ok(Invocation::Run { project_dir })
+}
+
 /// The desktop app: `paige-app [PROJECT_DIR]`, settings as for `paige serve`.
 pub fn run() {
+    let project_dir = match parse_args(std::env::args_os().skip(1)) {
+        Ok(Invocation::Help) => return print!("{USAGE}"),
+        Ok(Invocation::Version) => return println!("paige-app {}", env!("CARGO_PKG_VERSION")),
+        Ok(Invocation::Run { project_dir }) => project_dir,
+        Err(err) => {
+            eprintln!("error: {err}");
+            std::process::exit(2);
+        }
+    };
     init_logging();
-    if let Err(err) = try_run() {
+    if let Err(err) = try_run(project_dir) {
         eprintln!("error: {err:#}");
         std::process::exit(1);
     }
 }
 
-fn try_run() -> anyhow::Result<()> {
+fn try_run(project_dir: Option<std::path::PathBuf>) -> anyhow::Result<()> {
     let env: HashMap<String, String> = std::env::vars().collect();
-    let project_dir = std::env::args_os().nth(1).map(std::path::PathBuf::from);
     let config = Config::load(&env, ConfigOverrides { project_dir, port: None, data_dir: None })?;
     let backend = tauri::async_runtime::block_on(start_backend(config))?;
     let builder = tauri::Builder::default()

@@ -182,3 +182,15 @@ fn every_server_message_the_ui_types_exists_in_the_core() {
         assert!(paige_core::protocol::ServerMessage::TYPES.contains(&name.as_str()), "{name} is not a core message");
     }
 }
+
+#[test]
+fn command_line_takes_one_project_dir_help_and_version() {
+    use paige_app::{Invocation, parse_args};
+    let args = |list: &[&str]| parse_args(list.iter().map(std::ffi::OsString::from));
+    assert_eq!(args(&[]), Ok(Invocation::Run { project_dir: None }));
+    assert_eq!(args(&["proj"]), Ok(Invocation::Run { project_dir: Some("proj".into()) }));
+    assert_eq!(args(&["proj", "--help"]), Ok(Invocation::Help));
+    assert_eq!(args(&["-V"]), Ok(Invocation::Version));
+    assert!(args(&["--frobnicate"]).is_err());
+    assert!(args(&["a", "b"]).is_err());
+}
