@@ -71,3 +71,39 @@ ensure_claude_code() {
   fi
   export PAIGE_TEST_CLAUDE="$prefix/node_modules/.bin/claude"
 }
+
+ensure_node() {
+  command -v npm >/dev/null || apt_install nodejs npm
+  local major
+  major=$(node --version | sed 's/^v\([0-9]*\).*/\1/')
+  [ "$major" -ge 20 ] || die "Node.js 20 or newer is needed for the UI build (have $(node --version))"
+}
+
+# The web UI: dependencies from ui/package-lock.json, then the Vite build into ui/dist.
+build_ui() {
+  ensure_node
+  if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+    say "installing the UI's npm dependencies (npm ci)"
+    # npm ci refuses this lock because @tauri-apps/cli's per-platform optional packages are
+    # recorded only for the platform that wrote it; npm install keeps the locked versions.
+    (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null \
+      || npm install --no-audit --no-fund --loglevel=error; })
+  fi
+  say "building the UI (vite)"
+  (cd ui && npm run --silent build >/dev/null)
+}
+
+# The desktop app (Tauri 2 on WebKitGTK): build libraries, and for its end-to-end test Xvfb,
+# Debian's WebKitWebDriver and tauri-driver.
+ensure_tauri_build_deps() {
+  apt_install libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libsoup-3.0-dev \
+    libjavascriptcoregtk-4.1-dev libxdo-dev libssl-dev
+}
+
+ensure_desktop_e2e_deps() {
+  apt_install xvfb xauth webkit2gtk-driver
+  if ! command -v tauri-driver >/dev/null; then
+    say "installing tauri-driver (cargo install)"
+    cargo install tauri-driver --version '^2' --locked --quiet
+  fi
+}

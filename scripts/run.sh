@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds Paige and runs it headless (`paige serve`) on a project.
+# Builds Paige and runs it on a project: the desktop app when there is a display, else
+# `paige serve` with the browser UI.
 #   scripts/run.sh [PROJECT_DIR]     default: $PROJECT_DIR, else the bundled sample project
 # Needs ANTHROPIC_API_KEY in the environment or in ./.env.
 cd "$(dirname "$0")/.."
@@ -11,5 +12,12 @@ project="${1:-${PROJECT_DIR:-examples/sample-project}}"
 if [ -z "${ANTHROPIC_API_KEY:-}" ] && ! grep -qs '^ANTHROPIC_API_KEY=.' .env; then
   die "set ANTHROPIC_API_KEY (or put ANTHROPIC_API_KEY=... in ./.env) — Paige's coaching calls need it"
 fi
-say "building and starting paige on $project — Ctrl-C to stop"
-exec cargo run --quiet --release --locked -p paige-cli -- serve --project "$project"
+ensure_tauri_build_deps
+build_ui
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  say "building and starting the Paige desktop app on $project"
+  exec cargo run --quiet --release --locked -p paige-app -- "$project"
+fi
+say "no display (DISPLAY and WAYLAND_DISPLAY are unset): starting paige serve with the browser UI instead"
+say "open the ui: address it prints (http://127.0.0.1:PORT/?token=...) in a browser — Ctrl-C to stop"
+exec cargo run --quiet --release --locked -p paige-cli -- serve --project "$project" --ui-dir ui/dist

@@ -7,11 +7,17 @@ cd "$(dirname "$0")/.."
 ensure_rust
 ensure_python_mcp
 ensure_claude_code
+# chromium: the browser UI's smoke test runs in Debian's headless Chromium.
+apt_install chromium
+ensure_tauri_build_deps
+# The real-window test (Xvfb + tauri-driver) runs unless PAIGE_DESKTOP_E2E=0.
+desktop_e2e="${PAIGE_DESKTOP_E2E:-1}"
+[ "$desktop_e2e" = 1 ] && ensure_desktop_e2e_deps
+build_ui
 say "checking formatting"
 cargo fmt --all --check
 say "linting (clippy)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-# The real `claude` binary drives `paige hook` in tests/e2e/claude.rs when this is set.
 say "building and running the tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -19,5 +25,18 @@ set +e
 cargo test --workspace --locked --lib --bins --tests 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
-awk '/^test result:/ { passed += $4; failed += $6 } END { printf "rust: %d passed, %d failed\n", passed, failed }' "$log"
+say "UI unit tests (vitest)"
+(cd ui && npx vitest run 2>&1) | tee -a "$log" || status=1
+say "UI smoke test: the browser UI against paige serve in headless Chromium"
+target="${CARGO_TARGET_DIR:-target}"
+(cd ui && PAIGE_BIN="$(cd .. && realpath "$target")/debug/paige" node tests/smoke.mjs 2>&1) | tee -a "$log" || status=1
+if [ "$desktop_e2e" = 1 ]; then
+  say "desktop e2e: the real window under Xvfb with tauri-driver"
+  (cd ui && PAIGE_APP="$(cd .. && realpath "$target")/debug/paige-app" \
+    xvfb-run -a -s "-screen 0 1400x900x24" node tests/desktop-e2e.mjs 2>&1) | tee -a "$log" || status=1
+fi
+awk '/^test result:/ { passed += $4; failed += $6 }
+     /^ +Tests +[0-9]/ { for (i = 2; i < NF; i++) { if ($(i+1) ~ /^passed/) passed += $i; if ($(i+1) ~ /^failed/) failed += $i } }
+     /^(ui smoke|desktop e2e): [0-9]+ passed, [0-9]+ failed$/ { passed += $(NF-3); failed += $(NF-1) }
+     END { printf "all: %d passed, %d failed\n", passed, failed }' "$log"
 exit "$status"

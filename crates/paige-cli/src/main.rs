@@ -117,6 +117,10 @@ struct ServeArgs {
     /// Where Paige keeps its database and run files [env: DATA_DIR] [default: ~/.paige/]
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
+    /// The built web UI to serve at / (a Vite `dist` folder) [env: PAIGE_UI_DIR]
+    /// [default: ./ui/dist, else the checkout's ui/dist]
+    #[arg(long, value_name = "DIR", env = "PAIGE_UI_DIR")]
+    ui_dir: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {

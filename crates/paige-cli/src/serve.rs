@@ -1,6 +1,7 @@
 //! `paige serve`: load config, open the core, serve on 127.0.0.1 until SIGINT/SIGTERM.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,12 +23,13 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     let env: HashMap<String, String> = std::env::vars().collect();
     let overrides = ConfigOverrides { project_dir: args.project, port: args.port, data_dir: args.data_dir };
     let config = Config::load(&env, overrides)?;
+    let ui_dir = find_ui(args.ui_dir)?;
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
-    runtime.block_on(serve(config, launched))
+    runtime.block_on(serve(config, ui_dir, launched))
 }
 
-async fn serve(config: Config, launched: Instant) -> anyhow::Result<()> {
+async fn serve(config: Config, ui_dir: Option<PathBuf>, launched: Instant) -> anyhow::Result<()> {
     // Signals are caught from the very start, so one that arrives during start-up still
     // leads to a clean shutdown of whatever was set up.
     let mut sigterm = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
@@ -58,10 +60,18 @@ async fn serve(config: Config, launched: Instant) -> anyhow::Result<()> {
     tracing::info!("data dir: {} (database {})", config.data_dir.display(), core.db().path().display());
     tracing::info!("port: {port} — MCP at http://127.0.0.1:{port}/mcp, health at /health");
     tracing::info!("run file: {}", run_file.display());
+    match &ui_dir {
+        Some(dir) => tracing::info!("ui: http://127.0.0.1:{port}/?token={token} (from {})", dir.display()),
+        None => tracing::warn!("ui: no built UI found (run `npm ci && npm run build` in ui/); serving the API only"),
+    }
     tracing::info!("ready in {} ms", launched.elapsed().as_millis());
 
     let stop = CancellationToken::new();
-    let server = paige_server::serve(listener, paige_server::app(core.clone(), &token), stop.clone());
+    let mut app = paige_server::app(core.clone(), &token);
+    if let Some(dir) = &ui_dir {
+        app = app.with_ui(dir);
+    }
+    let server = paige_server::serve(listener, app, stop.clone());
     tokio::pin!(server);
     let served = tokio::select! {
         result = &mut server => result.context("the HTTP server failed"),
@@ -94,6 +104,16 @@ async fn drain(
             tracing::warn!("shutdown: requests still open after {DRAIN_TIMEOUT:?}; closing them");
             Ok(())
         }
+    }
+}
+
+/// The UI build to serve: the one asked for (which must exist), else the first default that
+/// holds a build, else none (the API alone is served).
+fn find_ui(asked: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
+    match asked {
+        Some(dir) if paige_server::is_ui_build(&dir) => Ok(Some(dir)),
+        Some(dir) => anyhow::bail!("no built UI in {} (index.html missing); run `npm run build` in ui/", dir.display()),
+        None => Ok(paige_server::default_ui_dirs().into_iter().find(|dir| paige_server::is_ui_build(dir))),
     }
 }
 

@@ -35,6 +35,7 @@ pub struct Core {
     tasks: TaskTracker,
     live: Mutex<Live>,
     watcher: Mutex<Option<Watcher>>,
+    terminals: crate::terminal::Terminals,
 }
 
 /// In-memory state, behind one short-held lock. Never held across I/O or `.await`.
@@ -102,6 +103,7 @@ impl Core {
             tasks: TaskTracker::new(),
             live: Mutex::new(Live::default()),
             watcher: Mutex::new(None),
+            terminals: Default::default(),
         })
     }
 
@@ -173,10 +175,17 @@ impl Core {
             watcher.stop();
             tracing::info!("shutdown: file watcher stopped");
         }
+        for terminal in self.terminals.take_all() {
+            terminal.kill();
+        }
         self.tasks.close();
         self.tasks.wait().await;
         self.emit(Event::ShuttingDown);
         self.db.checkpoint()
+    }
+
+    pub(crate) fn terminals(&self) -> &crate::terminal::Terminals {
+        &self.terminals
     }
 
     pub(crate) fn live(&self) -> MutexGuard<'_, Live> {

@@ -15,6 +15,8 @@ pub enum Event {
     Ui(ServerMessage),
     /// A row was written to the action log.
     ActionLogged(ActionEntry),
+    /// Output of the terminal of one connection (a desktop window), as UTF-8 text.
+    TerminalOutput { connection: crate::protocol::ConnectionId, data: String },
     /// The core is stopping; adapters close their connections.
     ShuttingDown,
 }

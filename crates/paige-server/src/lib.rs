@@ -6,6 +6,7 @@
 //! - `/ws` — the UI protocol over a WebSocket;
 //! - `/api/session` — start, end and read the coaching session without a UI;
 //! - `POST /hooks/{event}` — Claude Code hook payloads to the hook engine;
+//! - `/`, `/assets/*` — the bundled web UI, when [`Server::with_ui`] adds it;
 //!
 //! Everything but `/health` requires the per-launch bearer token.
 //!
@@ -18,6 +19,7 @@ mod hooks;
 mod mcp;
 mod mcp_tools;
 mod session_api;
+mod ui;
 mod ws;
 
 use std::sync::Arc;
@@ -27,6 +29,7 @@ use paige_core::Core;
 use tokio_util::sync::CancellationToken;
 
 pub use mcp::{McpSessions, PaigeMcp};
+pub use ui::{default_ui_dirs, is_ui_build};
 
 /// What the routes share. Cheap to clone.
 #[derive(Clone)]

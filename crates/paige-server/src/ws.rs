@@ -58,7 +58,7 @@ async fn connection(state: AppState, mut socket: WebSocket) {
                         break;
                     }
                 }
-                Ok(Event::ActionLogged(_)) => {}
+                Ok(Event::ActionLogged(_) | Event::TerminalOutput { .. }) => {}
                 Ok(Event::ShuttingDown) | Err(RecvError::Closed) => break,
                 Err(RecvError::Lagged(missed)) => {
                     tracing::warn!(connection = id.0, missed, "UI client too slow; messages dropped");

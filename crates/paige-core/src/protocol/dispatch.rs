@@ -13,7 +13,7 @@ use crate::files::{FileError, PathError};
 use crate::project::ProjectError;
 
 /// Identifies one connected UI (a window, or a `/ws` socket).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct ConnectionId(pub u64);
 
 /// What a UI told us about itself in `connection:hello`.
@@ -57,6 +57,7 @@ impl Core {
 
     /// Forgets a UI connection (EC-03: nothing else changes).
     pub fn disconnect(&self, id: ConnectionId) {
+        self.close_terminal(id);
         self.live().connections.remove(&id);
     }
 
@@ -131,7 +132,13 @@ impl Core {
             }
             ClientMessage::TerminalResize(size) => {
                 self.live().terminal = Some(size);
+                self.terminal_resize(from, size);
                 None
+            }
+            ClientMessage::TerminalInput(TerminalInput { input }) if self.has_terminal(from) => {
+                self.terminal_input(from, &input).err().map(|message| {
+                    ServerMessage::ConnectionError(error(ErrorCode::Internal, message, json!({ "type": "terminal:input" })))
+                })
             }
             other @ (ClientMessage::DashboardRequest(_)
             | ClientMessage::DashboardRefreshIssues(_)
@@ -142,6 +149,7 @@ impl Core {
             | ClientMessage::UserReview(_)
             | ClientMessage::ObserverMute(_)
             | ClientMessage::PracticeSubmitSolution(_)
+            // A UI without a terminal (the browser UI of `paige serve`).
             | ClientMessage::TerminalInput(_)) => {
                 Some(ServerMessage::ConnectionError(not_implemented(other.type_name())))
             }
@@ -159,6 +167,8 @@ impl Core {
                 .into_iter()
                 .map(|f| (f.to_owned(), false))
                 .collect();
+        // The explorer needs the tree as soon as a UI connects, not only at session start.
+        self.broadcast(ServerMessage::FsTree(FsTree { root: crate::files::project_tree(self.project_root().path()) }));
         ServerMessage::ConnectionInit(ConnectionInit {
             session_id: self.active_session().map(|s| s.id),
             capabilities: HANDLED.iter().map(|s| s.to_string()).collect(),

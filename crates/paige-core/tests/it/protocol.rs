@@ -119,6 +119,24 @@ fn hello_stores_metadata_and_answers_init_with_the_request_id() {
 }
 
 #[test]
+fn hello_broadcasts_the_project_tree_so_the_explorer_fills_at_once() {
+    let t = test_core(&[("src/main.rs", "fn main() {}\n"), ("README.md", "# r\n")]);
+    let mut events = t.core.subscribe();
+    let conn = t.core.connect();
+    let frame = json!({"type": "connection:hello", "timestamp": 1,
+        "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 1, "height": 1}}});
+    t.core.handle_text(conn, &frame.to_string()).expect("reply");
+    let tree = loop {
+        match events.try_recv().expect("an event after hello") {
+            paige_core::Event::Ui(ServerMessage::FsTree(tree)) => break tree,
+            _ => continue,
+        }
+    };
+    let names: Vec<&str> = tree.root.children.iter().flatten().map(|n| n.path.as_str()).collect();
+    assert_eq!(names, ["src", "README.md"]);
+}
+
+#[test]
 fn messages_owned_by_later_features_answer_not_implemented() {
     let t = test_core(&[]);
     let frames = [

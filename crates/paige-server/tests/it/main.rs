@@ -4,6 +4,7 @@ mod guard;
 mod hooks;
 mod mcp;
 mod tools;
+mod ui;
 mod ws;
 
 use std::sync::Arc;

@@ -1,0 +1,291 @@
+//! The embedded terminal: one PTY per UI connection (a desktop window), running Claude Code
+//! as DESIGN.md shows — or `PAIGE_AGENT_CMD`, or the user's shell with an install hint when
+//! `claude` is missing. Output is emitted as `Event::TerminalOutput`; input and resizes come
+//! in through `terminal:input` / `terminal:resize`. The child runs in its own session
+//! (process group) and is killed with the whole group when its connection goes or the core
+//! shuts down.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+use crate::core::Core;
+use crate::event::Event;
+use crate::protocol::{ConnectionId, TerminalSize};
+
+/// Claude Code's write tools, removed in coach mode: the learner writes the code.
+pub const COACH_DISALLOWED_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+/// What to run in a terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentCommand {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    pub cwd: PathBuf,
+    /// Written to the terminal before the child's own output (e.g. how to install Claude Code).
+    pub banner: Option<String>,
+}
+
+/// Where the server the agent talks to listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentServer {
+    pub port: u16,
+    pub token: String,
+}
+
+/// The command for a new terminal. `agent_override` is `PAIGE_AGENT_CMD` (split on
+/// whitespace, run as is); otherwise `claude` from `path` with the generated MCP config
+/// (written to `run_dir`, mode 0600 — never into the project), the coach persona and the
+/// coach-mode tool limits; without `claude`, the user's `shell` and an install hint.
+pub fn agent_command(
+    project_dir: &Path,
+    run_dir: &Path,
+    server: &AgentServer,
+    agent_override: Option<&str>,
+    path: Option<&std::ffi::OsStr>,
+    shell: Option<&str>,
+) -> std::io::Result<AgentCommand> {
+    if let Some(cmd) = agent_override.map(str::trim).filter(|c| !c.is_empty()) {
+        let mut words = cmd.split_whitespace().map(OsString::from);
+        let program = words.next().unwrap_or_default();
+        return Ok(AgentCommand { program, args: words.collect(), cwd: project_dir.to_owned(), banner: None });
+    }
+    let Some(claude) = find_in_path("claude", path) else {
+        let shell = shell.filter(|s| !s.is_empty()).unwrap_or("/bin/sh");
+        return Ok(AgentCommand {
+            program: shell.into(),
+            args: Vec::new(),
+            cwd: project_dir.to_owned(),
+            banner: Some(
+                "Claude Code is not installed: run `npm install -g @anthropic-ai/claude-code`, then reopen Paige.\r\n"
+                    .into(),
+            ),
+        });
+    };
+    let mcp_config = write_mcp_config(run_dir, server)?;
+    let mut args: Vec<OsString> = vec![
+        "--mcp-config".into(),
+        mcp_config.into_os_string(),
+        "--append-system-prompt".into(),
+        crate::prompts::coach_persona::SYSTEM_PROMPT.into(),
+        "--disallowedTools".into(),
+    ];
+    args.extend(COACH_DISALLOWED_TOOLS.iter().map(OsString::from));
+    Ok(AgentCommand { program: claude.into_os_string(), args, cwd: project_dir.to_owned(), banner: None })
+}
+
+/// Writes `run_dir/mcp-<pid>.json` (mode 0600): Paige's MCP server with its bearer token.
+pub fn write_mcp_config(run_dir: &Path, server: &AgentServer) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::create_dir_all(run_dir)?;
+    let path = run_dir.join(format!("mcp-{}.json", std::process::id()));
+    let config = serde_json::json!({"mcpServers": {"paige": {
+        "type": "http",
+        "url": format!("http://127.0.0.1:{}/mcp", server.port),
+        "headers": {"Authorization": format!("Bearer {}", server.token)},
+    }}});
+    let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&path)?;
+    file.write_all(config.to_string().as_bytes())?;
+    Ok(path)
+}
+
+fn find_in_path(program: &str, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path?).map(|dir| dir.join(program)).find(|candidate| {
+        candidate.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+    })
+}
+
+/// One running PTY child.
+pub struct Terminal {
+    master: Mutex<Box<dyn MasterPty + Send>>,
+    writer: Mutex<Box<dyn Write + Send>>,
+    child: Mutex<Box<dyn portable_pty::Child + Send + Sync>>,
+    pid: Option<u32>,
+    reader: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl Terminal {
+    /// Starts `command` in a new PTY of `size`. `on_output` gets the output as UTF-8 text
+    /// (characters split across reads are held back until complete); the reader blocks
+    /// while it runs, which is the back-pressure on the child.
+    pub fn spawn(
+        command: &AgentCommand,
+        size: TerminalSize,
+        mut on_output: impl FnMut(String) + Send + 'static,
+    ) -> std::io::Result<Terminal> {
+        let pty = native_pty_system().openpty(pty_size(size)).map_err(std::io::Error::other)?;
+        let mut builder = CommandBuilder::new(&command.program);
+        builder.args(&command.args);
+        builder.cwd(&command.cwd);
+        builder.env("TERM", "xterm-256color");
+        let child = pty.slave.spawn_command(builder).map_err(std::io::Error::other)?;
+        drop(pty.slave);
+        let pid = child.process_id();
+        let mut reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
+        let writer = pty.master.take_writer().map_err(std::io::Error::other)?;
+        if let Some(banner) = &command.banner {
+            on_output(banner.clone());
+        }
+        let handle = std::thread::Builder::new().name("paige-pty-reader".into()).spawn(move || {
+            let mut buf = [0u8; 8192];
+            let mut pending: Vec<u8> = Vec::new();
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        pending.extend_from_slice(&buf[..n]);
+                        let text = take_utf8(&mut pending);
+                        if !text.is_empty() {
+                            on_output(text);
+                        }
+                    }
+                }
+            }
+            if !pending.is_empty() {
+                on_output(String::from_utf8_lossy(&pending).into_owned());
+            }
+        })?;
+        Ok(Terminal {
+            master: Mutex::new(pty.master),
+            writer: Mutex::new(writer),
+            child: Mutex::new(child),
+            pid,
+            reader: Mutex::new(Some(handle)),
+        })
+    }
+
+    pub fn write(&self, input: &[u8]) -> std::io::Result<()> {
+        let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        writer.write_all(input)?;
+        writer.flush()
+    }
+
+    pub fn resize(&self, size: TerminalSize) -> std::io::Result<()> {
+        self.master.lock().unwrap_or_else(|p| p.into_inner()).resize(pty_size(size)).map_err(std::io::Error::other)
+    }
+
+    /// The child's process id (also its process group: it leads its own session).
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Kills the child's whole process group (SIGHUP, then SIGKILL), reaps the child and
+    /// waits for the reader thread. Idempotent.
+    pub fn kill(&self) {
+        if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
+            // SAFETY: killpg only sends a signal; the group is the child's own session.
+            unsafe {
+                libc::killpg(pid, libc::SIGHUP);
+                libc::killpg(pid, libc::SIGKILL);
+            }
+        }
+        {
+            let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if let Some(handle) = self.reader.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn pty_size(size: TerminalSize) -> PtySize {
+    PtySize { rows: size.rows.max(1), cols: size.cols.max(1), pixel_width: 0, pixel_height: 0 }
+}
+
+/// Takes the longest valid UTF-8 prefix out of `pending`, leaving an incomplete trailing
+/// character (at most 3 bytes) for the next read; invalid bytes become U+FFFD.
+pub fn take_utf8(pending: &mut Vec<u8>) -> String {
+    match std::str::from_utf8(pending) {
+        Ok(text) => {
+            let text = text.to_owned();
+            pending.clear();
+            text
+        }
+        Err(err) if err.error_len().is_none() && pending.len() - err.valid_up_to() < 4 => {
+            let tail = pending.split_off(err.valid_up_to());
+            let text = String::from_utf8_lossy(pending).into_owned();
+            *pending = tail;
+            text
+        }
+        Err(_) => {
+            let text = String::from_utf8_lossy(pending).into_owned();
+            pending.clear();
+            text
+        }
+    }
+}
+
+/// The core's terminals, one per connection.
+#[derive(Default)]
+pub(crate) struct Terminals {
+    by_connection: Mutex<std::collections::HashMap<ConnectionId, Arc<Terminal>>>,
+}
+
+impl Terminals {
+    fn get(&self, id: ConnectionId) -> Option<Arc<Terminal>> {
+        self.by_connection.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned()
+    }
+
+    fn take(&self, id: ConnectionId) -> Option<Arc<Terminal>> {
+        self.by_connection.lock().unwrap_or_else(|p| p.into_inner()).remove(&id)
+    }
+
+    pub(crate) fn take_all(&self) -> Vec<Arc<Terminal>> {
+        self.by_connection.lock().unwrap_or_else(|p| p.into_inner()).drain().map(|(_, t)| t).collect()
+    }
+}
+
+impl Core {
+    /// Opens the terminal of connection `id` running `command`; its output is emitted as
+    /// `Event::TerminalOutput`. A terminal the connection had is killed first.
+    pub fn open_terminal(self: &Arc<Self>, id: ConnectionId, command: &AgentCommand) -> std::io::Result<()> {
+        self.close_terminal(id);
+        let size = self.terminal_size().unwrap_or(TerminalSize { cols: 80, rows: 24 });
+        let core: Weak<Core> = Arc::downgrade(self);
+        let terminal = Terminal::spawn(command, size, move |data| {
+            if let Some(core) = core.upgrade() {
+                core.emit(Event::TerminalOutput { connection: id, data });
+            }
+        })?;
+        tracing::info!(connection = id.0, pid = ?terminal.pid(), "terminal started: {:?}", command.program);
+        self.terminals().by_connection.lock().unwrap_or_else(|p| p.into_inner()).insert(id, Arc::new(terminal));
+        Ok(())
+    }
+
+    /// Kills the terminal of connection `id`, if it has one.
+    pub fn close_terminal(&self, id: ConnectionId) {
+        if let Some(terminal) = self.terminals().take(id) {
+            terminal.kill();
+            tracing::info!(connection = id.0, "terminal closed");
+        }
+    }
+
+    pub fn has_terminal(&self, id: ConnectionId) -> bool {
+        self.terminals().get(id).is_some()
+    }
+
+    pub(crate) fn terminal_input(&self, id: ConnectionId, input: &str) -> Result<(), String> {
+        let terminal = self.terminals().get(id).ok_or_else(|| "this window has no terminal".to_owned())?;
+        terminal.write(input.as_bytes()).map_err(|err| format!("cannot write to the terminal: {err}"))
+    }
+
+    pub(crate) fn terminal_resize(&self, id: ConnectionId, size: TerminalSize) {
+        if let Some(terminal) = self.terminals().get(id)
+            && let Err(err) = terminal.resize(size)
+        {
+            tracing::warn!(connection = id.0, "cannot resize the terminal: {err}");
+        }
+    }
+}

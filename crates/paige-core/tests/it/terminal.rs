@@ -1,0 +1,171 @@
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use paige_core::protocol::TerminalSize;
+use paige_core::terminal::{AgentCommand, AgentServer, Terminal, agent_command, take_utf8};
+
+fn server() -> AgentServer {
+    AgentServer { port: 4321, token: "tok-123".into() }
+}
+
+fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {
+    (tempfile::tempdir().expect("project"), tempfile::tempdir().expect("run dir"))
+}
+
+#[test]
+fn paige_agent_cmd_overrides_the_command_word_by_word() {
+    let (project, run) = dirs();
+    let cmd = agent_command(project.path(), run.path(), &server(), Some(" bash  --norc "), None, None).expect("cmd");
+    assert_eq!((cmd.program, cmd.args), (OsString::from("bash"), vec![OsString::from("--norc")]));
+    assert_eq!(cmd.cwd, project.path());
+    assert!(std::fs::read_dir(run.path()).expect("run dir").next().is_none(), "no MCP config for an override");
+}
+
+#[test]
+fn claude_gets_the_generated_mcp_config_persona_and_coach_mode_limits() {
+    let (project, run) = dirs();
+    let bin = tempfile::tempdir().expect("bin dir");
+    let claude = bin.path().join("claude");
+    std::fs::write(&claude, "#!/bin/sh\n").expect("fake claude");
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let cmd =
+        agent_command(project.path(), run.path(), &server(), None, Some(bin.path().as_os_str()), None).expect("cmd");
+    assert_eq!(cmd.program, claude.as_os_str());
+    let args: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    assert_eq!(args[0], "--mcp-config");
+    assert_eq!(args[2], "--append-system-prompt");
+    assert_eq!(args[3], paige_core::prompts::coach_persona::SYSTEM_PROMPT);
+    assert_eq!(args[4..], ["--disallowedTools", "Edit", "Write", "MultiEdit", "NotebookEdit"]);
+
+    let config_path = std::path::Path::new(&args[1]);
+    assert!(config_path.starts_with(run.path()), "MCP config lives in the run dir, not the project");
+    let mode = std::fs::metadata(config_path).expect("config").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(config_path).expect("read")).expect("json");
+    assert_eq!(
+        config,
+        serde_json::json!({"mcpServers": {"paige": {"type": "http", "url": "http://127.0.0.1:4321/mcp",
+            "headers": {"Authorization": "Bearer tok-123"}}}})
+    );
+    assert!(std::fs::read_dir(project.path()).expect("project").next().is_none(), "nothing written to the project");
+}
+
+#[test]
+fn without_claude_the_terminal_opens_the_users_shell_with_an_install_hint() {
+    let (project, run) = dirs();
+    let empty = tempfile::tempdir().expect("empty PATH dir");
+    let cmd =
+        agent_command(project.path(), run.path(), &server(), None, Some(empty.path().as_os_str()), Some("/bin/zsh"))
+            .expect("cmd");
+    assert_eq!(cmd.program, OsString::from("/bin/zsh"));
+    assert!(cmd.banner.expect("hint").contains("npm install -g @anthropic-ai/claude-code"));
+    let fallback = agent_command(project.path(), run.path(), &server(), None, None, None).expect("cmd");
+    assert_eq!(fallback.program, OsString::from("/bin/sh"));
+}
+
+fn sh(script: &str) -> AgentCommand {
+    AgentCommand {
+        program: "sh".into(),
+        args: vec!["-c".into(), script.into()],
+        cwd: std::env::temp_dir(),
+        banner: Some("banner\r\n".into()),
+    }
+}
+
+fn collect_until(rx: &mpsc::Receiver<String>, needle: &str) -> String {
+    let mut seen = String::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !seen.contains(needle) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(chunk) => seen += &chunk,
+            Err(_) => panic!("never saw {needle:?}; got {seen:?}"),
+        }
+    }
+    seen
+}
+
+#[test]
+fn terminal_streams_output_and_takes_input() {
+    let (tx, rx) = mpsc::channel();
+    let terminal =
+        Terminal::spawn(&sh("read line; echo \"got:$line\""), TerminalSize { cols: 80, rows: 24 }, move |s| {
+            let _ = tx.send(s);
+        })
+        .expect("spawn");
+    terminal.write(b"hello\n").expect("write");
+    let seen = collect_until(&rx, "got:hello");
+    assert!(seen.starts_with("banner\r\n"), "{seen:?}");
+}
+
+#[test]
+fn resize_reaches_the_child() {
+    let (tx, rx) = mpsc::channel();
+    let terminal = Terminal::spawn(&sh("read x; stty size"), TerminalSize { cols: 80, rows: 24 }, move |s| {
+        let _ = tx.send(s);
+    })
+    .expect("spawn");
+    terminal.resize(TerminalSize { cols: 132, rows: 50 }).expect("resize");
+    terminal.write(b"\n").expect("write");
+    collect_until(&rx, "50 132");
+}
+
+/// Running (a zombie waiting for its reaper counts as dead).
+fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn kill_ends_the_childs_whole_process_group() {
+    let (tx, rx) = mpsc::channel();
+    let terminal =
+        Terminal::spawn(&sh("sleep 300 & echo bg:$!; wait"), TerminalSize { cols: 80, rows: 24 }, move |s| {
+            let _ = tx.send(s);
+        })
+        .expect("spawn");
+    let mut seen = collect_until(&rx, "bg:");
+    while !seen.split("bg:").nth(1).is_some_and(|rest| rest.contains('\n')) {
+        seen += &collect_until(&rx, "");
+        seen += &rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default();
+    }
+    let pid: i32 = seen
+        .split("bg:")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {seen:?}"));
+    assert!(alive(pid));
+    terminal.kill();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(pid), "the grandchild {pid} outlived the terminal");
+}
+
+#[test]
+fn utf8_split_across_reads_is_held_back_until_complete() {
+    let bytes = "é€".as_bytes();
+    let mut pending = bytes[..3].to_vec(); // "é" and the first byte of "€"
+    assert_eq!(take_utf8(&mut pending), "é");
+    pending.extend_from_slice(&bytes[3..]);
+    assert_eq!(take_utf8(&mut pending), "€");
+    let mut invalid = vec![b'a', 0xff, b'b'];
+    assert_eq!(take_utf8(&mut invalid), "a\u{fffd}b");
+}
+
+#[test]
+fn disconnecting_a_connection_kills_its_terminal() {
+    let t = super::test_core(&[]);
+    let conn = t.core.connect();
+    t.core.open_terminal(conn, &sh("sleep 300")).expect("terminal opens");
+    assert!(t.core.has_terminal(conn));
+    t.core.disconnect(conn);
+    assert!(!t.core.has_terminal(conn));
+}

@@ -1,0 +1,196 @@
+//! Core-to-shell wiring without a window: `tauri::test::mock_builder` with the real core.
+
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use paige_core::Config;
+use serde_json::{Value, json};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets};
+use tauri::webview::InvokeRequest;
+use tauri::{Listener, Manager};
+
+struct App {
+    app: tauri::App<MockRuntime>,
+    webview: tauri::WebviewWindow<MockRuntime>,
+    project: tempfile::TempDir,
+    _data: tempfile::TempDir,
+}
+
+fn app() -> App {
+    app_with(None)
+}
+
+fn app_with(terminal: Option<paige_app::TerminalSpec>) -> App {
+    let project = tempfile::tempdir().expect("project dir");
+    std::fs::create_dir(project.path().join("src")).expect("src");
+    std::fs::write(project.path().join("src/lib.rs"), "pub fn answer() -> u32 { 42 }\n").expect("file");
+    let data = tempfile::tempdir().expect("data dir");
+    let config = Config::new(project.path().to_owned(), data.path().to_owned(), "test-key");
+    let core = Arc::new(paige_core::Core::open(config, Arc::new(paige_core::SystemClock)).expect("core opens"));
+    let app = paige_app::wire(mock_builder(), core, terminal).build(mock_context(noop_assets())).expect("app builds");
+    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("webview");
+    App { app, webview, project, _data: data }
+}
+
+/// Invokes `ui_message` the way the UI's transport does; returns the reply frame, if any.
+fn send(webview: &tauri::WebviewWindow<MockRuntime>, frame: Value) -> Option<Value> {
+    let request = InvokeRequest {
+        cmd: "ui_message".into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().expect("url"),
+        body: InvokeBody::Json(json!({ "frame": frame.to_string() })),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    let response = get_ipc_response(webview, request).expect("command succeeds");
+    let reply: Option<String> = response.deserialize().expect("reply is a string or null");
+    reply.map(|text| serde_json::from_str(&text).expect("reply frame is JSON"))
+}
+
+fn hello() -> Value {
+    json!({"type": "connection:hello", "id": "h", "timestamp": 0,
+        "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 800, "height": 600}}})
+}
+
+/// Collects the `paige://ui` frames the webview receives.
+fn ui_events(app: &App) -> mpsc::Receiver<Value> {
+    let (tx, rx) = mpsc::channel();
+    app.app.listen_any(paige_app::UI_EVENT, move |event| {
+        let frame: String = serde_json::from_str(event.payload()).expect("payload is a JSON string");
+        let _ = tx.send(serde_json::from_str::<Value>(&frame).expect("frame is JSON"));
+    });
+    rx
+}
+
+fn next_of_type(rx: &mpsc::Receiver<Value>, kind: &str) -> Value {
+    loop {
+        let frame = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no {kind} event"));
+        if frame["type"] == kind {
+            return frame;
+        }
+    }
+}
+
+#[test]
+fn hello_round_trips_through_the_command_as_connection_init() {
+    let app = app();
+    let reply = send(&app.webview, hello()).expect("a reply");
+    assert_eq!((reply["type"].as_str(), reply["id"].as_str()), (Some("connection:init"), Some("h")));
+}
+
+#[test]
+fn one_core_connection_per_window() {
+    let app = app();
+    send(&app.webview, hello());
+    send(&app.webview, hello());
+    let core = &app.app.state::<paige_app::Shell>().core;
+    assert_eq!(core.connection_count(), 1);
+}
+
+#[test]
+fn core_broadcasts_reach_the_webview_as_paige_ui_events() {
+    let app = app();
+    let events = ui_events(&app);
+    send(&app.webview, hello());
+    let tree = next_of_type(&events, "fs:tree");
+    assert_eq!(tree["payload"]["root"]["children"][0]["path"], "src");
+    send(&app.webview, json!({"type": "file:open", "timestamp": 0, "payload": {"path": "src/lib.rs"}}));
+    let content = next_of_type(&events, "fs:content");
+    assert_eq!(content["payload"]["content"], "pub fn answer() -> u32 { 42 }\n");
+}
+
+#[test]
+fn file_save_writes_the_file_and_acks_as_an_event() {
+    let app = app();
+    let events = ui_events(&app);
+    let reply = send(
+        &app.webview,
+        json!({"type": "file:save", "timestamp": 0, "payload": {"path": "src/lib.rs", "content": "pub fn answer() -> u32 { 43 }\n"}}),
+    );
+    assert_eq!(reply, None);
+    let ack = next_of_type(&events, "fs:save_ack");
+    assert_eq!(
+        (ack["payload"]["path"].as_str(), ack["payload"]["success"].as_bool()),
+        (Some("src/lib.rs"), Some(true))
+    );
+    let on_disk = std::fs::read_to_string(app.project.path().join("src/lib.rs")).expect("read back");
+    assert_eq!(on_disk, "pub fn answer() -> u32 { 43 }\n");
+}
+
+#[test]
+fn a_bad_frame_is_answered_with_connection_error_not_a_command_failure() {
+    let app = app();
+    let reply =
+        send(&app.webview, json!({"type": "file:open", "timestamp": 0, "payload": {"path": "../../etc/passwd"}}))
+            .expect("a reply");
+    assert_eq!(reply["type"], "connection:error");
+    assert_eq!(reply["payload"]["code"], "PATH_REJECTED");
+}
+
+#[test]
+fn the_window_terminal_echoes_input_from_a_shell_child() {
+    let spec = paige_app::TerminalSpec {
+        server: paige_core::terminal::AgentServer { port: 1, token: "t".into() },
+        agent_override: Some("sh".into()),
+    };
+    let app = app_with(Some(spec));
+    let (tx, rx) = mpsc::channel::<String>();
+    app.webview.listen(paige_app::TERMINAL_EVENT, move |event| {
+        let _ = tx.send(serde_json::from_str(event.payload()).expect("payload is a JSON string"));
+    });
+    send(&app.webview, hello());
+    send(
+        &app.webview,
+        json!({"type": "terminal:input", "timestamp": 0, "payload": {"input": "echo paige-$((40+2))\n"}}),
+    );
+    let mut seen = String::new();
+    while !seen.contains("paige-42") {
+        seen +=
+            &rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no echo; terminal showed {seen:?}"));
+    }
+}
+
+/// The quoted keys of `interface NAME { ... }` in ui/src/protocol.ts.
+fn ts_catalog(name: &str) -> Vec<String> {
+    let source = include_str!("../../ui/src/protocol.ts");
+    let start = source.find(&format!("export interface {name} {{")).unwrap_or_else(|| panic!("{name} in protocol.ts"));
+    let body = &source[start..];
+    let body = &body[..body.find("\n}\n").expect("end of interface")];
+    body.lines()
+        .filter_map(|line| line.strip_prefix("  \"").and_then(|rest| rest.split('"').next()))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_uis_client_catalog_matches_the_cores_message_types() {
+    let mut rust: Vec<&str> = paige_core::protocol::ClientMessage::TYPES.to_vec();
+    let mut ts = ts_catalog("ClientPayloads");
+    rust.sort_unstable();
+    ts.sort_unstable();
+    assert_eq!(ts, rust, "ui/src/protocol.ts ClientPayloads is out of date");
+}
+
+#[test]
+fn every_server_message_the_ui_types_exists_in_the_core() {
+    let ts = ts_catalog("ServerPayloads");
+    assert!(ts.len() >= 20, "{ts:?}");
+    for name in ts {
+        assert!(paige_core::protocol::ServerMessage::TYPES.contains(&name.as_str()), "{name} is not a core message");
+    }
+}
+
+#[test]
+fn command_line_takes_one_project_dir_help_and_version() {
+    use paige_app::{Invocation, parse_args};
+    let args = |list: &[&str]| parse_args(list.iter().map(std::ffi::OsString::from));
+    assert_eq!(args(&[]), Ok(Invocation::Run { project_dir: None }));
+    assert_eq!(args(&["proj"]), Ok(Invocation::Run { project_dir: Some("proj".into()) }));
+    assert_eq!(args(&["proj", "--help"]), Ok(Invocation::Help));
+    assert_eq!(args(&["-V"]), Ok(Invocation::Version));
+    assert!(args(&["--frobnicate"]).is_err());
+    assert!(args(&["a", "b"]).is_err());
+}

@@ -1,0 +1,129 @@
+// Boots the UI: one transport, the panels, and the routing of every server frame.
+import "./style.css";
+import { CoachingPanel, ObserverStatus, Toasts, dashboard } from "./coaching";
+import { EditorArea } from "./editor";
+import { Explorer } from "./explorer";
+import { type AnyFrame, type ServerFrame, encodeFrame } from "./protocol";
+import { mountTerminal } from "./terminal";
+import { connect } from "./transport";
+
+const app = document.getElementById("app");
+if (!app) throw new Error("#app missing from index.html");
+app.innerHTML = `
+  <header class="topbar">
+    <span class="brand">Paige</span>
+    <span class="conn" data-testid="conn-status"></span>
+    <span class="spacer"></span>
+    <span class="observer" data-testid="observer"></span>
+  </header>
+  <main class="layout">
+    <aside class="explorer" data-testid="explorer"></aside>
+    <section class="center">
+      <div class="tabs" data-testid="tabs"></div>
+      <div class="editor-wrap">
+        <div class="editor" data-testid="editor"></div>
+        <div class="empty"></div>
+      </div>
+      <div class="terminal" data-testid="terminal"></div>
+    </section>
+    <aside class="coaching" data-testid="coaching"></aside>
+  </main>
+  <div class="toasts"></div>`;
+
+const q = (selector: string): HTMLElement => {
+  const node = app.querySelector<HTMLElement>(selector);
+  if (!node) throw new Error(`${selector} missing`);
+  return node;
+};
+
+const transport = connect(() =>
+  encodeFrame("connection:hello", {
+    version: "0.1.0",
+    platform: navigator.platform || "unknown",
+    windowSize: { width: window.innerWidth, height: window.innerHeight },
+  }),
+);
+
+const conn = q(".conn");
+transport.onState((state) => {
+  conn.dataset.state = state;
+  conn.textContent = state === "open" ? "connected" : state;
+});
+
+const empty = q(".empty");
+empty.append(dashboard());
+const editor = new EditorArea(transport, q(".tabs"), q(".editor"));
+editor.onEmptyChange = (isEmpty) => empty.classList.toggle("hidden", !isEmpty);
+const explorer = new Explorer(q(".explorer"), transport, (path) => editor.open(path));
+const coaching = new CoachingPanel(q(".coaching"));
+const observer = new ObserverStatus(q(".observer"), transport);
+const toasts = new Toasts(q(".toasts"));
+mountTerminal(q(".terminal"), transport);
+
+function route(frame: ServerFrame): void {
+  switch (frame.type) {
+    case "fs:tree":
+      return explorer.setTree(frame.payload.root);
+    case "fs:tree_update":
+      explorer.update(frame.payload);
+      if (frame.payload.action === "unlink" || frame.payload.action === "rename") editor.fileGone(frame.payload.path, true);
+      if (frame.payload.action === "add" || frame.payload.action === "change") editor.fileGone(frame.payload.path, false);
+      if (frame.payload.action === "rename" && frame.payload.newPath) editor.fileGone(frame.payload.newPath, false);
+      return;
+    case "fs:content":
+    case "editor:open_file":
+      return editor.showFile(frame.payload);
+    case "fs:save_ack":
+      return editor.saveAcknowledged(frame.payload);
+    case "fs:save_error":
+      return toasts.show(`Could not save ${frame.payload.path}: ${frame.payload.error}`, "error");
+    case "editor:decorations":
+      return editor.setDecorations(frame.payload);
+    case "editor:clear_decorations":
+      return editor.clearDecorations(frame.payload.path);
+    case "editor:highlight_lines":
+      return editor.highlightLines(frame.payload);
+    case "editor:clear_highlights":
+      return editor.clearHighlights(frame.payload.path);
+    case "editor:hover_hint":
+      return editor.hoverHint(frame.payload);
+    case "explorer:hint_files":
+      return explorer.setHints(frame.payload);
+    case "explorer:clear_hints":
+      return explorer.clearHints();
+    case "session:started":
+      coaching.sessionStarted(frame.payload);
+      for (const path of frame.payload.openFiles ?? []) editor.open(path);
+      return;
+    case "session:ended":
+      return coaching.sessionEnded();
+    case "coaching:issue_context":
+      return coaching.issueContext(frame.payload);
+    case "coaching:plan_ready":
+      return coaching.planReady(frame.payload);
+    case "coaching:phase_update":
+      return coaching.phaseUpdate(frame.payload);
+    case "coaching:message":
+      return toasts.show(frame.payload.message, frame.payload.type);
+    case "observer:nudge":
+      return toasts.show(`Paige noticed: ${frame.payload.signal}`, "hint");
+    case "observer:status":
+      return observer.update(frame.payload);
+    case "connection:error":
+      if (frame.payload.code !== "NOT_IMPLEMENTED") toasts.show(frame.payload.message, "error");
+      else console.info(frame.payload.message);
+      return;
+    case "connection:init":
+      return;
+  }
+}
+
+transport.onFrame((frame: AnyFrame) => route(frame as ServerFrame));
+
+// Test and debugging hook: what the UI holds, without reaching into Monaco's DOM.
+(window as unknown as { paige: unknown }).paige = {
+  openTabs: () => editor.openedPaths(),
+  activePath: () => editor.activePath(),
+  isDirty: (path: string) => editor.isDirty(path),
+  decorationCount: (path: string) => editor.decorationCount(path),
+};

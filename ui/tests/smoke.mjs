@@ -1,0 +1,121 @@
+// Smoke test of the browser UI against a real `paige serve`, in headless Debian Chromium
+// (playwright-core, no downloaded browser). Needs PAIGE_BIN (the built `paige`) and a built
+// ui/dist. Prints one line per check and a closing "N passed, N failed".
+//
+//   PAIGE_BIN=target/debug/paige node tests/smoke.mjs
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = resolve(here, "../dist");
+const bin = process.env.PAIGE_BIN;
+const browserPath = process.env.CHROMIUM_BIN ?? "/usr/bin/chromium";
+const artifacts = resolve(process.env.PAIGE_ARTIFACTS ?? join(here, "../test-artifacts"));
+const TOKEN = "smoke-test-token";
+
+if (!bin || !existsSync(bin)) throw new Error(`set PAIGE_BIN to the built paige binary (got ${bin})`);
+if (!existsSync(join(dist, "index.html"))) throw new Error(`no UI build in ${dist}; run npm run build`);
+
+const work = mkdtempSync(join(tmpdir(), "paige-smoke-"));
+const project = join(work, "project");
+const dataDir = join(work, "data");
+mkdirSync(join(project, "src"), { recursive: true });
+writeFileSync(join(project, "README.md"), "# fixture\n");
+writeFileSync(join(project, "src", "greet.js"), "export function greet(name) {\n  return `hello ${name}`;\n}\n");
+
+let passed = 0;
+let failed = 0;
+async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (err) {
+    failed++;
+    console.log(`FAIL ${name}: ${err instanceof Error ? err.message : err}`);
+  }
+}
+
+async function waitFor(what, fn, timeoutMs = 15_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const server = spawn(bin, ["serve", "--project", project, "--port", "0", "--data-dir", dataDir, "--ui-dir", dist], {
+  env: { ...process.env, ANTHROPIC_API_KEY: "sk-ant-smoke", PAIGE_TOKEN: TOKEN, RUST_LOG: "warn" },
+  stdio: ["ignore", "inherit", "inherit"],
+});
+let browser;
+try {
+  const runFile = join(dataDir, "run", "server.json");
+  const info = await waitFor("paige serve to write its run file", () => existsSync(runFile) && JSON.parse(readFileSync(runFile, "utf8")), 30_000);
+  const base = `http://127.0.0.1:${info.port}`;
+  browser = await chromium.launch({
+    executablePath: browserPath,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors = [];
+  page.on("pageerror", (err) => errors.push(err.message));
+
+  await check("the page loads from paige serve", async () => {
+    const response = await page.goto(`${base}/?token=${TOKEN}`);
+    if (!response || response.status() !== 200) throw new Error(`status ${response?.status()}`);
+  });
+  await check("the UI connects over /ws", async () => {
+    await page.waitForSelector('[data-testid="conn-status"][data-state="open"]', { timeout: 15_000 });
+  });
+  await check("the explorer shows the fixture project", async () => {
+    await page.waitForSelector('[data-testid="tree-item"][data-path="src"]', { timeout: 15_000 });
+    await page.waitForSelector('[data-testid="tree-item"][data-path="README.md"]');
+  });
+  await check("opening a file from the explorer shows it in the editor", async () => {
+    await page.click('[data-testid="tree-item"][data-path="src"]');
+    await page.click('[data-testid="tree-item"][data-path="src/greet.js"]');
+    await page.waitForSelector('.tab.active[data-path="src/greet.js"]', { timeout: 10_000 });
+    await waitFor("Monaco to render the file", () => page.locator(".monaco-editor .view-lines").innerText().then((t) => t.includes("greet")));
+  });
+  await check("typing marks the tab dirty and saving writes the file", async () => {
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("// edited in the browser\n");
+    await page.waitForSelector('.tab[data-path="src/greet.js"][data-dirty="true"]');
+    await page.keyboard.press("Control+S");
+    await waitFor("the file on disk to change", () => readFileSync(join(project, "src", "greet.js"), "utf8").includes("// edited in the browser"));
+    await page.waitForSelector('.tab[data-path="src/greet.js"][data-dirty="false"]', { timeout: 10_000 });
+  });
+  await check("the saved file stays open in its tab", async () => {
+    await new Promise((r) => setTimeout(r, 1500)); // past the watcher's debounce
+    const tabs = await page.evaluate(() => window.paige.openTabs());
+    if (JSON.stringify(tabs) !== '["src/greet.js"]') throw new Error(`open tabs: ${JSON.stringify(tabs)}`);
+  });
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: join(artifacts, "browser-ui.png") });
+  console.log(`screenshot: ${join(artifacts, "browser-ui.png")}`);
+  await check("a file created on disk appears in the explorer", async () => {
+    writeFileSync(join(project, "src", "added.js"), "// new\n");
+    await page.waitForSelector('[data-testid="tree-item"][data-path="src/added.js"]', { timeout: 15_000 });
+  });
+  await check("the page raised no uncaught errors", async () => {
+    if (errors.length) throw new Error(errors.join("; "));
+  });
+} catch (err) {
+  failed++;
+  console.log(`FAIL smoke test setup: ${err instanceof Error ? err.message : err}`);
+} finally {
+  await browser?.close();
+  server.kill("SIGTERM");
+  await new Promise((r) => server.once("exit", r));
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(`ui smoke: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
