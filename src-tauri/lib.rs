@@ -186,7 +186,13 @@ async fn start_backend(config: Config) -> anyhow::Result<Backend> {
     });
     tracing::info!("project {}; server on 127.0.0.1:{port}", config.project_dir.display());
     let agent_override = std::env::var("PAIGE_AGENT_CMD").ok();
-    let terminal = TerminalSpec { server: AgentServer { port, token }, agent_override };
+    // `paige hook` is the CLI installed beside the app (or found on PATH).
+    let hook_command = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("paige")))
+        .filter(|paige| paige.is_file())
+        .or_else(|| std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join("paige")).find(|p| p.is_file()));
+    let terminal = TerminalSpec { server: AgentServer { port, token, hook_command }, agent_override };
     Ok(Backend { core, terminal, stop, info })
 }
 

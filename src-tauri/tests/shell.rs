@@ -133,7 +133,7 @@ fn a_bad_frame_is_answered_with_connection_error_not_a_command_failure() {
 #[test]
 fn the_window_terminal_echoes_input_from_a_shell_child() {
     let spec = paige_app::TerminalSpec {
-        server: paige_core::terminal::AgentServer { port: 1, token: "t".into() },
+        server: paige_core::terminal::AgentServer { port: 1, token: "t".into(), hook_command: None },
         agent_override: Some("sh".into()),
     };
     let app = app_with(Some(spec));

@@ -27,6 +27,8 @@ pub struct AgentCommand {
     pub cwd: PathBuf,
     /// Written to the terminal before the child's own output (e.g. how to install Claude Code).
     pub banner: Option<String>,
+    /// Extra environment for the child (`PAIGE_URL`/`PAIGE_TOKEN` for `paige hook`).
+    pub env: Vec<(OsString, OsString)>,
 }
 
 /// Where the server the agent talks to listens.
@@ -34,6 +36,9 @@ pub struct AgentCommand {
 pub struct AgentServer {
     pub port: u16,
     pub token: String,
+    /// The `paige` CLI that Claude Code's hooks run (`paige hook <event>`); without it Claude
+    /// Code starts without Paige's hooks (coach mode still removes its write tools).
+    pub hook_command: Option<PathBuf>,
 }
 
 /// The command for a new terminal. `agent_override` is `PAIGE_AGENT_CMD` (split on
@@ -51,7 +56,13 @@ pub fn agent_command(
     if let Some(cmd) = agent_override.map(str::trim).filter(|c| !c.is_empty()) {
         let mut words = cmd.split_whitespace().map(OsString::from);
         let program = words.next().unwrap_or_default();
-        return Ok(AgentCommand { program, args: words.collect(), cwd: project_dir.to_owned(), banner: None });
+        return Ok(AgentCommand {
+            program,
+            args: words.collect(),
+            cwd: project_dir.to_owned(),
+            banner: None,
+            env: paige_env(server),
+        });
     }
     let Some(claude) = find_in_path("claude", path) else {
         let shell = shell.filter(|s| !s.is_empty()).unwrap_or("/bin/sh");
@@ -63,6 +74,7 @@ pub fn agent_command(
                 "Claude Code is not installed: run `npm install -g @anthropic-ai/claude-code`, then reopen Paige.\r\n"
                     .into(),
             ),
+            env: paige_env(server),
         });
     };
     let mcp_config = write_mcp_config(run_dir, server)?;
@@ -74,21 +86,56 @@ pub fn agent_command(
         "--disallowedTools".into(),
     ];
     args.extend(COACH_DISALLOWED_TOOLS.iter().map(OsString::from));
-    Ok(AgentCommand { program: claude.into_os_string(), args, cwd: project_dir.to_owned(), banner: None })
+    match &server.hook_command {
+        Some(paige) => {
+            let settings = write_private_json(
+                run_dir,
+                "settings",
+                &crate::governance::claude_settings(&shell_quote(&paige.to_string_lossy())),
+            )?;
+            args.extend(["--settings".into(), settings.into_os_string()]);
+        }
+        None => tracing::warn!("no `paige` command found beside the app: Claude Code runs without Paige's hooks"),
+    }
+    Ok(AgentCommand {
+        program: claude.into_os_string(),
+        args,
+        cwd: project_dir.to_owned(),
+        banner: None,
+        env: paige_env(server),
+    })
+}
+
+/// How `paige hook` in the terminal finds this Paige.
+fn paige_env(server: &AgentServer) -> Vec<(OsString, OsString)> {
+    vec![
+        ("PAIGE_URL".into(), format!("http://127.0.0.1:{}", server.port).into()),
+        ("PAIGE_TOKEN".into(), server.token.clone().into()),
+    ]
+}
+
+/// Quotes a path for the `sh -c` Claude Code runs hook commands with.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// Writes `run_dir/mcp-<pid>.json` (mode 0600): Paige's MCP server with its bearer token.
 pub fn write_mcp_config(run_dir: &Path, server: &AgentServer) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::create_dir_all(run_dir)?;
-    let path = run_dir.join(format!("mcp-{}.json", std::process::id()));
     let config = serde_json::json!({"mcpServers": {"paige": {
         "type": "http",
         "url": format!("http://127.0.0.1:{}/mcp", server.port),
         "headers": {"Authorization": format!("Bearer {}", server.token)},
     }}});
+    write_private_json(run_dir, "mcp", &config)
+}
+
+/// Writes `run_dir/<name>-<pid>.json`, readable by the owner only.
+fn write_private_json(run_dir: &Path, name: &str, value: &serde_json::Value) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::create_dir_all(run_dir)?;
+    let path = run_dir.join(format!("{name}-{}.json", std::process::id()));
     let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&path)?;
-    file.write_all(config.to_string().as_bytes())?;
+    file.write_all(value.to_string().as_bytes())?;
     Ok(path)
 }
 
@@ -122,6 +169,9 @@ impl Terminal {
         builder.args(&command.args);
         builder.cwd(&command.cwd);
         builder.env("TERM", "xterm-256color");
+        for (key, value) in &command.env {
+            builder.env(key, value);
+        }
         let child = pty.slave.spawn_command(builder).map_err(std::io::Error::other)?;
         drop(pty.slave);
         let pid = child.process_id();

@@ -7,7 +7,7 @@ use paige_core::protocol::TerminalSize;
 use paige_core::terminal::{AgentCommand, AgentServer, Terminal, agent_command, take_utf8};
 
 fn server() -> AgentServer {
-    AgentServer { port: 4321, token: "tok-123".into() }
+    AgentServer { port: 4321, token: "tok-123".into(), hook_command: Some("/opt/paige app/paige".into()) }
 }
 
 fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {
@@ -37,7 +37,20 @@ fn claude_gets_the_generated_mcp_config_persona_and_coach_mode_limits() {
     assert_eq!(args[0], "--mcp-config");
     assert_eq!(args[2], "--append-system-prompt");
     assert_eq!(args[3], paige_core::prompts::coach_persona::SYSTEM_PROMPT);
-    assert_eq!(args[4..], ["--disallowedTools", "Edit", "Write", "MultiEdit", "NotebookEdit"]);
+    assert_eq!(args[4..9], ["--disallowedTools", "Edit", "Write", "MultiEdit", "NotebookEdit"]);
+    assert_eq!(args[9], "--settings");
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&args[10]).expect("settings")).expect("json");
+    let events = settings["hooks"].as_object().expect("hooks");
+    assert_eq!(events.len(), 8, "every hook event is wired: {settings}");
+    assert_eq!(settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "'/opt/paige app/paige' hook pre-tool-use");
+    assert_eq!(settings["permissions"]["allow"], serde_json::json!(["mcp__paige__*"]));
+    assert_eq!(std::fs::metadata(&args[10]).expect("settings").permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        cmd.env,
+        [("PAIGE_URL".into(), "http://127.0.0.1:4321".into()), ("PAIGE_TOKEN".into(), "tok-123".into())],
+        "paige hook finds this Paige through the environment"
+    );
 
     let config_path = std::path::Path::new(&args[1]);
     assert!(config_path.starts_with(run.path()), "MCP config lives in the run dir, not the project");
@@ -72,6 +85,7 @@ fn sh(script: &str) -> AgentCommand {
         args: vec!["-c".into(), script.into()],
         cwd: std::env::temp_dir(),
         banner: Some("banner\r\n".into()),
+        env: vec![("PAIGE_PROBE".into(), "from-paige".into())],
     }
 }
 
@@ -89,15 +103,18 @@ fn collect_until(rx: &mpsc::Receiver<String>, needle: &str) -> String {
 }
 
 #[test]
-fn terminal_streams_output_and_takes_input() {
+fn terminal_streams_output_takes_input_and_passes_the_environment() {
     let (tx, rx) = mpsc::channel();
-    let terminal =
-        Terminal::spawn(&sh("read line; echo \"got:$line\""), TerminalSize { cols: 80, rows: 24 }, move |s| {
+    let terminal = Terminal::spawn(
+        &sh("read line; echo \"got:$line:$PAIGE_PROBE\""),
+        TerminalSize { cols: 80, rows: 24 },
+        move |s| {
             let _ = tx.send(s);
-        })
-        .expect("spawn");
+        },
+    )
+    .expect("spawn");
     terminal.write(b"hello\n").expect("write");
-    let seen = collect_until(&rx, "got:hello");
+    let seen = collect_until(&rx, "got:hello:from-paige");
     assert!(seen.starts_with("banner\r\n"), "{seen:?}");
 }
 
