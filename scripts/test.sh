@@ -26,7 +26,7 @@ cargo test --workspace --locked --lib --bins --tests 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 say "UI unit tests (vitest)"
-(cd ui && npx vitest run 2>&1) | tee -a "$log" || status=1
+(cd ui && NO_COLOR=1 npx vitest run 2>&1) | tee -a "$log" || status=1
 say "UI smoke test: the browser UI against paige serve in headless Chromium"
 target="${CARGO_TARGET_DIR:-target}"
 (cd ui && PAIGE_BIN="$(cd .. && realpath "$target")/debug/paige" node tests/smoke.mjs 2>&1) | tee -a "$log" || status=1
