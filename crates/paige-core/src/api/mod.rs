@@ -126,7 +126,9 @@ impl ApiSettings {
 /// The Messages API client: one connection pool for the app's lifetime (FR-093). Cheap to clone.
 #[derive(Clone)]
 pub struct ApiClient {
-    http: reqwest::Client,
+    /// Built on first use: loading the system's TLS roots costs tens of milliseconds, which
+    /// start-up should not pay before any model call is made.
+    http: Arc<std::sync::OnceLock<reqwest::Client>>,
     settings: Arc<ApiSettings>,
 }
 
@@ -150,11 +152,19 @@ struct Attempt<T> {
 
 impl ApiClient {
     pub fn new(settings: ApiSettings) -> Result<ApiClient, ApiError> {
-        let http = reqwest::Client::builder()
-            .timeout(settings.timeout)
+        Ok(ApiClient { http: Arc::new(std::sync::OnceLock::new()), settings: Arc::new(settings) })
+    }
+
+    /// The one connection pool, created on the first call.
+    fn http(&self) -> Result<&reqwest::Client, ApiError> {
+        if let Some(client) = self.http.get() {
+            return Ok(client);
+        }
+        let client = reqwest::Client::builder()
+            .timeout(self.settings.timeout)
             .build()
             .map_err(|err| ApiError::Transport { message: format!("cannot create the HTTP client: {err}") })?;
-        Ok(ApiClient { http, settings: Arc::new(settings) })
+        Ok(self.http.get_or_init(|| client))
     }
 
     pub fn settings(&self) -> &ApiSettings {
@@ -266,7 +276,7 @@ impl ApiClient {
         let api_key = self.settings.api_key.as_deref().ok_or(ApiError::NotConfigured)?;
         let url = format!("{}/v1/models?limit=1", self.settings.base_url.trim_end_matches('/'));
         let response = self
-            .http
+            .http()?
             .get(url)
             .headers(self.headers(api_key, "doctor"))
             .send()
@@ -285,7 +295,11 @@ impl ApiClient {
         max_tokens: u32,
     ) -> Attempt<T> {
         let url = format!("{}/v1/messages", self.settings.base_url.trim_end_matches('/'));
-        let sent = self.http.post(url).headers(self.headers(api_key, call_type)).body(body.to_vec()).send().await;
+        let http = match self.http() {
+            Ok(http) => http,
+            Err(err) => return Attempt { outcome: Err(err), retry_after: None, should_retry: Some(false) },
+        };
+        let sent = http.post(url).headers(self.headers(api_key, call_type)).body(body.to_vec()).send().await;
         let response = match sent {
             Ok(response) => response,
             Err(err) => {
