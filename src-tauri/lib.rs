@@ -169,14 +169,7 @@ async fn start_backend(config: Config) -> anyhow::Result<Backend> {
     // a `paige serve` beside it, never collide.
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.context("cannot listen on 127.0.0.1")?;
     let port = listener.local_addr().context("cannot read the bound address")?.port();
-    let info = RunInfo {
-        pid: std::process::id(),
-        port,
-        token: token.clone(),
-        project_dir: config.project_dir.clone(),
-        started_at: core.now(),
-    };
-    run_info::write(&config.data_dir, &info)?;
+    let (info, _) = core.announce(port, &token)?;
     let stop = CancellationToken::new();
     let server = paige_server::serve(listener, paige_server::app(core.clone(), &token), stop.clone());
     tauri::async_runtime::spawn(async move {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use paige_core::run_info::{self, RunInfo};
+use paige_core::run_info;
 use paige_core::{Config, ConfigOverrides, Core, SystemClock};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
@@ -47,14 +47,7 @@ async fn serve(config: Config, ui_dir: Option<PathBuf>, launched: Instant) -> an
         .with_context(|| format!("cannot listen on 127.0.0.1:{}", config.port))?;
     let port = listener.local_addr().context("cannot read the bound address")?.port();
 
-    let info = RunInfo {
-        pid: std::process::id(),
-        port,
-        token: token.clone(),
-        project_dir: config.project_dir.clone(),
-        started_at: core.now(),
-    };
-    let run_file = run_info::write(&config.data_dir, &info)?;
+    let (info, run_file) = core.announce(port, &token)?;
 
     tracing::info!("project: {}", config.project_dir.display());
     tracing::info!("data dir: {} (database {})", config.data_dir.display(), core.db().path().display());

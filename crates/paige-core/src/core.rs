@@ -153,6 +153,20 @@ impl Core {
         self.cancel.clone()
     }
 
+    /// Announces this process as the running Paige: writes `DATA_DIR/run/server.json` (0600)
+    /// with `port` and `token`. Returns what was written and where.
+    pub fn announce(&self, port: u16, token: &str) -> anyhow::Result<(crate::run_info::RunInfo, PathBuf)> {
+        let info = crate::run_info::RunInfo {
+            pid: std::process::id(),
+            port,
+            token: token.to_owned(),
+            project_dir: self.config.project_dir.clone(),
+            started_at: self.now(),
+        };
+        let path = crate::run_info::write(&self.config.data_dir, &info)?;
+        Ok((info, path))
+    }
+
     /// Starts watching the project; changes are broadcast as `fs:tree_update`. Idempotent.
     pub fn start_watcher(self: &Arc<Self>) -> Result<(), CoreError> {
         let mut slot = self.watcher.lock().unwrap_or_else(|p| p.into_inner());
