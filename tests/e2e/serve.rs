@@ -93,6 +93,26 @@ fn flags_override_the_environment_and_dotenv_fills_gaps() {
 }
 
 #[test]
+fn a_key_saved_in_the_desktop_settings_stands_in_for_a_missing_anthropic_api_key() {
+    let mut world = World::ready();
+    world.unset("ANTHROPIC_API_KEY");
+    std::fs::create_dir_all(world.data_dir()).expect("data dir");
+    std::fs::write(world.data_dir().join("settings.json"), r#"{"anthropicApiKey": "sk-ant-saved"}"#).expect("settings");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", START);
+
+    // Malformed settings are not a reason to start without saying why.
+    let mut world = World::ready();
+    world.unset("ANTHROPIC_API_KEY");
+    std::fs::create_dir_all(world.data_dir()).expect("data dir");
+    std::fs::write(world.data_dir().join("settings.json"), "{oops").expect("settings");
+    let (status, stdout, stderr) = world.run(&["serve"]);
+    assert_eq!(status.code(), Some(1));
+    assert!(stdout.contains("ignoring the saved settings") && stdout.contains("settings.json"), "{stdout}");
+    assert!(stderr.contains("missing required environment variable: ANTHROPIC_API_KEY"), "{stderr}");
+}
+
+#[test]
 fn malformed_dotenv_is_a_clear_error() {
     let world = World::ready();
     std::fs::write(world.cwd().join(".env"), "THIS LINE IS NOT AN ASSIGNMENT\n").expect(".env");

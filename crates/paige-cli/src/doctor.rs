@@ -4,7 +4,6 @@
 //! cheapest authenticated request, against `ANTHROPIC_BASE_URL`). Later issues add memory,
 //! `gh` and `claude`.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,8 +20,7 @@ const KEY_CHECK_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Runs every check and prints the report; `Ok(false)` when a check failed.
 pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
-    crate::serve::load_dotenv()?;
-    let env: HashMap<String, String> = std::env::vars().collect();
+    let env = crate::serve::environment(args.data_dir.as_ref())?;
     let overrides = ConfigOverrides { project_dir: args.project, port: None, data_dir: args.data_dir };
     println!("paige doctor");
     let mut report = Report::default();

@@ -19,8 +19,7 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     let launched = Instant::now();
     init_logging();
-    load_dotenv()?;
-    let env: HashMap<String, String> = std::env::vars().collect();
+    let env = environment(args.data_dir.as_ref())?;
     let overrides = ConfigOverrides { project_dir: args.project, port: args.port, data_dir: args.data_dir };
     let config = Config::load(&env, overrides)?;
     let ui_dir = find_ui(args.ui_dir)?;
@@ -108,6 +107,20 @@ fn find_ui(asked: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
         Some(dir) => anyhow::bail!("no built UI in {} (index.html missing); run `npm run build` in ui/", dir.display()),
         None => Ok(paige_server::default_ui_dirs().into_iter().find(|dir| paige_server::is_ui_build(dir))),
     }
+}
+
+/// The process environment after `.env`, with the key saved in the desktop app's settings
+/// (`DATA_DIR/settings.json`) standing in for a missing `ANTHROPIC_API_KEY`.
+pub(crate) fn environment(data_dir_flag: Option<&PathBuf>) -> anyhow::Result<HashMap<String, String>> {
+    load_dotenv()?;
+    let mut env: HashMap<String, String> = std::env::vars().collect();
+    if let Ok(data_dir) = paige_core::config::data_dir(&env, data_dir_flag.cloned()) {
+        match paige_core::settings::Settings::load(&data_dir) {
+            Ok(settings) => settings.fill_env(&mut env),
+            Err(err) => tracing::warn!("ignoring the saved settings: {err}"),
+        }
+    }
+    Ok(env)
 }
 
 /// Reads `.env` from the working directory into the environment; variables already set win.

@@ -83,6 +83,21 @@ impl Config {
     /// `CHROMADB_URL`, `PAIGE_TOKEN`, `PAIGE_HAIKU_MODEL` and `PAIGE_SONNET_MODEL` from `env`, applies `overrides`, and validates. Every missing required
     /// variable is reported at once.
     pub fn load(env: &HashMap<String, String>, overrides: ConfigOverrides) -> Result<Config, ConfigError> {
+        Config::load_inner(env, overrides, true)
+    }
+
+    /// [`Config::load`] for the desktop app, which asks for a missing key in its settings
+    /// screen instead of refusing to start: without `ANTHROPIC_API_KEY` the key is empty
+    /// and model features answer "Anthropic API key not configured".
+    pub fn load_without_key(env: &HashMap<String, String>, overrides: ConfigOverrides) -> Result<Config, ConfigError> {
+        Config::load_inner(env, overrides, false)
+    }
+
+    fn load_inner(
+        env: &HashMap<String, String>,
+        overrides: ConfigOverrides,
+        key_required: bool,
+    ) -> Result<Config, ConfigError> {
         let var = |name: &str| env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
 
         let project_dir = overrides.project_dir.or_else(|| var("PROJECT_DIR").map(PathBuf::from));
@@ -91,12 +106,13 @@ impl Config {
         if project_dir.is_none() {
             missing.push("PROJECT_DIR");
         }
-        if api_key.is_none() {
+        if api_key.is_none() && key_required {
             missing.push("ANTHROPIC_API_KEY");
         }
-        let (Some(project_dir), Some(anthropic_api_key)) = (project_dir, api_key) else {
+        let Some(project_dir) = project_dir.filter(|_| missing.is_empty()) else {
             return Err(ConfigError::Missing(missing));
         };
+        let anthropic_api_key = api_key.unwrap_or_default();
 
         let port = match (overrides.port, var("PORT")) {
             (Some(port), _) => port,

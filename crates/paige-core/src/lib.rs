@@ -18,6 +18,7 @@ mod project;
 pub mod prompts;
 pub mod protocol;
 pub mod run_info;
+pub mod settings;
 pub mod terminal;
 
 pub use crate::core::{Core, CoreError};

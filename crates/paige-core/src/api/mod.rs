@@ -130,13 +130,16 @@ pub struct ApiClient {
     /// start-up should not pay before any model call is made.
     http: Arc<std::sync::OnceLock<reqwest::Client>>,
     settings: Arc<ApiSettings>,
+    /// The key in use: `settings.api_key` at first, replaced by [`ApiClient::set_api_key`]
+    /// when the user saves another one in the desktop app's settings.
+    api_key: Arc<std::sync::RwLock<Option<String>>>,
 }
 
 impl std::fmt::Debug for ApiClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ApiClient")
             .field("base_url", &self.settings.base_url)
-            .field("api_key", &self.settings.api_key.as_ref().map(|_| "<redacted>"))
+            .field("api_key", &self.api_key().map(|_| "<redacted>"))
             .finish()
     }
 }
@@ -152,7 +155,8 @@ struct Attempt<T> {
 
 impl ApiClient {
     pub fn new(settings: ApiSettings) -> Result<ApiClient, ApiError> {
-        Ok(ApiClient { http: Arc::new(std::sync::OnceLock::new()), settings: Arc::new(settings) })
+        let api_key = Arc::new(std::sync::RwLock::new(settings.api_key.clone()));
+        Ok(ApiClient { http: Arc::new(std::sync::OnceLock::new()), settings: Arc::new(settings), api_key })
     }
 
     /// The one connection pool, created on the first call.
@@ -172,7 +176,17 @@ impl ApiClient {
     }
 
     pub fn is_configured(&self) -> bool {
-        self.settings.api_key.is_some()
+        self.api_key().is_some()
+    }
+
+    /// Replaces the key for every later call; `None` (or an empty key) turns model features off.
+    pub fn set_api_key(&self, key: Option<String>) {
+        let key = key.filter(|key| !key.trim().is_empty());
+        *self.api_key.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = key;
+    }
+
+    fn api_key(&self) -> Option<String> {
+        self.api_key.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 
     /// Calls the model and returns its structured answer as `T` (Scenarios 7.1–7.13).
@@ -205,7 +219,7 @@ impl ApiClient {
             }
         };
 
-        let Some(api_key) = self.settings.api_key.as_deref() else {
+        let Some(api_key) = self.api_key() else {
             log(-1, Usage::default());
             return Err(ApiError::NotConfigured);
         };
@@ -232,7 +246,7 @@ impl ApiClient {
         let mut retry = 0;
         loop {
             let started = Instant::now();
-            let attempt = self.attempt::<T>(api_key, options.call_type, &body, max_tokens).await;
+            let attempt = self.attempt::<T>(&api_key, options.call_type, &body, max_tokens).await;
             match attempt.outcome {
                 Ok((answer, usage)) => {
                     log(latency_ms(started.elapsed()), usage);
@@ -273,12 +287,12 @@ impl ApiClient {
     /// Checks the key with the cheapest authenticated request there is: listing one model.
     /// No model runs and nothing is billed, so nothing is logged to `api_call_log`.
     pub async fn check_key(&self) -> Result<(), ApiError> {
-        let api_key = self.settings.api_key.as_deref().ok_or(ApiError::NotConfigured)?;
+        let api_key = self.api_key().ok_or(ApiError::NotConfigured)?;
         let url = format!("{}/v1/models?limit=1", self.settings.base_url.trim_end_matches('/'));
         let response = self
             .http()?
             .get(url)
-            .headers(self.headers(api_key, "doctor"))
+            .headers(self.headers(&api_key, "doctor"))
             .send()
             .await
             .map_err(|err| self.transport_error(&err))?;

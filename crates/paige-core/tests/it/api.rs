@@ -466,3 +466,20 @@ async fn core_holds_one_client_configured_from_anthropic_base_url_and_key() {
     assert!(answer.ok);
     assert_eq!(core.db().budget_summary(None).expect("summary").calls, 1, "logged in the core's database");
 }
+
+#[tokio::test]
+async fn a_key_saved_while_running_is_used_by_the_next_call_and_removing_it_turns_calls_off() {
+    let w = world_with(|s| s.api_key = None).await;
+    w.fake.always(Matcher::Any, Reply::json(&verdict()));
+    assert_eq!(w.call_haiku().await.expect_err("no key yet"), ApiError::NotConfigured);
+
+    w.client.set_api_key(Some(KEY.into()));
+    assert!(w.client.is_configured());
+    w.call_haiku().await.expect("the saved key is sent");
+    let sent = w.fake.requests();
+    assert_eq!(sent.last().and_then(|r| r.header("x-api-key")), Some(KEY));
+
+    w.client.set_api_key(Some("   ".into()));
+    assert!(!w.client.is_configured(), "a blank key is no key");
+    assert_eq!(w.call_haiku().await.expect_err("key removed"), ApiError::NotConfigured);
+}

@@ -162,3 +162,22 @@ fn anthropic_base_url_and_model_overrides_are_read_and_unknown_models_are_refuse
          (known: claude-haiku-4-5-20251001, claude-sonnet-4-5-20250929)"
     );
 }
+
+#[test]
+fn the_desktop_load_runs_without_a_key_but_still_needs_a_valid_project() {
+    let project = tempfile::tempdir().expect("dir");
+    let p = project.path().to_str().expect("utf8");
+    let config = Config::load_without_key(&env(&[("PROJECT_DIR", p), ("HOME", "/home/u")]), ConfigOverrides::default())
+        .expect("no key is fine");
+    assert_eq!(config.anthropic_api_key, "");
+    assert_eq!(config.project_dir, project.path().canonicalize().expect("canonical"));
+
+    let err = Config::load_without_key(&env(&[("HOME", "/home/u")]), ConfigOverrides::default()).expect_err("no dir");
+    assert_eq!(err, ConfigError::Missing(vec!["PROJECT_DIR"]));
+    let err = Config::load_without_key(
+        &env(&[("HOME", "/home/u")]),
+        ConfigOverrides { project_dir: Some(project.path().join("gone")), ..Default::default() },
+    )
+    .expect_err("missing dir");
+    assert!(matches!(err, ConfigError::ProjectDirNotFound(_)), "{err:?}");
+}

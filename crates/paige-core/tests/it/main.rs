@@ -10,6 +10,7 @@ mod path_guard;
 mod prompts;
 mod protocol;
 mod run_info;
+mod settings;
 mod terminal;
 
 use std::sync::Arc;
