@@ -29,25 +29,31 @@ fn app_with(terminal: Option<paige_app::TerminalSpec>) -> App {
     let data = tempfile::tempdir().expect("data dir");
     let config = Config::new(project.path().to_owned(), data.path().to_owned(), "test-key");
     let core = Arc::new(paige_core::Core::open(config, Arc::new(paige_core::SystemClock)).expect("core opens"));
-    let app = paige_app::wire(mock_builder(), core, terminal).build(mock_context(noop_assets())).expect("app builds");
+    let launch = paige_app::Launch { env: Default::default(), data_dir: data.path().to_owned() };
+    let shell = paige_app::Shell::with_backend(launch, paige_app::Backend::embedded(core, terminal));
+    let app = paige_app::wire(mock_builder(), shell).build(mock_context(noop_assets())).expect("app builds");
     let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("webview");
     App { app, webview, project, _data: data }
 }
 
-/// Invokes `ui_message` the way the UI's transport does; returns the reply frame, if any.
-fn send(webview: &tauri::WebviewWindow<MockRuntime>, frame: Value) -> Option<Value> {
+/// Invokes command `cmd` with `args` the way the UI does: its value, or the error it rejects with.
+fn invoke(webview: &tauri::WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
     let request = InvokeRequest {
-        cmd: "ui_message".into(),
+        cmd: cmd.into(),
         callback: CallbackFn(0),
         error: CallbackFn(1),
         url: "tauri://localhost".parse().expect("url"),
-        body: InvokeBody::Json(json!({ "frame": frame.to_string() })),
+        body: InvokeBody::Json(args),
         headers: Default::default(),
         invoke_key: INVOKE_KEY.to_string(),
     };
-    let response = get_ipc_response(webview, request).expect("command succeeds");
-    let reply: Option<String> = response.deserialize().expect("reply is a string or null");
-    reply.map(|text| serde_json::from_str(&text).expect("reply frame is JSON"))
+    get_ipc_response(webview, request).map(|response| response.deserialize().expect("a JSON reply"))
+}
+
+/// Invokes `ui_message` the way the UI's transport does; returns the reply frame, if any.
+fn send(webview: &tauri::WebviewWindow<MockRuntime>, frame: Value) -> Option<Value> {
+    let reply = invoke(webview, "ui_message", json!({ "frame": frame.to_string() })).expect("command succeeds");
+    reply.as_str().map(|text| serde_json::from_str(text).expect("reply frame is JSON"))
 }
 
 fn hello() -> Value {
@@ -86,8 +92,8 @@ fn one_core_connection_per_window() {
     let app = app();
     send(&app.webview, hello());
     send(&app.webview, hello());
-    let core = &app.app.state::<paige_app::Shell>().core;
-    assert_eq!(core.connection_count(), 1);
+    let backend = app.app.state::<paige_app::Shell>().backend().expect("a project is open");
+    assert_eq!(backend.core.connection_count(), 1);
 }
 
 #[test]

@@ -1,0 +1,268 @@
+//! What the commands share: the open project's backend (none on first run), one core
+//! connection per window, and what the app needs to open another project — the launch
+//! environment and `DATA_DIR`, whose `settings.json` holds the saved key and recent projects.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use paige_core::protocol::ConnectionId;
+use paige_core::settings::{self, Settings};
+use paige_core::terminal::agent_command;
+use paige_core::{Config, ConfigOverrides};
+use serde::Serialize;
+
+use crate::backend::Backend;
+
+/// How the app was launched: the environment (with `.env` read in) and `DATA_DIR`.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub env: HashMap<String, String>,
+    pub data_dir: PathBuf,
+}
+
+pub struct Shell {
+    launch: Launch,
+    backend: Mutex<Option<Arc<Backend>>>,
+    connections: Mutex<HashMap<String, ConnectionId>>,
+    /// Why the project of the command line or `PROJECT_DIR` did not open, shown on the
+    /// welcome screen until another project opens.
+    notice: Mutex<Option<String>>,
+    /// Opening projects takes turns: two quick clicks must not start two backends.
+    opening: tokio::sync::Mutex<()>,
+}
+
+/// What the welcome and settings screens show (`app_state` and the commands that change it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppState {
+    pub project: Option<ProjectEntry>,
+    pub recent_projects: Vec<RecentEntry>,
+    pub api_key: ApiKeyState,
+    /// Where the key and the recent projects are kept.
+    pub settings_path: String,
+    /// A problem to show: a project that did not open at launch, unreadable settings.
+    pub notice: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectEntry {
+    pub path: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecentEntry {
+    pub path: String,
+    pub name: String,
+    /// ISO 8601.
+    pub opened_at: String,
+    /// Whether the directory still exists.
+    pub available: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiKeyState {
+    pub configured: bool,
+    /// `environment` (ANTHROPIC_API_KEY, which wins), `settings` (saved in the app) or `none`.
+    pub source: &'static str,
+    /// The key's last four characters, to recognise it by.
+    pub last_four: Option<String>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn entry(path: &Path) -> ProjectEntry {
+    let name = path.file_name().map(|name| name.to_string_lossy().into_owned());
+    ProjectEntry { path: path.display().to_string(), name: name.unwrap_or_else(|| path.display().to_string()) }
+}
+
+impl Shell {
+    /// A shell that can open projects: starts without one.
+    pub fn new(launch: Launch) -> Shell {
+        Shell {
+            launch,
+            backend: Mutex::new(None),
+            connections: Mutex::new(HashMap::new()),
+            notice: Mutex::new(None),
+            opening: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// A shell with `backend` already open (tests, embedding).
+    pub fn with_backend(launch: Launch, backend: Backend) -> Shell {
+        let shell = Shell::new(launch);
+        *lock(&shell.backend) = Some(Arc::new(backend));
+        shell
+    }
+
+    /// The open project's backend.
+    pub fn backend(&self) -> Option<Arc<Backend>> {
+        lock(&self.backend).clone()
+    }
+
+    pub(crate) fn set_notice(&self, notice: Option<String>) {
+        *lock(&self.notice) = notice;
+    }
+
+    /// The window's core connection; the first call connects and opens its terminal.
+    pub(crate) fn connection(&self, backend: &Backend, window: &str) -> ConnectionId {
+        let mut connections = lock(&self.connections);
+        if let Some(id) = connections.get(window) {
+            return *id;
+        }
+        let id = backend.core.connect();
+        connections.insert(window.to_owned(), id);
+        drop(connections);
+        if let Some(spec) = &backend.terminal {
+            let config = backend.core.config();
+            let env = &self.launch.env;
+            let command = agent_command(
+                &config.project_dir,
+                &config.data_dir.join("run"),
+                &spec.server,
+                spec.agent_override.as_deref(),
+                env.get("PATH").map(std::ffi::OsStr::new),
+                env.get("SHELL").map(String::as_str),
+            );
+            if let Err(err) = command.and_then(|command| backend.core.open_terminal(id, &command)) {
+                tracing::error!("cannot open the terminal: {err}");
+            }
+        }
+        id
+    }
+
+    /// The window a connection belongs to.
+    pub(crate) fn window_of(&self, id: ConnectionId) -> Option<String> {
+        lock(&self.connections).iter().find(|(_, c)| **c == id).map(|(label, _)| label.clone())
+    }
+
+    /// Ends the window's connection: its terminal is killed with its process group.
+    pub(crate) fn disconnect(&self, window: &str) {
+        let id = lock(&self.connections).remove(window);
+        if let (Some(id), Some(backend)) = (id, self.backend()) {
+            backend.core.disconnect(id);
+        }
+    }
+
+    /// The saved settings; unreadable ones read as empty, with the reason.
+    fn settings(&self) -> (Settings, Option<String>) {
+        match Settings::load(&self.launch.data_dir) {
+            Ok(settings) => (settings, None),
+            Err(err) => (Settings::default(), Some(err.to_string())),
+        }
+    }
+
+    /// What the welcome and settings screens show.
+    pub fn state(&self) -> AppState {
+        let (settings, settings_problem) = self.settings();
+        let from_env = self.launch.env.get("ANTHROPIC_API_KEY").map(|key| key.trim()).filter(|key| !key.is_empty());
+        let (source, key) = match (from_env, settings.anthropic_api_key.as_deref()) {
+            (Some(key), _) => ("environment", Some(key)),
+            (None, Some(key)) => ("settings", Some(key)),
+            (None, None) => ("none", None),
+        };
+        let last_four = key.map(|key| key.chars().skip(key.chars().count().saturating_sub(4)).collect());
+        AppState {
+            project: self.backend().map(|backend| entry(&backend.core.config().project_dir)),
+            recent_projects: settings
+                .recent_projects
+                .iter()
+                .map(|recent| RecentEntry {
+                    opened_at: recent.opened_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                    available: recent.path.is_dir(),
+                    ..RecentEntry::from(entry(&recent.path))
+                })
+                .collect(),
+            api_key: ApiKeyState { configured: key.is_some(), source, last_four },
+            settings_path: settings::path(&self.launch.data_dir).display().to_string(),
+            notice: lock(&self.notice).clone().or(settings_problem),
+        }
+    }
+
+    /// The configuration for opening `dir`: the launch environment, the saved key where
+    /// the environment has none.
+    fn config_for(&self, dir: Option<PathBuf>) -> Result<Config, String> {
+        let launch = &self.launch;
+        let mut env = launch.env.clone();
+        self.settings().0.fill_env(&mut env);
+        let overrides = ConfigOverrides { project_dir: dir, port: None, data_dir: Some(launch.data_dir.clone()) };
+        Config::load_without_key(&env, overrides).map_err(|err| match err {
+            paige_core::ConfigError::ProjectDirNotFound(dir) => format!("{} does not exist", dir.display()),
+            paige_core::ConfigError::ProjectDirNotADirectory(dir) => format!("{} is not a folder", dir.display()),
+            other => other.to_string(),
+        })
+    }
+
+    /// Opens the project in `dir` (the launch's `PROJECT_DIR` when `None`): starts its
+    /// backend, then stops the one it replaces, whose windows must reload. Remembers it
+    /// among the recent projects. Nothing changes when it cannot be opened.
+    pub async fn open_project(&self, dir: Option<PathBuf>) -> Result<AppState, String> {
+        let _turn = self.opening.lock().await;
+        let config = self.config_for(dir)?;
+        let current = self.backend();
+        if current.as_ref().is_some_and(|backend| backend.core.config().project_dir == config.project_dir) {
+            return Ok(self.state());
+        }
+        let dir = config.project_dir.clone();
+        let backend = Backend::start(config, &self.launch.env).await.map_err(|err| format!("{err:#}"))?;
+        *lock(&self.backend) = Some(Arc::new(backend));
+        let windows: Vec<ConnectionId> = lock(&self.connections).drain().map(|(_, id)| id).collect();
+        if let Some(old) = current {
+            for id in windows {
+                old.core.disconnect(id);
+            }
+            old.stop().await;
+        }
+        self.set_notice(None);
+        self.remember(|settings| settings.record_project(&dir, chrono::Utc::now()))?;
+        Ok(self.state())
+    }
+
+    /// Saves `key` (an empty one removes the saved key) and, unless `ANTHROPIC_API_KEY`
+    /// is set (which wins), uses it from now on.
+    pub fn save_api_key(&self, key: &str) -> Result<AppState, String> {
+        self.remember(|settings| settings.set_api_key(key))?;
+        let state = self.state();
+        if state.api_key.source != "environment"
+            && let Some(backend) = self.backend()
+        {
+            backend.core.api().set_api_key(self.settings().0.anthropic_api_key);
+        }
+        Ok(state)
+    }
+
+    /// Drops `dir` from the recent projects.
+    pub fn forget_project(&self, dir: &Path) -> Result<AppState, String> {
+        self.remember(|settings| {
+            settings.forget_project(dir);
+        })?;
+        Ok(self.state())
+    }
+
+    /// Changes the saved settings and writes them back.
+    fn remember(&self, change: impl FnOnce(&mut Settings)) -> Result<(), String> {
+        let mut settings = self.settings().0;
+        change(&mut settings);
+        settings.save(&self.launch.data_dir).map_err(|err| err.to_string())
+    }
+
+    /// Stops the open project's backend (app exit).
+    pub async fn close(&self) {
+        let backend = lock(&self.backend).take();
+        if let Some(backend) = backend {
+            backend.stop().await;
+        }
+    }
+}
+
+impl From<ProjectEntry> for RecentEntry {
+    fn from(project: ProjectEntry) -> RecentEntry {
+        RecentEntry { path: project.path, name: project.name, opened_at: String::new(), available: false }
+    }
+}
