@@ -17,6 +17,7 @@ pub struct KataSpec {
 }
 
 /// An extra rule the learner may switch on once their level reaches `min_level`.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KataConstraint {

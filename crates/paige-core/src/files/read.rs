@@ -4,6 +4,7 @@ use super::ProjectPath;
 use super::language::{binary_by_extension, language_for};
 
 /// A file as the editor sees it. Binary files carry no content.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileContent {

@@ -8,6 +8,7 @@ use super::guard::to_slash;
 /// Directories never shown or watched, whatever `.gitignore` says.
 pub const EXCLUDED_DIRS: &[&str] = &["node_modules", ".git", "dist", "build", "coverage", ".next", ".cache"];
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TreeNodeKind {
@@ -16,6 +17,7 @@ pub enum TreeNodeKind {
 }
 
 /// One node of the project tree; `path` is relative to the root (`""` for the root itself).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TreeNode {
     pub name: String,
@@ -23,6 +25,7 @@ pub struct TreeNode {
     #[serde(rename = "type")]
     pub kind: TreeNodeKind,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub children: Option<Vec<TreeNode>>,
 }
 

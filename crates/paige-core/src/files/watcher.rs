@@ -15,6 +15,7 @@ use super::tree::is_excluded_name;
 
 const DEBOUNCE: Duration = Duration::from_millis(100);
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FsChangeAction {
@@ -25,12 +26,14 @@ pub enum FsChangeAction {
 }
 
 /// One change in the project, paths relative to the root.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FsChange {
     pub action: FsChangeAction,
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub new_path: Option<String>,
 }
 

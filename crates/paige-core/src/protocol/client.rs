@@ -21,6 +21,18 @@ macro_rules! client_messages {
                 match self { $(ClientMessage::$variant(_) => $name,)+ }
             }
 
+            /// Visits every payload type (for the TypeScript bindings).
+            #[cfg(feature = "ts")]
+            pub(crate) fn visit_payload_types(visitor: &mut impl ts_rs::TypeVisitor) {
+                $(visitor.visit::<$payload>();)+
+            }
+
+            /// `(type, payload type's TypeScript name)` of every message, in catalog order.
+            #[cfg(feature = "ts")]
+            pub(crate) fn payload_type_names(cfg: &ts_rs::Config) -> Vec<(&'static str, String)> {
+                vec![$(($name, <$payload as ts_rs::TS>::name(cfg)),)+]
+            }
+
             /// Deserializes the payload of a message of type `type_name` straight from
             /// `deserializer` (no intermediate value); `None` for an unknown type.
             pub(crate) fn deserialize_payload<'de, D: serde::Deserializer<'de>>(
@@ -71,9 +83,11 @@ client_messages! {
 }
 
 /// A payload with no fields (`{}`); unknown fields are ignored.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Empty {}
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Hello {
@@ -82,6 +96,7 @@ pub struct Hello {
     pub window_size: WindowSize,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowSize {
     pub width: u32,
@@ -89,6 +104,7 @@ pub struct WindowSize {
 }
 
 /// Dashboard statistics window.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Period {
     #[serde(rename = "7d")]
@@ -100,30 +116,36 @@ pub enum Period {
     All,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DashboardRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub stats_period: Option<Period>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStart {
     pub issue_number: i64,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionResume {
     pub session_id: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathPayload {
     pub path: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileSave {
     pub path: String,
@@ -131,6 +153,7 @@ pub struct FileSave {
 }
 
 /// A cursor position; 1-based as in Monaco.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CursorPosition {
     pub line: u32,
@@ -138,6 +161,7 @@ pub struct CursorPosition {
 }
 
 /// A range in a file; 1-based lines and columns, as in Monaco.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EditorRange {
@@ -147,6 +171,7 @@ pub struct EditorRange {
     pub end_column: u32,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BufferUpdate {
@@ -158,6 +183,7 @@ pub struct BufferUpdate {
     pub selections: Vec<EditorRange>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TabSwitch {
@@ -167,6 +193,7 @@ pub struct TabSwitch {
     pub to_path: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EditorSelection {
@@ -175,6 +202,7 @@ pub struct EditorSelection {
     pub text_length: u64,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HintsLevelChange {
@@ -183,6 +211,7 @@ pub struct HintsLevelChange {
 }
 
 /// A selection as `user:explain` sends it (Story 11).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextSelection {
@@ -192,6 +221,7 @@ pub struct TextSelection {
     pub end_col: u32,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserExplain {
@@ -203,6 +233,7 @@ pub struct UserExplain {
     pub surrounding_context: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserReview {
@@ -212,6 +243,7 @@ pub struct UserReview {
     pub active_constraint_titles: Vec<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IdleStart {
@@ -219,11 +251,13 @@ pub struct IdleStart {
     pub last_action_timestamp: i64,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObserverMute {
     pub muted: bool,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PracticeSubmit {
@@ -233,11 +267,13 @@ pub struct PracticeSubmit {
     pub active_constraints: Vec<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TerminalInput {
     pub input: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TerminalSize {
     pub cols: u16,

@@ -25,6 +25,18 @@ macro_rules! server_messages {
             pub fn type_name(&self) -> &'static str {
                 match self { $(ServerMessage::$variant(_) => $name,)+ }
             }
+
+            /// Visits every payload type (for the TypeScript bindings).
+            #[cfg(feature = "ts")]
+            pub(crate) fn visit_payload_types(visitor: &mut impl ts_rs::TypeVisitor) {
+                $(visitor.visit::<$payload>();)+
+            }
+
+            /// `(type, payload type's TypeScript name)` of every message, in catalog order.
+            #[cfg(feature = "ts")]
+            pub(crate) fn payload_type_names(cfg: &ts_rs::Config) -> Vec<(&'static str, String)> {
+                vec![$(($name, <$payload as ts_rs::TS>::name(cfg)),)+]
+            }
         }
     };
 }
@@ -69,6 +81,7 @@ server_messages! {
     PracticeSolutionReview(SolutionReview) = "practice:solution_review",
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectionInit {
@@ -80,6 +93,7 @@ pub struct ConnectionInit {
 }
 
 /// Machine-readable error classes for `connection:error`.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
@@ -94,13 +108,16 @@ pub enum ErrorCode {
     Internal,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConnectionError {
     pub code: ErrorCode,
     pub message: String,
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub context: Value,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DashboardDreyfus {
@@ -108,6 +125,7 @@ pub struct DashboardDreyfus {
     pub overall_stage: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkillArea {
     pub name: String,
@@ -115,16 +133,19 @@ pub struct SkillArea {
     pub score: f64,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorText {
     pub error: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FsTree {
     pub root: TreeNode,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SaveAck {
     pub path: String,
@@ -133,12 +154,14 @@ pub struct SaveAck {
     pub timestamp: i64,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathError {
     pub path: String,
     pub error: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KataError {
@@ -146,27 +169,33 @@ pub struct KataError {
     pub error: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OptionalPath {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub path: Option<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decorations {
     pub path: String,
     pub decorations: Vec<Decoration>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Decoration {
     pub range: EditorRange,
     pub style: HintStyle,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub hover_text: Option<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HoverHint {
@@ -175,6 +204,7 @@ pub struct HoverHint {
     pub hint_text: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HighlightLines {
@@ -183,22 +213,27 @@ pub struct HighlightLines {
     pub end: u32,
     pub style: HintStyle,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub hover_text: Option<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HintFiles {
     pub hints: Vec<FileHint>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileHint {
     pub path: String,
     pub style: HintStyle,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub directories: Option<Vec<String>>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStarted {
@@ -206,9 +241,11 @@ pub struct SessionStarted {
     pub phases: Vec<PhaseSummary>,
     pub hint_level: HintLevel,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub open_files: Option<Vec<String>>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PhaseSummary {
@@ -219,6 +256,7 @@ pub struct PhaseSummary {
     pub status: PhaseStatus,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionCompleted {
@@ -229,6 +267,7 @@ pub struct SessionCompleted {
     pub memories_stored: u32,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PhaseUpdate {
     pub phase: i64,
@@ -236,6 +275,7 @@ pub struct PhaseUpdate {
     pub description: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MessageKind {
@@ -246,22 +286,26 @@ pub enum MessageKind {
     Hint,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CoachingMessage {
     pub message: String,
     #[serde(rename = "type")]
     pub kind: MessageKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub anchor: Option<Anchor>,
 }
 
 /// Where an anchored comment balloon points.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Anchor {
     pub path: String,
     pub line: u32,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IssueContext {
     pub number: i64,
@@ -271,6 +315,7 @@ pub struct IssueContext {
     pub url: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanReady {
@@ -280,6 +325,7 @@ pub struct PlanReady {
     pub estimated_difficulty: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ObserverNudge {
     pub signal: String,
@@ -288,6 +334,7 @@ pub struct ObserverNudge {
 }
 
 /// Snake-case keys, as the spec gives them.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NudgeContext {
     pub current_file: Option<String>,
@@ -296,6 +343,7 @@ pub struct NudgeContext {
     pub phase_description: Option<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObserverStatus {
@@ -304,6 +352,7 @@ pub struct ObserverStatus {
     pub last_evaluation: Option<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SolutionReview {
@@ -313,6 +362,7 @@ pub struct SolutionReview {
     pub constraints_unlocked: Vec<KataConstraint>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DashboardState {
@@ -322,6 +372,7 @@ pub struct DashboardState {
     pub katas: Vec<KataSummary>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DreyfusItem {
@@ -331,6 +382,7 @@ pub struct DreyfusItem {
     pub assessed_at: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DashboardStats {
@@ -344,6 +396,7 @@ pub struct DashboardStats {
     pub api_cost_total: f64,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InProgressSession {
@@ -353,6 +406,7 @@ pub struct InProgressSession {
     pub started_at: String,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KataSummary {
@@ -364,11 +418,13 @@ pub struct KataSummary {
     pub constraint_count: u32,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DashboardIssues {
     pub issues: Vec<DashboardIssue>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Suitability {
@@ -377,6 +433,7 @@ pub enum Suitability {
     TooAdvanced,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Difficulty {
@@ -385,6 +442,7 @@ pub enum Difficulty {
     Advanced,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Urgency {
@@ -393,6 +451,7 @@ pub enum Urgency {
     High,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DashboardIssue {
@@ -408,6 +467,7 @@ pub struct DashboardIssue {
     pub learning_opportunities: Vec<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PriorityFactors {
@@ -417,11 +477,13 @@ pub struct PriorityFactors {
     pub team_urgency: Urgency,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DashboardMaterials {
     pub recommendations: Vec<MaterialRecommendation>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MaterialRecommendation {
@@ -431,6 +493,7 @@ pub struct MaterialRecommendation {
     pub practice_connection: Option<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ResourceKind {
@@ -440,6 +503,7 @@ pub enum ResourceKind {
     Tutorial,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Relevance {
@@ -448,6 +512,7 @@ pub enum Relevance {
     Supplementary,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LearningResource {
@@ -461,17 +526,20 @@ pub struct LearningResource {
 }
 
 /// What a resumed session restores in the UI.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionResumed {
     pub restored_state: SessionStarted,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionEnded {
     pub summary: SessionSummary,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
@@ -481,6 +549,7 @@ pub struct SessionSummary {
     pub phases_completed: u32,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExplainResponse {
@@ -492,6 +561,7 @@ pub struct ExplainResponse {
     pub phase_connection: Option<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FollowUpKind {
@@ -500,16 +570,20 @@ pub enum FollowUpKind {
     Completed,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FollowUp {
     #[serde(rename = "type")]
     pub kind: FollowUpKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub constraint: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub reason: Option<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DreyfusSignal {
@@ -518,6 +592,7 @@ pub enum DreyfusSignal {
     Struggling,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewResponse {
@@ -531,6 +606,7 @@ pub struct ReviewResponse {
     pub unlocked_constraints: Vec<KataConstraint>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KataLoad {
@@ -538,6 +614,7 @@ pub struct KataLoad {
     pub constraints: Vec<KataConstraint>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KataView {

@@ -1,0 +1,321 @@
+// Generated from paige-core's Rust types by ts-rs (crates/paige-core/src/protocol/bindings.rs).
+// Do not edit; regenerate with `PAIGE_BLESS=1 cargo test -p paige-core --test it bindings`.
+
+/** Every client → core message type and its payload. */
+export interface ClientPayloads {
+  "connection:hello": Hello;
+  "dashboard:request": DashboardRequest;
+  "dashboard:refresh_issues": Empty;
+  "session:start": SessionStart;
+  "session:resume": SessionResume;
+  "session:end": Empty;
+  "file:open": PathPayload;
+  "file:save": FileSave;
+  "file:close": PathPayload;
+  "buffer:update": BufferUpdate;
+  "editor:tab_switch": TabSwitch;
+  "editor:selection": EditorSelection;
+  "explorer:expand_dir": PathPayload;
+  "explorer:collapse_dir": PathPayload;
+  "hints:level_change": HintsLevelChange;
+  "user:explain": UserExplain;
+  "user:review": UserReview;
+  "user:idle_start": IdleStart;
+  "user:idle_end": Empty;
+  "observer:mute": ObserverMute;
+  "practice:submit_solution": PracticeSubmit;
+  "terminal:input": TerminalInput;
+  "terminal:resize": TerminalSize;
+}
+
+/** Every core → client message type and its payload. */
+export interface ServerPayloads {
+  "connection:init": ConnectionInit;
+  "connection:error": ConnectionError;
+  "dashboard:dreyfus": DashboardDreyfus;
+  "dashboard:state": DashboardState;
+  "dashboard:issues": DashboardIssues;
+  "dashboard:issues_error": ErrorText;
+  "dashboard:materials": DashboardMaterials;
+  "dashboard:materials_error": ErrorText;
+  "fs:tree": FsTree;
+  "fs:tree_update": FsChange;
+  "fs:content": FileContent;
+  "fs:save_ack": SaveAck;
+  "fs:save_error": PathError;
+  "editor:decorations": Decorations;
+  "editor:clear_decorations": OptionalPath;
+  "editor:hover_hint": HoverHint;
+  "editor:open_file": FileContent;
+  "editor:highlight_lines": HighlightLines;
+  "editor:clear_highlights": OptionalPath;
+  "explorer:hint_files": HintFiles;
+  "explorer:clear_hints": Empty;
+  "session:started": SessionStarted;
+  "session:resumed": SessionResumed;
+  "session:ended": SessionEnded;
+  "session:completed": SessionCompleted;
+  "coaching:phase_update": PhaseUpdate;
+  "coaching:message": CoachingMessage;
+  "coaching:issue_context": IssueContext;
+  "coaching:plan_ready": PlanReady;
+  "observer:nudge": ObserverNudge;
+  "observer:status": ObserverStatus;
+  "explain:response": ExplainResponse;
+  "explain:error": PathError;
+  "review:response": ReviewResponse;
+  "review:error": KataError;
+  "practice:kata_load": KataLoad;
+  "practice:solution_review": SolutionReview;
+}
+
+/**
+ * Where an anchored comment balloon points.
+ */
+export type Anchor = { path: string, line: number, };
+
+export type BufferUpdate = { path: string, content: string, cursorPosition: CursorPosition, selections: Array<EditorRange>, };
+
+export type CoachingMessage = { message: string, type: MessageKind, anchor?: Anchor, };
+
+export type ConnectionError = { code: ErrorCode, message: string, context: unknown, };
+
+export type ConnectionInit = { 
+/**
+ * The active coaching session, if any.
+ */
+sessionId: string | null, 
+/**
+ * The client message types this server handles fully.
+ */
+capabilities: Array<string>, featureFlags: { [key in string]: boolean }, };
+
+/**
+ * A cursor position; 1-based as in Monaco.
+ */
+export type CursorPosition = { line: number, column: number, };
+
+export type DashboardDreyfus = { skillAreas: Array<SkillArea>, overallStage: string, };
+
+export type DashboardIssue = { number: number, title: string, summary: string, suitability: Suitability, suitabilityReason: string, estimatedDifficulty: Difficulty, relevantSkills: Array<string>, priorityScore: number, priorityFactors: PriorityFactors, learningOpportunities: Array<string>, };
+
+export type DashboardIssues = { issues: Array<DashboardIssue>, };
+
+export type DashboardMaterials = { recommendations: Array<MaterialRecommendation>, };
+
+export type DashboardRequest = { statsPeriod?: Period, };
+
+export type DashboardState = { dreyfus: Array<DreyfusItem>, stats: DashboardStats, inProgressSessions: Array<InProgressSession>, katas: Array<KataSummary>, };
+
+export type DashboardStats = { period: string, sessionsCompleted: number, totalCoachingMinutes: number, issuesWorkedOn: number, knowledgeGapsIdentified: number, knowledgeGapsAddressed: number, hintsUsed: number, apiCostTotal: number, };
+
+export type Decoration = { range: EditorRange, style: HintStyle, hoverText?: string, };
+
+export type Decorations = { path: string, decorations: Array<Decoration>, };
+
+export type Difficulty = "beginner" | "intermediate" | "advanced";
+
+export type DreyfusItem = { skillArea: string, stage: string, confidence: number, assessedAt: string, };
+
+export type DreyfusSignal = "advancing" | "stable" | "struggling";
+
+/**
+ * A range in a file; 1-based lines and columns, as in Monaco.
+ */
+export type EditorRange = { startLine: number, startColumn: number, endLine: number, endColumn: number, };
+
+export type EditorSelection = { path: string, range: EditorRange, textLength: number, };
+
+/**
+ * A payload with no fields (`{}`); unknown fields are ignored.
+ */
+export type Empty = Record<symbol, never>;
+
+/**
+ * Machine-readable error classes for `connection:error`.
+ */
+export type ErrorCode = "NOT_IMPLEMENTED" | "INVALID_JSON" | "INVALID_MESSAGE" | "INVALID_PAYLOAD" | "PATH_REJECTED" | "FILE_NOT_FOUND" | "FILE_ERROR" | "BINARY_FILE" | "INTERNAL";
+
+export type ErrorText = { error: string, };
+
+export type ExplainResponse = { path: string, explanation: string, keyConcepts: Array<string>, analogy: string | null, relatedFiles: Array<string> | null, phaseConnection: string | null, };
+
+/**
+ * A file as the editor sees it. Binary files carry no content.
+ */
+export type FileContent = { path: string, content: string, language: string, lineCount: number, binary: boolean, };
+
+export type FileHint = { path: string, style: HintStyle, directories?: Array<string>, };
+
+export type FileSave = { path: string, content: string, };
+
+export type FollowUp = { type: FollowUpKind, constraint?: string, reason?: string, };
+
+export type FollowUpKind = "constraint_escalation" | "retry_hint" | "completed";
+
+/**
+ * One change in the project, paths relative to the root.
+ */
+export type FsChange = { action: FsChangeAction, path: string, newPath?: string, };
+
+export type FsChangeAction = "add" | "change" | "unlink" | "rename";
+
+export type FsTree = { root: TreeNode, };
+
+export type Hello = { version: string, platform: string, windowSize: WindowSize, };
+
+export type HighlightLines = { path: string, start: number, end: number, style: HintStyle, hoverText?: string, };
+
+export type HintFiles = { hints: Array<FileHint>, };
+
+/**
+ * How much the coach reveals in a phase (coach-agent schema).
+ */
+export type HintLevel = "none" | "file" | "region" | "line";
+
+/**
+ * File hints use suggested/important/critical; line hints use hint/focus/warning.
+ */
+export type HintStyle = "suggested" | "important" | "critical" | "hint" | "focus" | "warning";
+
+export type HintsLevelChange = { level: HintLevel, previousLevel: HintLevel, };
+
+export type HoverHint = { path: string, range: EditorRange, hintText: string, };
+
+export type IdleStart = { 
+/**
+ * Unix milliseconds of the learner's last action.
+ */
+lastActionTimestamp: number, };
+
+export type InProgressSession = { id: string, issueNumber: number | null, issueTitle: string | null, startedAt: string, };
+
+export type IssueContext = { number: number, title: string, summary: string, labels: Array<string>, url: string, };
+
+/**
+ * An extra rule the learner may switch on once their level reaches `min_level`.
+ */
+export type KataConstraint = { title: string, description: string, 
+/**
+ * 1–10.
+ */
+minLevel: number, };
+
+export type KataError = { kataId: string, error: string, };
+
+export type KataLoad = { kata: KataView, constraints: Array<KataConstraint>, };
+
+export type KataSummary = { id: string, title: string, topic: string, attemptsCount: number, bestLevel: number | null, constraintCount: number, };
+
+export type KataView = { id: string, title: string, description: string, scaffoldingCode: string, };
+
+export type LearningResource = { type: ResourceKind, title: string, url: string, description: string, relevance: Relevance, estimatedTime: string, };
+
+export type MaterialRecommendation = { knowledgeGap: string, resources: Array<LearningResource>, studyOrder: string, practiceConnection: string | null, };
+
+export type MessageKind = "info" | "success" | "warning" | "error" | "hint";
+
+/**
+ * Snake-case keys, as the spec gives them.
+ */
+export type NudgeContext = { current_file: string | null, expected_file: string | null, time_in_file: number | null, phase_description: string | null, };
+
+export type ObserverMute = { muted: boolean, };
+
+export type ObserverNudge = { signal: string, confidence: number, context: NudgeContext, };
+
+export type ObserverStatus = { active: boolean, muted: boolean, lastEvaluation: string | null, };
+
+export type OptionalPath = { path?: string, };
+
+export type PathError = { path: string, error: string, };
+
+export type PathPayload = { path: string, };
+
+/**
+ * Dashboard statistics window.
+ */
+export type Period = "7d" | "30d" | "all";
+
+export type PhaseStatus = "pending" | "active" | "complete";
+
+export type PhaseSummary = { number: number, title: string, description: string, hintLevel: HintLevel, status: PhaseStatus, };
+
+export type PhaseUpdate = { phase: number, status: PhaseStatus, description: string, };
+
+export type PlanReady = { planId: string, phases: Array<PhaseSummary>, memoryConnection: string | null, estimatedDifficulty: string, };
+
+export type PracticeSubmit = { kataId: string, code: string, activeConstraints: Array<string>, };
+
+export type PriorityFactors = { userTagged: boolean, similarToRecentWork: boolean, addressesKnowledgeGap: boolean, teamUrgency: Urgency, };
+
+export type Relevance = "direct" | "deep_dive" | "supplementary";
+
+export type ResourceKind = "documentation" | "article" | "video" | "tutorial";
+
+export type ReviewResponse = { kataId: string, correct: boolean, feedback: string, level: number, passed: boolean, followUp: FollowUp | null, dreyfusSignal: DreyfusSignal, unlockedConstraints: Array<KataConstraint>, };
+
+export type SaveAck = { path: string, success: boolean, 
+/**
+ * Unix milliseconds.
+ */
+timestamp: number, };
+
+export type SessionCompleted = { sessionId: string, knowledgeGaps: number, kataSpecs: number, dreyfusUpdates: number, memoriesStored: number, };
+
+export type SessionEnded = { summary: SessionSummary, };
+
+export type SessionResume = { sessionId: string, };
+
+/**
+ * What a resumed session restores in the UI.
+ */
+export type SessionResumed = { restoredState: SessionStarted, };
+
+export type SessionStart = { issueNumber: number, };
+
+export type SessionStarted = { issueContext: IssueContext | null, phases: Array<PhaseSummary>, hintLevel: HintLevel, openFiles?: Array<string>, };
+
+export type SessionStatus = "active" | "completed" | "abandoned";
+
+export type SessionSummary = { sessionId: string, status: SessionStatus, durationMs: number, phasesCompleted: number, };
+
+export type SkillArea = { name: string, stage: string, score: number, };
+
+export type SolutionReview = { review: string, level: number, passed: boolean, constraintsUnlocked: Array<KataConstraint>, };
+
+export type Suitability = "good_fit" | "stretch" | "too_advanced";
+
+export type TabSwitch = { 
+/**
+ * `None` when no tab was open before.
+ */
+fromPath: string | null, toPath: string, };
+
+export type TerminalInput = { input: string, };
+
+export type TerminalSize = { cols: number, rows: number, };
+
+/**
+ * A selection as `user:explain` sends it (Story 11).
+ */
+export type TextSelection = { startLine: number, startCol: number, endLine: number, endCol: number, };
+
+/**
+ * One node of the project tree; `path` is relative to the root (`""` for the root itself).
+ */
+export type TreeNode = { name: string, path: string, type: TreeNodeKind, children?: Array<TreeNode>, };
+
+export type TreeNodeKind = "file" | "directory";
+
+export type Urgency = "low" | "medium" | "high";
+
+export type UserExplain = { path: string, language: string, selection: TextSelection, selectedText: string, 
+/**
+ * About 50 lines either side of the selection.
+ */
+surroundingContext: string, };
+
+export type UserReview = { kataId: string, userCode: string, activeConstraintTitles: Array<string>, };
+
+export type WindowSize = { width: number, height: number, };
