@@ -23,7 +23,10 @@ use anyhow::Context;
 use tauri::{Manager, Runtime};
 
 pub use backend::{Backend, TerminalSpec};
-pub use shell::{ApiKeyState, AppState, Launch, ProjectEntry, RecentEntry, Shell};
+pub use shell::{ApiKeyState, AppState, KeySource, Launch, ProjectEntry, RecentEntry, Shell};
+
+#[cfg(feature = "ts")]
+pub mod bindings;
 
 /// The event every core `Event::Ui` is emitted as.
 pub const UI_EVENT: &str = "paige://ui";
@@ -69,9 +72,9 @@ async fn choose_project<R: Runtime>(
     window: tauri::WebviewWindow<R>,
     shell: tauri::State<'_, Shell>,
 ) -> Result<Option<AppState>, String> {
-    use tauri_plugin_dialog::DialogExt;
+    let dialogs = window.try_state::<tauri_plugin_dialog::Dialog<R>>().ok_or("the folder dialog is not available")?;
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let mut dialog = window.dialog().file().set_title("Open a project");
+    let mut dialog = dialogs.file().set_title("Open a project");
     if let Some(project) = shell.state().project {
         dialog = dialog.set_directory(project.path);
     }

@@ -34,6 +34,7 @@ pub struct Shell {
 
 /// What the welcome and settings screens show (`app_state` and the commands that change it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AppState {
     pub project: Option<ProjectEntry>,
@@ -46,6 +47,7 @@ pub struct AppState {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectEntry {
     pub path: String,
@@ -53,6 +55,7 @@ pub struct ProjectEntry {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct RecentEntry {
     pub path: String,
@@ -64,13 +67,25 @@ pub struct RecentEntry {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ApiKeyState {
     pub configured: bool,
-    /// `environment` (ANTHROPIC_API_KEY, which wins), `settings` (saved in the app) or `none`.
-    pub source: &'static str,
+    pub source: KeySource,
     /// The key's last four characters, to recognise it by.
     pub last_four: Option<String>,
+}
+
+/// Where the key in use comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub enum KeySource {
+    /// `ANTHROPIC_API_KEY` (or `.env`), which wins over a saved key.
+    Environment,
+    /// Saved in the app's settings.
+    Settings,
+    None,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -163,9 +178,9 @@ impl Shell {
         let (settings, settings_problem) = self.settings();
         let from_env = self.launch.env.get("ANTHROPIC_API_KEY").map(|key| key.trim()).filter(|key| !key.is_empty());
         let (source, key) = match (from_env, settings.anthropic_api_key.as_deref()) {
-            (Some(key), _) => ("environment", Some(key)),
-            (None, Some(key)) => ("settings", Some(key)),
-            (None, None) => ("none", None),
+            (Some(key), _) => (KeySource::Environment, Some(key)),
+            (None, Some(key)) => (KeySource::Settings, Some(key)),
+            (None, None) => (KeySource::None, None),
         };
         let last_four = key.map(|key| key.chars().skip(key.chars().count().saturating_sub(4)).collect());
         AppState {
@@ -229,7 +244,7 @@ impl Shell {
     pub fn save_api_key(&self, key: &str) -> Result<AppState, String> {
         self.remember(|settings| settings.set_api_key(key))?;
         let state = self.state();
-        if state.api_key.source != "environment"
+        if state.api_key.source != KeySource::Environment
             && let Some(backend) = self.backend()
         {
             backend.core.api().set_api_key(self.settings().0.anthropic_api_key);

@@ -159,33 +159,35 @@ fn the_window_terminal_echoes_input_from_a_shell_child() {
     }
 }
 
-/// The quoted keys of `interface NAME { ... }` in ui/src/protocol.ts.
-fn ts_catalog(name: &str) -> Vec<String> {
-    let source = include_str!("../../ui/src/protocol.ts");
-    let start = source.find(&format!("export interface {name} {{")).unwrap_or_else(|| panic!("{name} in protocol.ts"));
-    let body = &source[start..];
-    let body = &body[..body.find("\n}\n").expect("end of interface")];
-    body.lines()
-        .filter_map(|line| line.strip_prefix("  \"").and_then(|rest| rest.split('"').next()))
-        .map(str::to_owned)
-        .collect()
+#[test]
+fn checked_in_shell_bindings_are_generated_from_the_rust_types() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/bindings/shell.ts");
+    let generated = paige_app::bindings::render();
+    if std::env::var_os("PAIGE_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &generated).expect("write the bindings");
+        return;
+    }
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        checked_in == generated,
+        "ui/src/bindings/shell.ts is out of date: run `{}` and review the diff",
+        paige_app::bindings::REGENERATE
+    );
 }
 
 #[test]
-fn the_uis_client_catalog_matches_the_cores_message_types() {
-    let mut rust: Vec<&str> = paige_core::protocol::ClientMessage::TYPES.to_vec();
-    let mut ts = ts_catalog("ClientPayloads");
-    rust.sort_unstable();
-    ts.sort_unstable();
-    assert_eq!(ts, rust, "ui/src/protocol.ts ClientPayloads is out of date");
-}
-
-#[test]
-fn every_server_message_the_ui_types_exists_in_the_core() {
-    let ts = ts_catalog("ServerPayloads");
-    assert!(ts.len() >= 20, "{ts:?}");
-    for name in ts {
-        assert!(paige_core::protocol::ServerMessage::TYPES.contains(&name.as_str()), "{name} is not a core message");
+fn every_command_in_the_bindings_is_registered() {
+    let app = app();
+    let commands = paige_app::bindings::declarations().into_iter().find(|d| d.name == "Commands").expect("Commands");
+    let names: Vec<&str> =
+        commands.text.lines().filter_map(|line| line.trim().split_once(": { args:").map(|(name, _)| name)).collect();
+    assert_eq!(names.len(), 6, "{names:?}");
+    for name in names {
+        let args = json!({"frame": hello().to_string(), "path": app.project.path(), "key": ""});
+        if let Err(err) = invoke(&app.webview, name, args) {
+            let err = err.to_string();
+            assert!(!err.contains("not found") && !err.contains("missing required key"), "{name}: {err}");
+        }
     }
 }
 

@@ -78,10 +78,14 @@ pub fn protocol_declarations() -> Vec<Declaration> {
 
 /// One file of `declarations`, each separated by a blank line, under a "generated" header.
 pub fn render(declarations: &[Declaration]) -> String {
-    let mut out = format!(
-        "// Generated from paige-core's Rust types by ts-rs (crates/paige-core/src/protocol/bindings.rs).\n\
-         // Do not edit; regenerate with `{REGENERATE}`.\n"
-    );
+    render_file("paige-core's Rust types", "crates/paige-core/src/protocol/bindings.rs", REGENERATE, declarations)
+}
+
+/// One file of `declarations` generated from `types` by the code in `generator`, under a
+/// header naming the command that regenerates it.
+pub fn render_file(types: &str, generator: &str, regenerate: &str, declarations: &[Declaration]) -> String {
+    let mut out =
+        format!("// Generated from {types} by ts-rs ({generator}).\n// Do not edit; regenerate with `{regenerate}`.\n");
     for declaration in declarations {
         out.push('\n');
         out.push_str(declaration.text.trim_end());

@@ -1,0 +1,60 @@
+// Generated from the desktop shell's Rust types by ts-rs (src-tauri/bindings.rs).
+// Do not edit; regenerate with `PAIGE_BLESS=1 cargo test -p paige-app --test shell bindings`.
+
+/** Every command of the desktop shell: its arguments and what it resolves to. */
+export interface Commands {
+  /** One UI catalog frame to the core; the reply frame, if any. */
+  ui_message: { args: { frame: string }; returns: string | null };
+  /** What the welcome and settings screens show. */
+  app_state: { args: Record<string, never>; returns: AppState };
+  /** Opens a project folder, replacing the open one (then reload). */
+  open_project: { args: { path: string }; returns: AppState };
+  /** The native folder dialog, then open_project; null when cancelled. */
+  choose_project: { args: Record<string, never>; returns: AppState | null };
+  /** Saves the Anthropic API key; an empty key removes it. */
+  save_api_key: { args: { key: string }; returns: AppState };
+  /** Removes a folder from the recent projects. */
+  forget_project: { args: { path: string }; returns: AppState };
+}
+
+/** Every event the shell emits, and its payload: UI catalog frames (JSON text) and terminal output. */
+export interface Events {
+  "paige://ui": string;
+  "paige://terminal": string;
+}
+
+export type ApiKeyState = { configured: boolean, source: KeySource, 
+/**
+ * The key's last four characters, to recognise it by.
+ */
+lastFour: string | null, };
+
+/**
+ * What the welcome and settings screens show (`app_state` and the commands that change it).
+ */
+export type AppState = { project: ProjectEntry | null, recentProjects: Array<RecentEntry>, apiKey: ApiKeyState, 
+/**
+ * Where the key and the recent projects are kept.
+ */
+settingsPath: string, 
+/**
+ * A problem to show: a project that did not open at launch, unreadable settings.
+ */
+notice: string | null, };
+
+/**
+ * Where the key in use comes from.
+ */
+export type KeySource = "environment" | "settings" | "none";
+
+export type ProjectEntry = { path: string, name: string, };
+
+export type RecentEntry = { path: string, name: string, 
+/**
+ * ISO 8601.
+ */
+openedAt: string, 
+/**
+ * Whether the directory still exists.
+ */
+available: boolean, };
