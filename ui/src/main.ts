@@ -4,14 +4,17 @@ import { CoachingPanel, ObserverStatus, Toasts, dashboard } from "./coaching";
 import { EditorArea } from "./editor";
 import { Explorer } from "./explorer";
 import { type AnyFrame, type ServerFrame, encodeFrame } from "./protocol";
+import { call, errorText, inDesktop } from "./shell";
 import { mountTerminal } from "./terminal";
 import { connect } from "./transport";
+import { ProjectsPanel } from "./welcome";
 
 const app = document.getElementById("app");
 if (!app) throw new Error("#app missing from index.html");
 app.innerHTML = `
   <header class="topbar">
     <span class="brand">Paige</span>
+    <button class="project-button hidden" data-testid="project-button" title="Projects and settings"></button>
     <span class="conn" data-testid="conn-status"></span>
     <span class="spacer"></span>
     <span class="observer" data-testid="observer"></span>
@@ -49,6 +52,28 @@ transport.onState((state) => {
   conn.dataset.state = state;
   conn.textContent = state === "open" ? "connected" : state;
 });
+
+// In the desktop app the project's name opens the projects and settings overlay.
+if (inDesktop()) {
+  const button = q(".project-button");
+  button.classList.remove("hidden");
+  button.textContent = document.title.replace(/ — Paige$/, "");
+  button.addEventListener("click", () => void showProjects());
+}
+async function showProjects(): Promise<void> {
+  if (document.querySelector(".welcome.overlay")) return;
+  try {
+    const state = await call("app_state", {});
+    const panel = new ProjectsPanel(document.body, {
+      mode: "overlay",
+      onOpened: () => window.location.reload(),
+      onClose: () => panel.remove(),
+    });
+    panel.render(state);
+  } catch (err) {
+    toasts.show(`Cannot show the projects: ${errorText(err)}`, "error");
+  }
+}
 
 const empty = q(".empty");
 empty.append(dashboard());

@@ -2,7 +2,9 @@
 // Tauri IPC (the `ui_message` command, the `paige://ui` event); in a plain browser over the
 // token-protected WebSocket `/ws` of `paige serve`. Both carry the same catalog.
 
+import type { Events } from "./bindings/shell";
 import { type AnyFrame, type ClientPayloads, type ClientType, decodeFrame, encodeFrame } from "./protocol";
+import { call } from "./shell";
 
 export type ConnectionState = "connecting" | "open" | "closed";
 
@@ -143,22 +145,21 @@ export class TauriTransport implements Transport {
   private unlisten: (() => void)[] = [];
   private state: ConnectionState = "connecting";
   private ready: Promise<void>;
-  private invoke: ((cmd: string, args: Record<string, unknown>) => Promise<unknown>) | null = null;
 
   constructor(hello: () => string) {
     this.ready = this.start(hello);
   }
 
   private async start(hello: () => string): Promise<void> {
-    const core = await import("@tauri-apps/api/core");
     const event = await import("@tauri-apps/api/event");
-    this.invoke = core.invoke;
+    const listen = <E extends keyof Events>(name: E, fn: (payload: Events[E]) => void) =>
+      event.listen<Events[E]>(name, (e) => fn(e.payload));
     this.unlisten.push(
-      await event.listen<string>("paige://ui", (e) => {
-        const frame = decodeFrame(e.payload);
+      await listen("paige://ui", (payload) => {
+        const frame = decodeFrame(payload);
         if (frame) this.frames.emit(frame);
       }),
-      await event.listen<string>("paige://terminal", (e) => this.terminal.emit(e.payload)),
+      await listen("paige://terminal", (payload) => this.terminal.emit(payload)),
     );
     await this.deliver(hello());
     this.state = "open";
@@ -166,9 +167,8 @@ export class TauriTransport implements Transport {
   }
 
   private async deliver(frame: string): Promise<void> {
-    if (!this.invoke) return;
     try {
-      const reply = await this.invoke("ui_message", { frame });
+      const reply = await call("ui_message", { frame });
       if (typeof reply === "string") {
         const decoded = decodeFrame(reply);
         if (decoded) this.frames.emit(decoded);
