@@ -2,16 +2,14 @@
 # Builds Paige and runs it on a project: the desktop app when there is a display, else
 # `paige serve` with the browser UI.
 #   scripts/run.sh [PROJECT_DIR]     default: $PROJECT_DIR, else the bundled sample project
-# Needs ANTHROPIC_API_KEY in the environment or in ./.env.
+# The Anthropic API key comes from ANTHROPIC_API_KEY, ./.env, or the desktop app's settings
+# screen (saved in DATA_DIR/settings.json); `paige serve` needs one of them.
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 ensure_rust
 project="${1:-${PROJECT_DIR:-examples/sample-project}}"
 [ -d "$project" ] || die "project directory not found: $project"
-if [ -z "${ANTHROPIC_API_KEY:-}" ] && ! grep -qs '^ANTHROPIC_API_KEY=.' .env; then
-  die "set ANTHROPIC_API_KEY (or put ANTHROPIC_API_KEY=... in ./.env) — Paige's coaching calls need it"
-fi
 ensure_tauri_build_deps
 build_ui
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
