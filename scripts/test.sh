@@ -32,7 +32,8 @@ target="${CARGO_TARGET_DIR:-target}"
 (cd ui && PAIGE_BIN="$(cd .. && realpath "$target")/debug/paige" node tests/smoke.mjs 2>&1) | tee -a "$log" || status=1
 if [ "$desktop_e2e" = 1 ]; then
   say "desktop e2e: the real window under Xvfb with tauri-driver"
-  (cd ui && PAIGE_APP="$(cd .. && realpath "$target")/debug/paige-app" \
+  # PAIGE_TEST_PYTHON: the MCP client that steers the window (ensure_python_mcp).
+  (cd ui && PAIGE_APP="$(cd .. && realpath "$target")/debug/paige-app" PAIGE_TEST_PYTHON="$PAIGE_TEST_PYTHON" \
     xvfb-run -a -s "-screen 0 1400x900x24" node tests/desktop-e2e.mjs 2>&1) | tee -a "$log" || status=1
 fi
 awk '/^test result:/ { passed += $4; failed += $6 }

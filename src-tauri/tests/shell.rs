@@ -159,6 +159,67 @@ fn the_window_terminal_echoes_input_from_a_shell_child() {
     }
 }
 
+/// Running (a zombie waiting for its reaper counts as dead).
+fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
+        Err(_) => false,
+    }
+}
+
+/// The number after `name=` in the terminal's output, once the shell has printed it.
+fn printed_pid(seen: &str, name: &str) -> Option<i32> {
+    // The echoed command line holds `name=$`..., never `name=` and a digit.
+    seen.match_indices(&format!("{name}=")).find_map(|(at, key)| {
+        let digits: String = seen[at + key.len()..].chars().take_while(char::is_ascii_digit).collect();
+        // Complete only once a non-digit follows (the line's end).
+        (!digits.is_empty() && seen.len() > at + key.len() + digits.len()).then(|| digits.parse().ok()).flatten()
+    })
+}
+
+/// What the app does on exit (`RunEvent::Exit` shuts the core down): the window's shell dies,
+/// and so does a job it put in the background — in a process group of its own, since an
+/// interactive shell on a terminal has job control.
+/// (The mock runtime never emits `WindowEvent::Destroyed`, so closing a window is covered by
+/// ui/tests/desktop-e2e.mjs in the real window.)
+#[test]
+fn core_shutdown_kills_the_window_shell_and_its_background_job() {
+    let spec = paige_app::TerminalSpec {
+        server: paige_core::terminal::AgentServer { port: 1, token: "t".into(), hook_command: None },
+        agent_override: Some("sh -i".into()),
+    };
+    let app = app_with(Some(spec));
+    let (tx, rx) = mpsc::channel::<String>();
+    app.webview.listen(paige_app::TERMINAL_EVENT, move |event| {
+        let _ = tx.send(serde_json::from_str(event.payload()).expect("payload is a JSON string"));
+    });
+    send(&app.webview, hello());
+    send(
+        &app.webview,
+        json!({"type": "terminal:input", "timestamp": 0, "payload": {"input": "echo SHELL=$$; sleep 120 & echo JOB=$!\n"}}),
+    );
+    let mut seen = String::new();
+    let (shell, job) = loop {
+        if let (Some(shell), Some(job)) = (printed_pid(&seen, "SHELL"), printed_pid(&seen, "JOB")) {
+            break (shell, job);
+        }
+        seen +=
+            &rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no PIDs; terminal showed {seen:?}"));
+    };
+    assert!(alive(shell) && alive(job), "shell {shell} and job {job} run before shutdown");
+    let core = app.app.state::<paige_app::Shell>().backend().expect("a project is open").core.clone();
+    // On a thread: a shutdown that waits for the job would otherwise hang the test.
+    let (done_tx, done) = mpsc::channel();
+    std::thread::spawn(move || done_tx.send(tauri::async_runtime::block_on(core.shutdown()).is_ok()));
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while (alive(shell) || alive(job)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(shell), "the shell {shell} outlived the app");
+    assert!(!alive(job), "the background job {job} outlived the app");
+    assert_eq!(done.recv_timeout(Duration::from_secs(5)), Ok(true), "shutdown finishes");
+}
+
 #[test]
 fn checked_in_shell_bindings_are_generated_from_the_rust_types() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/bindings/shell.ts");

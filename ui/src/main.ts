@@ -143,10 +143,20 @@ function route(frame: ServerFrame): void {
   }
 }
 
-transport.onFrame((frame: AnyFrame) => route(frame as ServerFrame));
+// The payloads of the last few frames of each type received, newest last (for debugging).
+const FRAMES_KEPT = 5;
+const recentFrames = new Map<string, unknown[]>();
+
+transport.onFrame((frame: AnyFrame) => {
+  const kept = recentFrames.get(frame.type) ?? [];
+  kept.push(frame.payload);
+  recentFrames.set(frame.type, kept.slice(-FRAMES_KEPT));
+  route(frame as ServerFrame);
+});
 
 // Test and debugging hook: what the UI holds, without reaching into Monaco's DOM.
 (window as unknown as { paige: unknown }).paige = {
+  framesOf: (type: string) => [...(recentFrames.get(type) ?? [])],
   openTabs: () => editor.openedPaths(),
   activePath: () => editor.activePath(),
   isDirty: (path: string) => editor.isDirty(path),

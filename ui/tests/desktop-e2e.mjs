@@ -1,15 +1,19 @@
 // End-to-end test of the real desktop window: the built `paige-app` under Xvfb, driven
 // through tauri-driver + Debian's WebKitWebDriver with plain WebDriver HTTP calls.
-// Needs PAIGE_APP (the built app), tauri-driver on PATH (or TAURI_DRIVER) and a DISPLAY.
-// Prints one line per check and a closing "N passed, N failed".
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// Needs PAIGE_APP (the built app), tauri-driver on PATH (or TAURI_DRIVER), a DISPLAY, and
+// PAIGE_TEST_PYTHON (a Python with the `mcp` SDK: the MCP client that steers the window).
+// Prints one line per check and a closing "N passed, N failed". Closing the window is the
+// last check: the app exits with it.
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const app = process.env.PAIGE_APP;
+const python = process.env.PAIGE_TEST_PYTHON;
 const driverBin = process.env.TAURI_DRIVER ?? "tauri-driver";
 const artifacts = resolve(process.env.PAIGE_ARTIFACTS ?? join(here, "../test-artifacts"));
 const PORT = 4444;
@@ -20,6 +24,9 @@ const work = mkdtempSync(join(tmpdir(), "paige-e2e-"));
 const project = join(work, "project");
 mkdirSync(join(project, "src"), { recursive: true });
 writeFileSync(join(project, "src", "main.py"), "def main():\n    print('hi')\n");
+writeFileSync(join(project, "src", "util.py"), "def helper():\n    return 42\n");
+const dataDir = join(work, "data");
+const runFile = join(dataDir, "run", "server.json");
 
 let passed = 0;
 let failed = 0;
@@ -46,11 +53,39 @@ async function waitFor(what, fn, timeoutMs = 20_000) {
   }
 }
 
-async function wd(method, path, body) {
+/** Running: /proc/PID exists and is not a zombie (a zombie waits for its reaper only). */
+function alive(pid) {
+  try {
+    return statField(pid, 0) !== "Z";
+  } catch {
+    return false;
+  }
+}
+/** A field of /proc/PID/stat after the command name: 0 state, 1 parent, 2 process group. */
+const statField = (pid, n) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[n];
+};
+const parentOf = (pid) => Number(statField(pid, 1));
+const groupOf = (pid) => Number(statField(pid, 2));
+
+/** One MCP tool call through the Python SDK; its result as {is_error, structured, text}. */
+async function mcpCall(run, tool, args) {
+  if (!python) throw new Error("set PAIGE_TEST_PYTHON to a Python with the mcp SDK (scripts/lib.sh ensure_python_mcp)");
+  const script = join(here, "../../tests/blackbox/mcp_call.py");
+  const url = `http://127.0.0.1:${run.port}/mcp`;
+  const { stdout } = await promisify(execFile)(python, [script, url, run.token, tool, JSON.stringify(args)], { timeout: 30_000 });
+  const result = JSON.parse(stdout);
+  if (result.is_error) throw new Error(`${tool}: ${result.text}`);
+  return result;
+}
+
+async function wd(method, path, body, timeoutMs = 60_000) {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const json = await response.json();
   if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value ?? json).slice(0, 300)}`);
@@ -60,9 +95,13 @@ async function wd(method, path, body) {
 // The app inherits its settings through the driver (tauri:options carries no environment).
 const driver = spawn(driverBin, ["--port", String(PORT)], {
   stdio: ["ignore", "inherit", "inherit"],
-  env: { ...process.env, PAIGE_AGENT_CMD: "bash --norc --noprofile", ANTHROPIC_API_KEY: "sk-ant-e2e", DATA_DIR: join(work, "data"), RUST_LOG: "warn" },
+  env: { ...process.env, PAIGE_AGENT_CMD: "bash --norc --noprofile", ANTHROPIC_API_KEY: "sk-ant-e2e", DATA_DIR: dataDir, RUST_LOG: process.env.RUST_LOG ?? "warn" },
 });
 let session;
+// The app's run file, and the PIDs of the terminal's shell and its background job.
+let run;
+let shell;
+let job;
 try {
   await waitFor("tauri-driver", () => fetch(`${base}/status`).then((r) => r.ok), 20_000);
   const started = Date.now();
@@ -88,6 +127,18 @@ try {
     return id;
   };
   const exec = (script, args = []) => wd("POST", `${s}/execute/sync`, { script, args });
+  // Keystrokes to the focused element, as a user types them. (Element Send Keys would first
+  // put the caret at the end of Monaco's hidden textarea, which moves Monaco's cursor.)
+  // Each key is a character or WebDriver key code, or an array of them: a chord, pressed in
+  // order and released in reverse.
+  const press = async (keys) => {
+    const sequence = keys.flatMap((key) => {
+      const chord = Array.isArray(key) ? key : [key];
+      return [...chord.map((value) => ({ type: "keyDown", value })), ...[...chord].reverse().map((value) => ({ type: "keyUp", value }))];
+    });
+    await wd("POST", `${s}/actions`, { actions: [{ type: "key", id: "keyboard", actions: sequence }] });
+  };
+  const typeText = (text) => press([...text].map((c) => (c === "\n" ? "\uE007" : c)));
 
   await check("the window shows the UI connected over IPC", async () => {
     await waitFor("connected", async () => (await exec("return document.querySelector('[data-testid=conn-status]')?.dataset.state")) === "open");
@@ -103,30 +154,112 @@ try {
     await waitFor("the file in Monaco", async () => (await exec("return (document.querySelector('.monaco-editor .view-lines')?.innerText ?? '').replace(/\\u00a0/g, ' ')")).includes("def main"));
   });
   await check("typing and Ctrl+S write the file to disk", async () => {
-    const input = await find(".monaco-editor textarea");
-    // The cursor starts at 1:1 in a freshly opened file.
-    await wd("POST", `${s}/element/${input}/value`, { text: "# typed in the window\n" });
+    // Opening a file focuses Monaco, its cursor at 1:1 in a freshly opened file.
+    await waitFor("Monaco focused", () => exec("return document.activeElement?.closest('.monaco-editor') != null"));
+    await typeText("# typed in the window\n");
     await waitFor("a dirty tab", async () => (await exec("return document.querySelector('.tab.active')?.dataset.dirty")) === "true");
-    await wd("POST", `${s}/element/${input}/value`, { text: "\uE009s\uE000" });
-    await waitFor("the file on disk", () => readFileSync(join(project, "src", "main.py"), "utf8").includes("# typed in the window"));
+    await press([["\uE009", "s"]]);
+    const expected = "# typed in the window\ndef main():\n    print('hi')\n";
+    await waitFor("the file on disk", () => readFileSync(join(project, "src", "main.py"), "utf8") === expected).catch(() => {
+      throw new Error(`on disk: ${JSON.stringify(readFileSync(join(project, "src", "main.py"), "utf8"))}`);
+    });
     await waitFor("the save ack", async () => (await exec("return document.querySelector('.tab.active')?.dataset.dirty")) === "false");
+  });
+  await check("the window received fs:save_ack for the saved file", async () => {
+    const acks = await exec("return window.paige.framesOf('fs:save_ack')");
+    const ack = acks.find((a) => a.path === "src/main.py");
+    if (!ack || ack.success !== true) throw new Error(`fs:save_ack frames: ${JSON.stringify(acks)}`);
+  });
+  await check("the run file names the app's own server", async () => {
+    run = JSON.parse(readFileSync(runFile, "utf8"));
+    if (realpathSync(`/proc/${run.pid}/exe`) !== realpathSync(app)) throw new Error(`pid ${run.pid} is not ${app}`);
+    if (realpathSync(run.projectDir) !== realpathSync(project)) throw new Error(`projectDir ${run.projectDir}`);
+    const health = await fetch(`http://127.0.0.1:${run.port}/health`);
+    if (!health.ok) throw new Error(`/health: HTTP ${health.status}`);
+  });
+  await check("paige_highlight_lines from an MCP client shows a decoration on that line", async () => {
+    const started = await fetch(`http://127.0.0.1:${run.port}/api/session/start`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${run.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ issueNumber: 7, issueTitle: "e2e: highlight from MCP" }),
+    });
+    if (started.status !== 201) throw new Error(`session start: HTTP ${started.status} ${await started.text()}`);
+    // Line 3 is `print('hi')` now that a line was typed above `def main():`.
+    const result = await mcpCall(run, "paige_highlight_lines", { path: "src/main.py", start: 3, end: 3, style: "warning", hoverText: "What does this print?" });
+    if (result.structured?.success !== true) throw new Error(`result: ${JSON.stringify(result)}`);
+    await waitFor("a decoration in the UI's editor", async () => (await exec("return window.paige.decorationCount('src/main.py')")) > 0, 10_000);
+    // Monaco draws a whole-line decoration as an overlay level with its line.
+    const line = await waitFor("the decoration in Monaco's DOM", () =>
+      exec(`const deco = document.querySelector('.monaco-editor .view-overlays .paige-line.paige-line-warning');
+        if (!deco) return null;
+        const top = deco.getBoundingClientRect().top;
+        const level = (el) => Math.abs(el.getBoundingClientRect().top - top) < 2;
+        const text = [...document.querySelectorAll('.monaco-editor .view-lines .view-line')].find(level);
+        const number = [...document.querySelectorAll('.monaco-editor .margin-view-overlays .line-numbers')].find(level);
+        return { text: (text?.innerText ?? '').replace(/\u00a0/g, ' '), number: number?.textContent ?? '' };`),
+    10_000);
+    if (line.number !== "3" || !line.text.includes("print('hi')")) throw new Error(`decorated line: ${JSON.stringify(line)}`);
   });
   await check("the terminal echoes typed input from a shell child", async () => {
     const term = await find(".xterm-helper-textarea");
     await wd("POST", `${s}/element/${term}/value`, { text: "echo paige-$((6*7))\n" });
     await waitFor("the echo", async () => (await exec("return document.querySelector('.xterm-rows')?.innerText ?? ''")).includes("paige-42"));
   });
+  // The main screen: explorer, the highlighted file, the terminal's output.
   mkdirSync(artifacts, { recursive: true });
   const png = await wd("GET", `${s}/screenshot`);
   writeFileSync(join(artifacts, "desktop-window.png"), Buffer.from(png, "base64"));
   console.log(`screenshot: ${join(artifacts, "desktop-window.png")}`);
+  await check("paige_open_file from an MCP client opens the file in a tab", async () => {
+    await mcpCall(run, "paige_open_file", { path: "src/util.py" });
+    await waitFor("the active tab", async () => (await exec("return document.querySelector('.tab.active')?.dataset.path")) === "src/util.py", 10_000);
+    await waitFor("the file in Monaco", async () => (await exec("return (document.querySelector('.monaco-editor .view-lines')?.innerText ?? '').replace(/\u00a0/g, ' ')")).includes("return 42"), 10_000);
+    const tabs = await exec("return window.paige.openTabs()");
+    if (!tabs.includes("src/main.py") || !tabs.includes("src/util.py")) throw new Error(`tabs: ${JSON.stringify(tabs)}`);
+  });
+  await check("the terminal's shell is the app's child, with a background job", async () => {
+    const term = await find(".xterm-helper-textarea");
+    // SIGHUP ignored (as by nohup): the PTY's hangup at exit would not end them, only Paige.
+    // Job control gives the job a process group of its own.
+    await wd("POST", `${s}/element/${term}/value`, { text: "trap '' HUP; echo PAIGE_PID=$$; sleep 1000 & echo SLEEP_PID=$!\n" });
+    // The echoed command line shows `=$`; only the output has digits after `=`.
+    const pids = await waitFor("the PIDs", async () => {
+      const rows = await exec("return document.querySelector('.xterm-rows')?.innerText ?? ''");
+      const pid = (name) => rows.match(new RegExp(`${name}=(\\d+)\\s`))?.[1];
+      return pid("PAIGE_PID") && pid("SLEEP_PID") && [Number(pid("PAIGE_PID")), Number(pid("SLEEP_PID"))];
+    });
+    [shell, job] = pids;
+    if (!alive(shell) || !alive(job)) throw new Error(`shell ${shell} or job ${job} not running`);
+    if (parentOf(shell) !== run.pid) throw new Error(`the shell's parent is ${parentOf(shell)}, not the app (${run.pid})`);
+    if (parentOf(job) !== shell) throw new Error(`the job's parent is ${parentOf(job)}, not the shell (${shell})`);
+    if (groupOf(job) === groupOf(shell)) throw new Error("the job shares the shell's process group");
+  });
+  // Last: closing the only window exits the app. Closed as a window manager's close button
+  // does (WM_DELETE_WINDOW); WebDriver's Close Window would only have the driver kill the app
+  // (see close-window.py).
+  await check("closing the window kills the terminal's shell and its background job", async () => {
+    if (!shell || !job) throw new Error("no PIDs from the previous check");
+    await promisify(execFile)(python ?? "python3", [join(here, "close-window.py"), String(run.pid)], { timeout: 10_000 });
+    await waitFor("the shell and job to end", () => !alive(shell) && !alive(job), 10_000).catch(() => {
+      throw new Error(`still running: ${[shell, job].filter(alive).join(", ")}`);
+    });
+  });
+  await check("the app exits with its window and removes its run file", async () => {
+    await waitFor("the app to exit", () => !alive(run.pid), 10_000);
+    if (existsSync(runFile)) throw new Error(`${runFile} is still there`);
+  });
 } catch (err) {
   failed++;
   console.log(`FAIL desktop e2e setup: ${err instanceof Error ? err.message : err}`);
 } finally {
-  if (session) await wd("DELETE", `/session/${session}`).catch(() => {});
-  driver.kill("SIGTERM");
-  await new Promise((r) => driver.once("exit", r));
+  if (session) await wd("DELETE", `/session/${session}`, undefined, 10_000).catch(() => {});
+  // Whatever a failed check left running.
+  for (const pid of [run?.pid, shell, job]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
+  if (driver.exitCode === null && driver.signalCode === null) {
+    const exited = new Promise((r) => driver.once("exit", r));
+    driver.kill("SIGTERM");
+    await Promise.race([exited, sleep(10_000).then(() => driver.kill("SIGKILL"))]);
+  }
   rmSync(work, { recursive: true, force: true });
 }
 console.log(`desktop e2e: ${passed} passed, ${failed} failed`);

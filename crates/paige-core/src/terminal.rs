@@ -223,14 +223,23 @@ impl Terminal {
         self.pid
     }
 
-    /// Kills the child's whole process group (SIGHUP, then SIGKILL), reaps the child and
-    /// waits for the reader thread. Idempotent.
+    /// Kills the child's whole process group (SIGHUP, then SIGKILL) and, on Linux, every
+    /// other process of its session — an interactive shell puts each background job in a
+    /// group of its own, and a job left holding the PTY would also keep the reader from
+    /// ending. Then reaps the child and waits for the reader thread. Idempotent.
     pub fn kill(&self) {
         if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
-            // SAFETY: killpg only sends a signal; the group is the child's own session.
+            // SAFETY: killpg and kill only send signals; the group is the child's own session,
+            // and `session_members` lists only processes of that session.
             unsafe {
                 libc::killpg(pid, libc::SIGHUP);
                 libc::killpg(pid, libc::SIGKILL);
+            }
+            // Twice: a job may have forked while the first pass ran.
+            for _ in 0..2 {
+                for member in session_members(pid) {
+                    unsafe { libc::kill(member, libc::SIGKILL) };
+                }
             }
         }
         {
@@ -248,6 +257,22 @@ impl Drop for Terminal {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// The processes of session `sid` (the PTY child leads its own session), but `sid` itself.
+#[cfg(target_os = "linux")]
+fn session_members(sid: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        // SAFETY: getsid only reads the session id of a process.
+        .filter(|&pid| pid != sid && unsafe { libc::getsid(pid) } == sid)
+        .collect()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn session_members(_sid: i32) -> Vec<i32> {
+    Vec::new()
 }
 
 fn pty_size(size: TerminalSize) -> PtySize {

@@ -166,6 +166,45 @@ fn kill_ends_the_childs_whole_process_group() {
     assert!(!alive(pid), "the grandchild {pid} outlived the terminal");
 }
 
+/// The process group of `pid`.
+fn pgrp(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')').next()?.split_whitespace().nth(2)?.parse().ok()
+}
+
+#[test]
+fn kill_ends_a_background_job_in_a_process_group_of_its_own() {
+    // `set -m`: job control, as in an interactive shell — each job gets its own group.
+    let (tx, rx) = mpsc::channel();
+    let terminal =
+        Terminal::spawn(&sh("set -m; sleep 120 & echo bg:$!:; wait"), TerminalSize { cols: 80, rows: 24 }, move |s| {
+            let _ = tx.send(s);
+        })
+        .expect("spawn");
+    let seen = collect_until(&rx, ":\r");
+    let pid: i32 = seen
+        .split("bg:")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {seen:?}"));
+    let shell = terminal.pid().and_then(|p| i32::try_from(p).ok()).expect("shell pid");
+    assert!(alive(pid));
+    assert_ne!(pgrp(pid), Some(shell), "the job has a process group of its own");
+    // On a thread: a kill that waits for the job would otherwise hang the test.
+    let (done_tx, done) = mpsc::channel();
+    std::thread::spawn(move || {
+        terminal.kill();
+        let _ = done_tx.send(());
+    });
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(pid), "the job {pid} outlived the terminal");
+    assert!(done.recv_timeout(Duration::from_secs(5)).is_ok(), "kill returns");
+}
+
 #[test]
 fn utf8_split_across_reads_is_held_back_until_complete() {
     let bytes = "é€".as_bytes();
