@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tauri::Manager;
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets};
-use tauri::webview::InvokeRequest;
+use tauri::test::{MockRuntime, mock_builder, mock_context, noop_assets};
+
+mod support;
 
 struct App {
     app: tauri::App<MockRuntime>,
@@ -31,16 +31,7 @@ impl App {
     }
 
     fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
-        let request = InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().expect("url"),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        };
-        get_ipc_response(&self.webview, request).map(|response| response.deserialize().expect("JSON"))
+        support::invoke(&self.webview, cmd, args)
     }
 
     fn state(&self) -> Value {
@@ -52,9 +43,8 @@ impl App {
     }
 
     fn hello(&self) -> Value {
-        let frame = json!({"type": "connection:hello", "id": "h", "timestamp": 0,
-            "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 800, "height": 600}}});
-        let reply = self.invoke("ui_message", json!({ "frame": frame.to_string() })).expect("ui_message answers");
+        let reply =
+            self.invoke("ui_message", json!({ "frame": support::hello().to_string() })).expect("ui_message answers");
         serde_json::from_str(reply.as_str().expect("a reply frame")).expect("frame JSON")
     }
 

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use paige_core::Config;
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets};
-use tauri::webview::InvokeRequest;
+mod support;
+
+use support::{hello, invoke};
+use tauri::test::{MockRuntime, mock_builder, mock_context, noop_assets};
 use tauri::{Listener, Manager};
 
 struct App {
@@ -36,29 +37,26 @@ fn app_with(terminal: Option<paige_app::TerminalSpec>) -> App {
     App { app, webview, project, _data: data }
 }
 
-/// Invokes command `cmd` with `args` the way the UI does: its value, or the error it rejects with.
-fn invoke(webview: &tauri::WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().expect("url"),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_string(),
-    };
-    get_ipc_response(webview, request).map(|response| response.deserialize().expect("a JSON reply"))
-}
-
 /// Invokes `ui_message` the way the UI's transport does; returns the reply frame, if any.
 fn send(webview: &tauri::WebviewWindow<MockRuntime>, frame: Value) -> Option<Value> {
     let reply = invoke(webview, "ui_message", json!({ "frame": frame.to_string() })).expect("command succeeds");
     reply.as_str().map(|text| serde_json::from_str(text).expect("reply frame is JSON"))
 }
 
-fn hello() -> Value {
-    json!({"type": "connection:hello", "id": "h", "timestamp": 0,
-        "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 800, "height": 600}}})
+/// An app whose window terminal runs `agent`, connected; the terminal's output arrives on
+/// the receiver.
+fn app_with_terminal(agent: &str) -> (App, mpsc::Receiver<String>) {
+    let spec = paige_app::TerminalSpec {
+        server: paige_core::terminal::AgentServer { port: 1, token: "t".into(), hook_command: None },
+        agent_override: Some(agent.into()),
+    };
+    let app = app_with(Some(spec));
+    let (tx, rx) = mpsc::channel::<String>();
+    app.webview.listen(paige_app::TERMINAL_EVENT, move |event| {
+        let _ = tx.send(serde_json::from_str(event.payload()).expect("payload is a JSON string"));
+    });
+    send(&app.webview, hello());
+    (app, rx)
 }
 
 /// Collects the `paige://ui` frames the webview receives.
@@ -138,16 +136,7 @@ fn a_bad_frame_is_answered_with_connection_error_not_a_command_failure() {
 
 #[test]
 fn the_window_terminal_echoes_input_from_a_shell_child() {
-    let spec = paige_app::TerminalSpec {
-        server: paige_core::terminal::AgentServer { port: 1, token: "t".into(), hook_command: None },
-        agent_override: Some("sh".into()),
-    };
-    let app = app_with(Some(spec));
-    let (tx, rx) = mpsc::channel::<String>();
-    app.webview.listen(paige_app::TERMINAL_EVENT, move |event| {
-        let _ = tx.send(serde_json::from_str(event.payload()).expect("payload is a JSON string"));
-    });
-    send(&app.webview, hello());
+    let (app, rx) = app_with_terminal("sh");
     send(
         &app.webview,
         json!({"type": "terminal:input", "timestamp": 0, "payload": {"input": "echo paige-$((40+2))\n"}}),
@@ -184,16 +173,7 @@ fn printed_pid(seen: &str, name: &str) -> Option<i32> {
 /// ui/tests/desktop-e2e.mjs in the real window.)
 #[test]
 fn core_shutdown_kills_the_window_shell_and_its_background_job() {
-    let spec = paige_app::TerminalSpec {
-        server: paige_core::terminal::AgentServer { port: 1, token: "t".into(), hook_command: None },
-        agent_override: Some("sh -i".into()),
-    };
-    let app = app_with(Some(spec));
-    let (tx, rx) = mpsc::channel::<String>();
-    app.webview.listen(paige_app::TERMINAL_EVENT, move |event| {
-        let _ = tx.send(serde_json::from_str(event.payload()).expect("payload is a JSON string"));
-    });
-    send(&app.webview, hello());
+    let (app, rx) = app_with_terminal("sh -i");
     send(
         &app.webview,
         json!({"type": "terminal:input", "timestamp": 0, "payload": {"input": "echo SHELL=$$; sleep 120 & echo JOB=$!\n"}}),

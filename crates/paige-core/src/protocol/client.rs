@@ -21,18 +21,6 @@ macro_rules! client_messages {
                 match self { $(ClientMessage::$variant(_) => $name,)+ }
             }
 
-            /// Visits every payload type (for the TypeScript bindings).
-            #[cfg(feature = "ts")]
-            pub(crate) fn visit_payload_types(visitor: &mut impl ts_rs::TypeVisitor) {
-                $(visitor.visit::<$payload>();)+
-            }
-
-            /// `(type, payload type's TypeScript name)` of every message, in catalog order.
-            #[cfg(feature = "ts")]
-            pub(crate) fn payload_type_names(cfg: &ts_rs::Config) -> Vec<(&'static str, String)> {
-                vec![$(($name, <$payload as ts_rs::TS>::name(cfg)),)+]
-            }
-
             /// Deserializes the payload of a message of type `type_name` straight from
             /// `deserializer` (no intermediate value); `None` for an unknown type.
             pub(crate) fn deserialize_payload<'de, D: serde::Deserializer<'de>>(
@@ -53,6 +41,7 @@ macro_rules! client_messages {
                 }
             }
         }
+        payload_bindings!(ClientMessage; $($payload = $name,)+);
     };
 }
 

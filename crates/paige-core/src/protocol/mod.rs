@@ -1,6 +1,25 @@
 //! The UI protocol (spec Story 5): typed messages, the JSON envelope, and the dispatcher.
 //! The same catalog travels over Tauri IPC and over the server's `/ws`.
 
+/// What the TypeScript bindings need of a message enum: its payload types and, per message,
+/// the type name with its payload's TypeScript name (both catalogs expand this).
+macro_rules! payload_bindings {
+    ($message:ident; $($payload:ty = $name:literal,)+) => {
+        #[cfg(feature = "ts")]
+        impl $message {
+            /// Visits every payload type (for the TypeScript bindings).
+            pub(crate) fn visit_payload_types(visitor: &mut impl ts_rs::TypeVisitor) {
+                $(visitor.visit::<$payload>();)+
+            }
+
+            /// `(type, payload type's TypeScript name)` of every message, in catalog order.
+            pub(crate) fn payload_type_names(cfg: &ts_rs::Config) -> Vec<(&'static str, String)> {
+                vec![$(($name, <$payload as ts_rs::TS>::name(cfg)),)+]
+            }
+        }
+    };
+}
+
 #[cfg(feature = "ts")]
 pub mod bindings;
 mod client;

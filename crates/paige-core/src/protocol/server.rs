@@ -25,19 +25,8 @@ macro_rules! server_messages {
             pub fn type_name(&self) -> &'static str {
                 match self { $(ServerMessage::$variant(_) => $name,)+ }
             }
-
-            /// Visits every payload type (for the TypeScript bindings).
-            #[cfg(feature = "ts")]
-            pub(crate) fn visit_payload_types(visitor: &mut impl ts_rs::TypeVisitor) {
-                $(visitor.visit::<$payload>();)+
-            }
-
-            /// `(type, payload type's TypeScript name)` of every message, in catalog order.
-            #[cfg(feature = "ts")]
-            pub(crate) fn payload_type_names(cfg: &ts_rs::Config) -> Vec<(&'static str, String)> {
-                vec![$(($name, <$payload as ts_rs::TS>::name(cfg)),)+]
-            }
         }
+        payload_bindings!(ServerMessage; $($payload = $name,)+);
     };
 }
 
