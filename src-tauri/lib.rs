@@ -213,6 +213,8 @@ fn try_run(project_dir: Option<PathBuf>) -> anyhow::Result<()> {
         tracing::warn!("{problem}");
         shell.set_notice(Some(problem));
     }
+    // Stops listening for signals once the app exits by itself.
+    let signals = tokio_util::sync::CancellationToken::new();
     let builder = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
             if let Some(window) = app.get_webview_window("main") {
@@ -222,17 +224,44 @@ fn try_run(project_dir: Option<PathBuf>) -> anyhow::Result<()> {
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
-        .setup(|app| {
-            if let Some(window) = app.get_webview_window("main") {
-                show_project_in_title(&window, &app.state::<Shell>().state());
+        .setup({
+            let signals = signals.clone();
+            move |app| {
+                if let Some(window) = app.get_webview_window("main") {
+                    show_project_in_title(&window, &app.state::<Shell>().state());
+                }
+                exit_on_signals(app.handle().clone(), signals)?;
+                Ok(())
             }
-            Ok(())
         });
     let app = wire(builder, shell).build(tauri::generate_context!()).context("cannot start the window")?;
     app.run(move |handle, event| {
         if let tauri::RunEvent::Exit = event {
+            signals.cancel();
             tauri::async_runtime::block_on(handle.state::<Shell>().close());
         }
+    });
+    Ok(())
+}
+
+/// SIGTERM (a logout, `kill`) or SIGINT (Ctrl-C in the launching terminal) exits the app the
+/// way closing its window does: terminals killed, database checkpointed, run file removed.
+fn exit_on_signals<R: Runtime>(
+    app: tauri::AppHandle<R>,
+    stop: tokio_util::sync::CancellationToken,
+) -> std::io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let _runtime = tauri::async_runtime::handle().inner().enter();
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    tauri::async_runtime::spawn(async move {
+        let name = tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        };
+        tracing::info!("{name}: shutting down");
+        app.exit(0);
     });
     Ok(())
 }

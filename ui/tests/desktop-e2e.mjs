@@ -336,8 +336,29 @@ await withApp(
     });
   },
 );
+// SIGTERM (a logout, `kill`) ends the app as closing its window does.
+const sigData = join(work, "sig-data");
+let sigRun;
+let sigShell;
+await withApp(
+  { env: { ...process.env, PAIGE_AGENT_CMD: "bash --norc --noprofile", ANTHROPIC_API_KEY: "sk-ant-e2e", DATA_DIR: sigData }, args: [project] },
+  async ({ find, exec, terminalText, s }) => {
+    await check("SIGTERM shuts the app down cleanly: terminal killed, run file removed", async () => {
+      await waitFor("connected", async () => (await exec("return document.querySelector('[data-testid=conn-status]')?.dataset.state")) === "open");
+      sigRun = JSON.parse(await waitFor("the run file", () => readFileSync(join(sigData, "run", "server.json"), "utf8")));
+      const term = await find(".xterm-helper-textarea");
+      await wd("POST", `${s}/element/${term}/value`, { text: "trap '' HUP TERM; echo SIG_PID=$$\n" });
+      sigShell = Number((await waitFor("the shell's PID", async () => (await terminalText()).match(/SIG_PID=(\d+)\s/)))[1]);
+      process.kill(sigRun.pid, "SIGTERM");
+      await waitFor("the app to exit", () => !alive(sigRun.pid), 10_000);
+      if (alive(sigShell)) throw new Error(`the shell ${sigShell} outlived the app`);
+      if (existsSync(join(sigData, "run", "server.json"))) throw new Error("the run file is still there");
+    });
+  },
+);
+
 // Whatever a failed check left running.
-for (const pid of [run?.pid, shell, job, firstShell]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
+for (const pid of [run?.pid, shell, job, firstShell, sigRun?.pid, sigShell]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
 rmSync(work, { recursive: true, force: true });
 console.log(`desktop e2e: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
