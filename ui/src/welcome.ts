@@ -113,8 +113,20 @@ export class ProjectsPanel {
 
     card.append(head, this.notice, projects, settings);
     this.root.append(card);
+    if (options.onClose) {
+      // Escape or a click beside the card closes the overlay, as dialogs do.
+      const close = options.onClose;
+      this.root.tabIndex = -1;
+      this.root.addEventListener("keydown", (ev) => {
+        if (ev.key === "Escape") close();
+      });
+      this.root.addEventListener("click", (ev) => {
+        if (ev.target === this.root) close();
+      });
+    }
     if (options.mode === "welcome") host.replaceChildren(this.root);
     else host.append(this.root);
+    if (options.onClose) this.root.focus();
   }
 
   /** Shows `state`: its notice, the recent projects and the key. */
