@@ -230,6 +230,14 @@ await withApp(
       await waitFor("connected", async () => (await exec("return document.querySelector('[data-testid=conn-status]')?.dataset.state")) === "open");
       console.log(`     window ready ${Date.now() - started} ms after the session request`);
     });
+    await check("the project's name in the top bar opens the projects overlay; Escape closes it", async () => {
+      const name = await exec("return document.querySelector('[data-testid=project-button]')?.textContent");
+      if (name !== "project") throw new Error(`top bar shows ${JSON.stringify(name)}`);
+      await wd("POST", `${s}/element/${await find('[data-testid="project-button"]')}/click`, {});
+      await waitFor("the overlay", () => find(".welcome.overlay"));
+      await press(["\uE00C"]);
+      await waitFor("the overlay to close", async () => (await exec("return document.querySelector('.welcome.overlay') === null")));
+    });
     await check("the explorer shows the fixture project", async () => {
       await waitFor("src in the explorer", () => find('[data-testid="tree-item"][data-path="src"]'));
     });
