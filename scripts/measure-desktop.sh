@@ -1,15 +1,35 @@
 #!/usr/bin/env bash
 # Measures the desktop app: cold start to the UI's first frame (the page has loaded and
-# painted, its script has run and said hello over IPC), idle RSS of the app's process tree
-# with one project open, and the size of the .deb.
+# painted, its script has run and said hello over IPC), idle memory of the app's process
+# tree with one project open, and the size of the .deb/.rpm.
 #   scripts/measure-desktop.sh [APP_BINARY] [PROJECT_DIR]
 # Defaults: the release build in $CARGO_TARGET_DIR (or target/) and the sample project.
-# Runs under Xvfb when there is no DISPLAY.
+# Runs under Xvfb when there is no DISPLAY. RUNS=N (default 1) starts the app N times and
+# reports medians; IDLE_SECS (default 10) is how long it idles before memory is read;
+# OPEN_FILE=src/main.js has the file opened in the editor first (through the app's MCP
+# server, as the agent would: the editor, Monaco, loads only when a file is opened). Any
+# other environment (WEBKIT_*, JSC_*, GLIBC_TUNABLES...) reaches the app as is.
+#
+# Memory per process, from /proc/PID/smaps_rollup, in MB:
+#   RSS  resident pages, shared library pages counted in full in every process: summed over
+#        the tree it counts libwebkit2gtk, libLLVM... once per process that maps them;
+#   PSS  each shared page divided by the number of processes mapping it: summed over the
+#        tree, the fair "tree total" — lower while other processes (another WebKit app, the
+#        desktop's GTK apps) map the same libraries;
+#   USS  Private_Clean + Private_Dirty: what ending that process alone would free.
+# As root also the tree's distinct pages (/proc/PID/pagemap): each physical page the tree
+# maps counted once — what the tree costs by itself, whatever else runs beside it.
+# Groups: paige-app itself; each WebKit helper (WebKitWebProcess, WebKitNetworkProcess);
+# "terminal" is the window's terminal child (PAIGE_AGENT_CMD, here `bash --norc`) and its
+# descendants — it leads its own session, so it is told apart by its session id. It is
+# reported separately: it is whatever the user runs there (Claude Code, when real).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
 app="${1:-$target/release/paige-app}"
 project="${2:-examples/sample-project}"
+runs="${RUNS:-1}"
+idle="${IDLE_SECS:-10}"
 [ -x "$app" ] || { echo "error: no app binary at $app (build it: ui/node_modules/.bin/tauri build)" >&2; exit 1; }
 work=$(mktemp -d)
 cleanup() {
@@ -23,26 +43,138 @@ if [ -z "${DISPLAY:-}" ]; then
   export DISPLAY=:77
   sleep 1
 fi
-tree_rss_kb() { # RSS of $1 and all its descendants, in kB
-  ps -e -o pid=,ppid=,rss= | awk -v root="$1" '
-    { parent[$1] = $2; rss[$1] = $3 }
-    END {
-      for (p in rss) { q = p; while (q != "" && q != 0) { if (q == root) { total += rss[p]; break } q = parent[q] } }
-      print total + 0
-    }'
+
+# One line per process of the tree under $1: "group pid rss_kB pss_kB uss_kB".
+tree_memory() {
+  local root=$1 root_sid pid ppid sid group exe
+  root_sid=$(ps -o sid= -p "$root" | tr -d ' ')
+  ps -e -o pid=,ppid=,sid= | awk -v root="$root" '
+    { parent[$1] = $2; line[$1] = $0 }
+    END { for (p in line) { q = p; while (q != "" && q != 0) { if (q == root) { print line[p]; break } q = parent[q] } } }' |
+    while read -r pid ppid sid; do
+      [ -r "/proc/$pid/smaps_rollup" ] || continue
+      exe=$(basename "$(readlink "/proc/$pid/exe" 2>/dev/null || cat "/proc/$pid/comm" 2>/dev/null)" 2>/dev/null) || continue
+      if [ "$pid" = "$root" ]; then group=paige-app
+      elif [ "$sid" != "$root_sid" ]; then group=terminal
+      else group=$exe
+      fi
+      awk -v g="$group" -v pid="$pid" '
+        /^Rss:/ { rss = $2 } /^Pss:/ { pss = $2 } /^Private_(Clean|Dirty):/ { uss += $2 }
+        END { if (rss != "") print g, pid, rss, pss, uss + 0 }' "/proc/$pid/smaps_rollup" 2>/dev/null || true
+    done
 }
-start=$(date +%s%N)
-RUST_LOG=info NO_COLOR=1 PAIGE_AGENT_CMD="bash --norc" ANTHROPIC_API_KEY=sk-ant-measure DATA_DIR="$work/data" \
-  "$app" "$project" >"$work/log" 2>&1 & app_pid=$!
-for _ in $(seq 1 300); do
-  grep -q "terminal started" "$work/log" && break
-  sleep 0.01
+
+# "distinct APP_KB ALL_KB": the physical pages the processes GROUP=PID... map, each counted
+# once, without and with the terminal. Nothing without root (pagemap hides page frames).
+distinct_pages() {
+  [ "$(id -u)" = 0 ] && command -v python3 >/dev/null || return 0
+  python3 - "$@" <<'PY' || true
+import array, sys
+frames = {}
+for arg in sys.argv[1:]:
+    group, pid = arg.split("=")
+    seen = frames.setdefault(group, set())
+    try:
+        with open(f"/proc/{pid}/smaps") as smaps, open(f"/proc/{pid}/pagemap", "rb") as pagemap:
+            for line in smaps:
+                head = line.split(None, 1)[0]
+                if not head.endswith(":"):
+                    start, end = (int(x, 16) for x in head.split("-"))
+                elif head == "Rss:" and int(line.split()[1]) > 0:
+                    pagemap.seek(start // 4096 * 8)
+                    entries = array.array("Q", pagemap.read((end - start) // 4096 * 8))
+                    seen.update(e & ((1 << 55) - 1) for e in entries if e >> 63)
+    except OSError:
+        pass
+app = set().union(*(f for g, f in frames.items() if g != "terminal"))
+everything = app.union(frames.get("terminal", set()))
+if everything and 0 not in everything:
+    print("distinct", len(app) * 4, len(everything) * 4)
+PY
+}
+
+# Opens $1 in the editor through the running app's MCP server (DATA_DIR/run/server.json).
+open_in_editor() {
+  local info port token headers=(-H 'content-type: application/json' -H 'accept: application/json, text/event-stream')
+  info="$work/data/run/server.json"
+  port=$(sed -n 's/.*"port": *\([0-9]*\).*/\1/p' "$info")
+  token=$(sed -n 's/.*"token": *"\([^"]*\)".*/\1/p' "$info")
+  headers+=(-H "authorization: Bearer $token")
+  curl -sf -D "$work/mcp-headers" -o /dev/null "${headers[@]}" "http://127.0.0.1:$port/mcp" \
+    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"measure-desktop","version":"1"}}}'
+  headers+=(-H "mcp-session-id: $(awk 'tolower($1) == "mcp-session-id:" { print $2 }' "$work/mcp-headers" | tr -d '\r')")
+  curl -sf -o /dev/null "${headers[@]}" "http://127.0.0.1:$port/mcp" -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  curl -sf "${headers[@]}" "http://127.0.0.1:$port/mcp" \
+    -d "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"paige_open_file\",\"arguments\":{\"path\":\"$1\"}}}" |
+    grep -q '"success":true' || { echo "error: could not open $1 in the editor" >&2; exit 1; }
+}
+
+for run in $(seq 1 "$runs"); do
+  rm -rf "$work/data"
+  start=$(date +%s%N)
+  RUST_LOG=info NO_COLOR=1 PAIGE_AGENT_CMD="bash --norc" ANTHROPIC_API_KEY=sk-ant-measure DATA_DIR="$work/data" \
+    "$app" "$project" >"$work/log" 2>&1 & app_pid=$!
+  for _ in $(seq 1 300); do
+    grep -q "terminal started" "$work/log" && break
+    sleep 0.01
+  done
+  grep -q "terminal started" "$work/log" || { echo "error: the UI never connected; log:" >&2; cat "$work/log" >&2; exit 1; }
+  ready=$(date +%s%N)
+  echo "start $(( (ready - start) / 1000000 ))" >>"$work/samples"
+  [ "$runs" -gt 1 ] && echo "run $run: cold start to first UI frame: $(( (ready - start) / 1000000 )) ms"
+  [ -n "${OPEN_FILE:-}" ] && open_in_editor "$OPEN_FILE"
+  sleep "$idle"
+  tree_memory "$app_pid" >"$work/tree"
+  awk '{ rss[$1] += $3; pss[$1] += $4; uss[$1] += $5 }
+    END { for (g in rss) print "mem", g, rss[g], pss[g], uss[g] }' "$work/tree" >>"$work/samples"
+  distinct_pages $(awk '{ print $1 "=" $2 }' "$work/tree") >>"$work/samples"
+  kill "$app_pid" 2>/dev/null || true
+  wait "$app_pid" 2>/dev/null || true
+  app_pid=
+  sleep 1
 done
-grep -q "terminal started" "$work/log" || { echo "error: the UI never connected; log:" >&2; cat "$work/log" >&2; exit 1; }
-ready=$(date +%s%N)
-echo "cold start to first UI frame: $(( (ready - start) / 1000000 )) ms"
-sleep 10
-echo "idle RSS of the app process tree: $(( $(tree_rss_kb "$app_pid") / 1024 )) MB"
+
+# Medians over the runs: cold start, and RSS/PSS/USS per group, for paige-app + WebKit
+# (without the terminal) and for the whole tree.
+awk -v runs="$runs" -v open_file="${OPEN_FILE:-}" '
+  function median(list,   n, v, i, j, t) {
+    n = split(list, v, " ")
+    for (i = 2; i <= n; i++) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  }
+  function add(key, value) { values[key] = values[key] " " value }
+  $1 == "start" { add("start", $2); next }
+  $1 == "distinct" { add("distinct app", $2); add("distinct all", $3); has_distinct = 1; next }
+  $1 == "mem" {
+    group[$2] = 1; add($2 " rss", $3); add($2 " pss", $4); add($2 " uss", $5)
+    run = ++seen[$2]
+    if ($2 != "terminal") { app_rss[run] += $3; app_pss[run] += $4; app_uss[run] += $5 }
+    all_rss[run] += $3; all_pss[run] += $4; all_uss[run] += $5
+  }
+  END {
+    for (r = 1; r <= runs; r++) {
+      add("app rss", app_rss[r]); add("app pss", app_pss[r]); add("app uss", app_uss[r])
+      add("all rss", all_rss[r]); add("all pss", all_pss[r]); add("all uss", all_uss[r])
+    }
+    what = runs > 1 ? "median of " runs " runs" : "one run"
+    printf "cold start to first UI frame: %d ms (%s)\n", median(values["start"]), what
+    printf "idle memory of the app process tree%s (MB, %s):\n", open_file == "" ? "" : ", " open_file " open in the editor", what
+    printf "  %-24s %8s %8s %8s\n", "process", "RSS", "PSS", "USS"
+    order = "paige-app WebKitWebProcess WebKitNetworkProcess"
+    n = split(order, first, " ")
+    for (i = 1; i <= n; i++) if (first[i] in group) { rows[++k] = first[i]; done[first[i]] = 1 }
+    for (g in group) if (!(g in done) && g != "terminal") rows[++k] = g
+    for (i = 1; i <= k; i++)
+      printf "  %-24s %8.1f %8.1f %8.1f\n", rows[i], median(values[rows[i] " rss"]) / 1024, median(values[rows[i] " pss"]) / 1024, median(values[rows[i] " uss"]) / 1024
+    printf "  %-24s %8.1f %8.1f %8.1f\n", "app + WebKit", median(values["app rss"]) / 1024, median(values["app pss"]) / 1024, median(values["app uss"]) / 1024
+    if ("terminal" in group)
+      printf "  %-24s %8.1f %8.1f %8.1f\n", "terminal (agent command)", median(values["terminal rss"]) / 1024, median(values["terminal pss"]) / 1024, median(values["terminal uss"]) / 1024
+    printf "  %-24s %8.1f %8.1f %8.1f\n", "tree total", median(values["all rss"]) / 1024, median(values["all pss"]) / 1024, median(values["all uss"]) / 1024
+    if (has_distinct)
+      printf "  %-24s %8s %8.1f %8s  (app + WebKit: %.1f)\n", "tree, distinct pages", "", median(values["distinct all"]) / 1024, "", median(values["distinct app"]) / 1024
+    printf "idle RSS of the app process tree: %d MB (summed RSS, shared pages counted per process); PSS: %d MB\n", median(values["all rss"]) / 1024, median(values["all pss"]) / 1024
+  }' "$work/samples"
+
 deb=$(ls "$target"/release/bundle/deb/*.deb 2>/dev/null | head -1 || true)
 [ -n "$deb" ] && echo ".deb size: $(du -k "$deb" | awk '{printf "%.1f MB", $1/1024}') ($deb)"
 rpm=$(ls "$target"/release/bundle/rpm/*.rpm 2>/dev/null | head -1 || true)

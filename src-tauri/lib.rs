@@ -15,6 +15,7 @@
 
 mod backend;
 mod shell;
+mod webview_tuning;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -187,7 +188,13 @@ pub fn run() {
             std::process::exit(2);
         }
     };
+    // First, while the process has one thread: how the webview renders (for its memory).
+    let rendering = webview_tuning::prepare();
     init_logging();
+    if !rendering.is_empty() {
+        let vars: Vec<String> = rendering.iter().map(|(name, value)| format!("{name}={value}")).collect();
+        tracing::info!("no GPU: the webview renders without compositing ({})", vars.join(" "));
+    }
     if let Err(err) = try_run(project_dir) {
         eprintln!("error: {err:#}");
         std::process::exit(1);

@@ -1,8 +1,8 @@
 // Boots the UI: one transport, the panels, and the routing of every server frame.
 import "./style.css";
 import { CoachingPanel, ObserverStatus, Toasts, dashboard } from "./coaching";
-import { EditorArea } from "./editor";
 import { Explorer } from "./explorer";
+import { LazyEditor } from "./lazy-editor";
 import { type AnyFrame, type ServerFrame, encodeFrame } from "./protocol";
 import { call, errorText, inDesktop } from "./shell";
 import { mountTerminal } from "./terminal";
@@ -77,9 +77,11 @@ async function showProjects(): Promise<void> {
 
 const empty = q(".empty");
 empty.append(dashboard());
-const editor = new EditorArea(transport, q(".tabs"), q(".editor"));
+const editor = new LazyEditor(transport, q(".tabs"), q(".editor"));
 editor.onEmptyChange = (isEmpty) => empty.classList.toggle("hidden", !isEmpty);
 const explorer = new Explorer(q(".explorer"), transport, (path) => editor.open(path));
+// Monaco loads as the user heads for a file, so the first one opens without the wait.
+for (const event of ["pointerenter", "focusin"]) q(".explorer").addEventListener(event, () => editor.preload(), { once: true });
 const coaching = new CoachingPanel(q(".coaching"));
 const observer = new ObserverStatus(q(".observer"), transport);
 const toasts = new Toasts(q(".toasts"));
