@@ -235,11 +235,18 @@ impl Terminal {
                 libc::killpg(pid, libc::SIGHUP);
                 libc::killpg(pid, libc::SIGKILL);
             }
-            // Twice: a job may have forked while the first pass ran.
-            for _ in 0..2 {
-                for member in session_members(pid) {
+            // Until none is left (bounded): a job may fork while a pass runs, and a pass
+            // right after the leader's death can miss a member the next one finds.
+            for _ in 0..50 {
+                let members = session_members(pid);
+                if members.is_empty() {
+                    break;
+                }
+                for member in members {
+                    // SAFETY: as above; `member` belongs to the child's session.
                     unsafe { libc::kill(member, libc::SIGKILL) };
                 }
+                std::thread::sleep(std::time::Duration::from_millis(2));
             }
         }
         {
@@ -259,14 +266,19 @@ impl Drop for Terminal {
     }
 }
 
-/// The processes of session `sid` (the PTY child leads its own session), but `sid` itself.
+/// The live processes of session `sid` (the PTY child leads its own session), but `sid`
+/// itself. Zombies are dead already and only wait for their reaper.
 #[cfg(target_os = "linux")]
 fn session_members(sid: i32) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let zombie = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |stat| stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')))
+    };
     entries
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
         // SAFETY: getsid only reads the session id of a process.
-        .filter(|&pid| pid != sid && unsafe { libc::getsid(pid) } == sid)
+        .filter(|&pid| pid != sid && unsafe { libc::getsid(pid) } == sid && !zombie(pid))
         .collect()
 }
 
