@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { check, fail, sleep, summary, waitFor } from "./checks.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const app = process.env.PAIGE_APP;
@@ -35,31 +36,6 @@ let shell;
 let job;
 let firstShell;
 const runFile = join(dataDir, "run", "server.json");
-
-let passed = 0;
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`FAIL ${name}: ${err instanceof Error ? err.message : err}`);
-  }
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function waitFor(what, fn, timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = await fn();
-      if (value) return value;
-    } catch {}
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 /** Running: /proc/PID exists and is not a zombie (a zombie waits for its reaper only). */
 function alive(pid) {
@@ -144,8 +120,7 @@ async function withApp({ env, args }, checks) {
     const terminalText = () => exec("return document.querySelector('.xterm-rows')?.innerText ?? ''");
     await checks({ s, started, find, exec, click, press, typeText, terminalText });
   } catch (err) {
-    failed++;
-    console.log(`FAIL desktop e2e setup: ${err instanceof Error ? err.message : err}`);
+    fail("desktop e2e setup", err);
   } finally {
     if (session) await wd("DELETE", `/session/${session}`, undefined, 10_000).catch(() => {});
     if (driver.exitCode === null && driver.signalCode === null) {
@@ -368,5 +343,4 @@ await withApp(
 // Whatever a failed check left running.
 for (const pid of [run?.pid, shell, job, firstShell, sigRun?.pid, sigShell]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
 rmSync(work, { recursive: true, force: true });
-console.log(`desktop e2e: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+process.exit(summary("desktop e2e"));

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { check, fail, summary, waitFor } from "./checks.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(here, "../dist");
@@ -26,29 +27,6 @@ const dataDir = join(work, "data");
 mkdirSync(join(project, "src"), { recursive: true });
 writeFileSync(join(project, "README.md"), "# fixture\n");
 writeFileSync(join(project, "src", "greet.js"), "export function greet(name) {\n  return `hello ${name}`;\n}\n");
-
-let passed = 0;
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`FAIL ${name}: ${err instanceof Error ? err.message : err}`);
-  }
-}
-
-async function waitFor(what, fn, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const server = spawn(bin, ["serve", "--project", project, "--port", "0", "--data-dir", dataDir, "--ui-dir", dist], {
   env: { ...process.env, ANTHROPIC_API_KEY: "sk-ant-smoke", PAIGE_TOKEN: TOKEN, RUST_LOG: "warn" },
@@ -109,13 +87,11 @@ try {
     if (errors.length) throw new Error(errors.join("; "));
   });
 } catch (err) {
-  failed++;
-  console.log(`FAIL smoke test setup: ${err instanceof Error ? err.message : err}`);
+  fail("smoke test setup", err);
 } finally {
   await browser?.close();
   server.kill("SIGTERM");
   await new Promise((r) => server.once("exit", r));
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`ui smoke: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+process.exit(summary("ui smoke"));

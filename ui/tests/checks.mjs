@@ -1,0 +1,44 @@
+// What the UI's end-to-end scripts share: named checks with a closing tally, and polling.
+// Each check prints `ok   name` or `FAIL name: reason`; `summary(label)` prints the line
+// scripts/test.sh counts ("LABEL: N passed, N failed") and gives the exit code.
+
+let passed = 0;
+let failed = 0;
+
+/** Runs one named check; a throw fails it and the run goes on. */
+export async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (err) {
+    fail(name, err);
+  }
+}
+
+/** Counts a failure outside any check (a harness that could not start, say). */
+export function fail(name, err) {
+  failed++;
+  console.log(`FAIL ${name}: ${err instanceof Error ? err.message : err}`);
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns something truthy (a throw counts as not yet). */
+export async function waitFor(what, fn, timeoutMs = 20_000, everyMs = 200) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await fn();
+      if (value) return value;
+    } catch {}
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Prints the tally line and returns the process exit code. */
+export function summary(label) {
+  console.log(`${label}: ${passed} passed, ${failed} failed`);
+  return failed ? 1 : 0;
+}
