@@ -242,12 +242,12 @@ impl Shell {
     /// Saves `key` (an empty one removes the saved key) and, unless `ANTHROPIC_API_KEY`
     /// is set (which wins), uses it from now on.
     pub fn save_api_key(&self, key: &str) -> Result<AppState, String> {
-        self.remember(|settings| settings.set_api_key(key))?;
+        let saved = self.remember(|settings| settings.set_api_key(key))?;
         let state = self.state();
         if state.api_key.source != KeySource::Environment
             && let Some(backend) = self.backend()
         {
-            backend.core.api().set_api_key(self.settings().0.anthropic_api_key);
+            backend.core.api().set_api_key(saved.anthropic_api_key);
         }
         Ok(state)
     }
@@ -260,11 +260,12 @@ impl Shell {
         Ok(self.state())
     }
 
-    /// Changes the saved settings and writes them back.
-    fn remember(&self, change: impl FnOnce(&mut Settings)) -> Result<(), String> {
+    /// Changes the saved settings and writes them back; what was saved.
+    fn remember(&self, change: impl FnOnce(&mut Settings)) -> Result<Settings, String> {
         let mut settings = self.settings().0;
         change(&mut settings);
-        settings.save(&self.launch.data_dir).map_err(|err| err.to_string())
+        settings.save(&self.launch.data_dir).map_err(|err| err.to_string())?;
+        Ok(settings)
     }
 
     /// Stops the open project's backend (app exit).
