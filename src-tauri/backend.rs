@@ -127,6 +127,14 @@ fn forward_events<R: Runtime>(app: tauri::AppHandle<R>, core: Arc<Core>) {
                             tracing::warn!("cannot emit {UI_EVENT}: {err}");
                         }
                     }
+                    Ok(Event::UiTo { connection, message }) => {
+                        let frame = encode(&message, None, core.now().timestamp_millis());
+                        if let Some(window) = app.state::<Shell>().window_of(connection)
+                            && let Err(err) = app.emit_to(window.as_str(), UI_EVENT, frame)
+                        {
+                            tracing::warn!("cannot emit {UI_EVENT}: {err}");
+                        }
+                    }
                     Ok(Event::TerminalOutput { connection, data }) => {
                         if let Some(window) = app.state::<Shell>().window_of(connection)
                             && let Err(err) = app.emit_to(window.as_str(), TERMINAL_EVENT, data)

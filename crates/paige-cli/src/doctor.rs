@@ -47,7 +47,17 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
 
     match check_data_dir(&config.data_dir) {
         Ok(()) => {
-            report.ok("data dir", format!("{} (writable)", config.data_dir.display()));
+            match others_can_read(&config.data_dir) {
+                Some(mode) => report.warn(
+                    "data dir",
+                    format!(
+                        "{} is readable by other users (mode {mode:o}); run `chmod 700 {}` to keep the learner's data private",
+                        config.data_dir.display(),
+                        config.data_dir.display()
+                    ),
+                ),
+                None => report.ok("data dir", format!("{} (writable, private)", config.data_dir.display())),
+            }
             match check_database(&config.db_path()) {
                 Ok(detail) => report.ok("database", detail),
                 Err(err) => report.fail("database", format!("{err:#}")),
@@ -82,6 +92,11 @@ impl Report {
         println!("  ok    {check:<10} {detail}");
     }
 
+    /// Worth fixing, but Paige works: not counted as a failure.
+    fn warn(&mut self, check: &str, detail: String) {
+        println!("  WARN  {check:<10} {detail}");
+    }
+
     fn fail(&mut self, check: &str, detail: String) {
         self.failed += 1;
         println!("  FAIL  {check:<10} {detail}");
@@ -102,11 +117,20 @@ impl Report {
 }
 
 fn check_data_dir(dir: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+        .create(dir)
+        .with_context(|| format!("cannot create {}", dir.display()))?;
     let probe = dir.join(".paige-doctor-probe");
     std::fs::write(&probe, b"ok").with_context(|| format!("{} is not writable", dir.display()))?;
     std::fs::remove_file(&probe).with_context(|| format!("cannot remove {}", probe.display()))?;
     Ok(())
+}
+
+/// The directory's permission bits when group or others may read or enter it.
+fn others_can_read(dir: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir).ok()?.permissions().mode() & 0o777;
+    (mode & 0o077 != 0).then_some(mode)
 }
 
 fn check_database(path: &Path) -> anyhow::Result<String> {

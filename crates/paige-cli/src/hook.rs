@@ -125,12 +125,25 @@ fn parse_url(url: &str) -> anyhow::Result<(String, u16, String)> {
     Ok((host.trim_matches(['[', ']']).to_owned(), port, base.to_owned()))
 }
 
+/// The longest `PAIGE_HOOK_TIMEOUT_MS` honoured: a second under the hook timeout Claude Code
+/// is given in the generated settings. Past that Claude Code would give up first and fail
+/// open, deciding instead of Paige.
+const MAX_TIMEOUT: Duration = Duration::from_millis(paige_core::governance::HOOK_TIMEOUT_SECS as u64 * 1000 - 1000);
+/// The shortest honoured: enough for one local round trip.
+const MIN_TIMEOUT: Duration = Duration::from_millis(100);
+
 fn timeout() -> Duration {
-    std::env::var("PAIGE_HOOK_TIMEOUT_MS")
-        .ok()
-        .and_then(|ms| ms.parse().ok())
+    timeout_from(std::env::var("PAIGE_HOOK_TIMEOUT_MS").ok().as_deref())
+}
+
+/// `PAIGE_HOOK_TIMEOUT_MS`, clamped to what keeps Paige the one deciding; the default when
+/// unset or not a number.
+fn timeout_from(value: Option<&str>) -> Duration {
+    value
+        .and_then(|ms| ms.trim().parse().ok())
         .map(Duration::from_millis)
         .unwrap_or(DEFAULT_TIMEOUT)
+        .clamp(MIN_TIMEOUT, MAX_TIMEOUT)
 }
 
 fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
@@ -222,6 +235,16 @@ fn split_response(response: &[u8]) -> anyhow::Result<(u16, &[u8])> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hook_timeout_is_clamped_below_claude_codes_own() {
+        assert_eq!(timeout_from(None), DEFAULT_TIMEOUT);
+        assert_eq!(timeout_from(Some("1500")), Duration::from_millis(1500));
+        assert_eq!(timeout_from(Some("60000")), MAX_TIMEOUT);
+        assert!(MAX_TIMEOUT < Duration::from_secs(paige_core::governance::HOOK_TIMEOUT_SECS as u64));
+        assert_eq!(timeout_from(Some("0")), MIN_TIMEOUT);
+        assert_eq!(timeout_from(Some("soon")), DEFAULT_TIMEOUT);
+    }
 
     #[test]
     fn parse_url_takes_host_port_and_base() {

@@ -160,7 +160,16 @@ impl Core {
             .into_iter()
             .map(|h| {
                 let path = self.resolve_path(&h.path).map_err(ProjectError::from)?.rel().to_owned();
-                Ok(FileHint { path, ..h })
+                // Directories reach the UI too, so they pass the same guard.
+                let directories = h
+                    .directories
+                    .map(|dirs| {
+                        dirs.iter()
+                            .map(|d| Ok(self.resolve_path(d).map_err(ProjectError::from)?.rel().to_owned()))
+                            .collect::<Result<Vec<_>, AgentError>>()
+                    })
+                    .transpose()?;
+                Ok(FileHint { path, directories, ..h })
             })
             .collect::<Result<Vec<_>, AgentError>>()?;
         let paths: Vec<&str> = hints.iter().map(|h| h.path.as_str()).collect();
@@ -212,10 +221,13 @@ impl Core {
     }
 
     /// Shows a coaching message (toast, or a balloon anchored in a file).
-    pub fn show_message(&self, message: CoachingMessage) -> Result<(), AgentError> {
+    pub fn show_message(&self, mut message: CoachingMessage) -> Result<(), AgentError> {
         self.require_session()?;
         if message.message.trim().is_empty() {
             return Err(AgentError::Invalid("message is empty".into()));
+        }
+        if let Some(anchor) = &mut message.anchor {
+            anchor.path = self.resolve_path(&anchor.path).map_err(ProjectError::from)?.rel().to_owned();
         }
         self.log_action(ActionType::CoachingMessage, json!({ "messageType": message.kind }));
         self.broadcast(ServerMessage::CoachingMessage(message));

@@ -49,15 +49,66 @@ struct LogState {
     char_count: usize,
 }
 
-/// Buffers keyed by project-relative path.
-#[derive(Debug, Default)]
+/// An edit refused because it would break a memory cap; the buffer keeps its last accepted
+/// content.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BufferError {
+    #[error(
+        "the buffer of {path} is {size} bytes, over the limit of {limit} bytes per buffer (PAIGE_MAX_BUFFER_BYTES); \
+         Paige keeps its last accepted content"
+    )]
+    TooLarge { path: String, size: usize, limit: usize },
+    #[error(
+        "unsaved buffers would take {total} bytes, over the limit of {limit} bytes for all buffers \
+         (PAIGE_MAX_BUFFERS_BYTES); save or close some files — {path} keeps its last accepted content"
+    )]
+    Full { path: String, total: usize, limit: usize },
+}
+
+/// Buffers keyed by project-relative path, within a per-buffer and a total size cap.
+#[derive(Debug)]
 pub struct Buffers {
     entries: HashMap<String, BufferEntry>,
     log: HashMap<String, LogState>,
     next_version: u64,
+    /// Bytes of content held by all entries.
+    total_bytes: usize,
+    max_buffer_bytes: usize,
+    max_total_bytes: usize,
+}
+
+impl Default for Buffers {
+    fn default() -> Self {
+        let limits = crate::limits::Limits::default();
+        Buffers::with_limits(limits.max_buffer_bytes, limits.max_buffers_bytes)
+    }
 }
 
 impl Buffers {
+    pub fn with_limits(max_buffer_bytes: usize, max_total_bytes: usize) -> Buffers {
+        Buffers {
+            entries: HashMap::new(),
+            log: HashMap::new(),
+            next_version: 0,
+            total_bytes: 0,
+            max_buffer_bytes,
+            max_total_bytes,
+        }
+    }
+
+    /// Bytes of content held by all buffers.
+    pub fn total_bytes(&self) -> usize {
+        self.total_bytes
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     pub fn get(&self, path: &str) -> Option<&BufferEntry> {
         self.entries.get(path)
     }
@@ -84,14 +135,27 @@ impl Buffers {
     }
 
     /// Records an edit (last write wins). Returns the change when it crosses the
-    /// significance threshold, which also resets the logging baseline.
+    /// significance threshold, which also resets the logging baseline. An edit over a cap is
+    /// refused (clean buffers of other files are evicted first to make room); the buffer
+    /// keeps its last accepted content.
     pub fn update(
         &mut self,
         path: &str,
         content: String,
         cursor: CursorPosition,
         now: DateTime<Utc>,
-    ) -> Option<SignificantChange> {
+    ) -> Result<Option<SignificantChange>, BufferError> {
+        if content.len() > self.max_buffer_bytes {
+            return Err(BufferError::TooLarge {
+                path: path.to_owned(),
+                size: content.len(),
+                limit: self.max_buffer_bytes,
+            });
+        }
+        if !self.make_room(path, content.len()) {
+            let total = self.total_without(path) + content.len();
+            return Err(BufferError::Full { path: path.to_owned(), total, limit: self.max_total_bytes });
+        }
         let chars = self.put(path, content, cursor, true, now);
         let state = self.log.entry(path.to_owned()).or_insert(LogState {
             last_logged_char_count: chars,
@@ -105,16 +169,21 @@ impl Buffers {
         let significant = delta.unsigned_abs() as usize > SIGNIFICANT_CHARS
             || delta.unsigned_abs() as f64 > previous as f64 * SIGNIFICANT_RATIO;
         if !significant {
-            return None;
+            return Ok(None);
         }
         state.last_logged_char_count = chars;
         state.edits_since_last_log = 0;
-        Some(SignificantChange { previous_char_count: previous, new_char_count: chars, delta })
+        Ok(Some(SignificantChange { previous_char_count: previous, new_char_count: chars, delta }))
     }
 
-    /// The file was saved with `content`: the buffer is clean and matches disk.
+    /// The file was saved with `content`: the buffer is clean and matches disk. A clean
+    /// buffer that does not fit the caps is not kept (the file on disk is the same).
     pub fn saved(&mut self, path: &str, content: String, cursor: Option<CursorPosition>, now: DateTime<Utc>) {
         let cursor = cursor.or_else(|| self.entries.get(path).map(|e| e.cursor_position)).unwrap_or_default();
+        if content.len() > self.max_buffer_bytes || !self.make_room(path, content.len()) {
+            self.remove_entry(path);
+            return;
+        }
         let chars = self.put(path, content, cursor, false, now);
         let state = self.log.entry(path.to_owned()).or_insert(LogState {
             last_logged_char_count: chars,
@@ -126,8 +195,43 @@ impl Buffers {
 
     /// The tab was closed: unsaved changes are gone with it.
     pub fn closed(&mut self, path: &str) {
-        self.entries.remove(path);
+        self.remove_entry(path);
         self.log.remove(path);
+    }
+
+    /// Bytes held by every buffer but `path`'s.
+    fn total_without(&self, path: &str) -> usize {
+        self.total_bytes - self.entries.get(path).map_or(0, |e| e.content.len())
+    }
+
+    /// Evicts clean buffers of other files, least recently updated first, until `incoming`
+    /// bytes for `path` fit the total cap. Dirty buffers are never evicted. Returns whether
+    /// they fit.
+    fn make_room(&mut self, path: &str, incoming: usize) -> bool {
+        if self.total_without(path) + incoming <= self.max_total_bytes {
+            return true;
+        }
+        let mut clean: Vec<(DateTime<Utc>, u64, String)> = self
+            .entries
+            .iter()
+            .filter(|(p, e)| !e.dirty && p.as_str() != path)
+            .map(|(p, e)| (e.last_updated, e.version, p.clone()))
+            .collect();
+        clean.sort();
+        for (_, _, victim) in clean {
+            if self.total_without(path) + incoming <= self.max_total_bytes {
+                break;
+            }
+            tracing::debug!(path = %victim, "evicting a clean buffer to stay within PAIGE_MAX_BUFFERS_BYTES");
+            self.remove_entry(&victim);
+        }
+        self.total_without(path) + incoming <= self.max_total_bytes
+    }
+
+    fn remove_entry(&mut self, path: &str) {
+        if let Some(old) = self.entries.remove(path) {
+            self.total_bytes -= old.content.len();
+        }
     }
 
     /// One summary per dirty file edited since its last log entry; resets their baselines.
@@ -155,9 +259,12 @@ impl Buffers {
     fn put(&mut self, path: &str, content: String, cursor: CursorPosition, dirty: bool, now: DateTime<Utc>) -> usize {
         let chars = content.chars().count();
         self.next_version += 1;
+        self.total_bytes += content.len();
         let entry =
             BufferEntry { content, cursor_position: cursor, dirty, last_updated: now, version: self.next_version };
-        self.entries.insert(path.to_owned(), entry);
+        if let Some(old) = self.entries.insert(path.to_owned(), entry) {
+            self.total_bytes -= old.content.len();
+        }
         chars
     }
 

@@ -29,6 +29,8 @@ pub struct Config {
     pub chromadb_url: Option<String>,
     /// Fixed per-launch token from `PAIGE_TOKEN`; a random one is generated when absent.
     pub token: Option<String>,
+    /// Caps on memory and connections (`PAIGE_MAX_*`, `PAIGE_*_TIMEOUT_MS`).
+    pub limits: crate::limits::Limits,
 }
 
 impl std::fmt::Debug for Config {
@@ -43,6 +45,7 @@ impl std::fmt::Debug for Config {
             .field("sonnet_model", &self.sonnet_model)
             .field("chromadb_url", &self.chromadb_url)
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -74,6 +77,8 @@ pub enum ConfigError {
     InvalidPort(String),
     #[error("{var}: {source}")]
     UnknownModel { var: &'static str, source: crate::api::UnknownModel },
+    #[error("{var} must be a whole number of at least {min}, got {value:?}")]
+    InvalidLimit { var: &'static str, value: String, min: u64 },
     #[error("DATA_DIR is not set and HOME is unknown, so the default ~/.paige/ cannot be used")]
     NoDataDir,
 }
@@ -142,6 +147,7 @@ impl Config {
             sonnet_model,
             chromadb_url: var("CHROMADB_URL").map(str::to_owned),
             token: var("PAIGE_TOKEN").map(str::to_owned),
+            limits: crate::limits::Limits::from_env(env)?,
         })
     }
 
@@ -158,6 +164,7 @@ impl Config {
             sonnet_model: None,
             chromadb_url: None,
             token: None,
+            limits: Default::default(),
         }
     }
 

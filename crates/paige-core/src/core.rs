@@ -53,7 +53,7 @@ pub(crate) struct Live {
 
 pub(crate) struct CachedDiff {
     pub(crate) buffer_version: u64,
-    pub(crate) disk: Option<(u64, std::time::SystemTime)>,
+    pub(crate) disk: Option<crate::files::DiskStamp>,
     pub(crate) diff: String,
 }
 
@@ -84,13 +84,20 @@ impl Core {
     /// `DATA_DIR/paige.db`. Starts nothing in the background.
     pub fn open(mut config: Config, clock: Arc<dyn Clock>) -> Result<Core, CoreError> {
         let data_dir_err = |source| CoreError::DataDir { path: config.data_dir.clone(), source };
-        std::fs::create_dir_all(&config.data_dir).map_err(data_dir_err)?;
+        // The learner's data is theirs alone: a DATA_DIR Paige creates is 0700.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(&config.data_dir)
+            .map_err(data_dir_err)?;
         config.data_dir = config.data_dir.canonicalize().map_err(data_dir_err)?;
-        let root = ProjectRoot::new(&config.project_dir)
+        let root = ProjectRoot::with_max_file_bytes(&config.project_dir, config.limits.max_file_bytes)
             .map_err(|source| CoreError::ProjectDir { path: config.project_dir.clone(), source })?;
         let db = Db::open(&config.db_path(), clock.clone())?;
         let api = ApiClient::new(ApiSettings::from_config(&config)?)?;
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
+        let live = Live {
+            buffers: Buffers::with_limits(config.limits.max_buffer_bytes, config.limits.max_buffers_bytes),
+            ..Live::default()
+        };
         Ok(Core {
             started_at: clock.now(),
             config,
@@ -101,7 +108,7 @@ impl Core {
             events,
             cancel: CancellationToken::new(),
             tasks: TaskTracker::new(),
-            live: Mutex::new(Live::default()),
+            live: Mutex::new(live),
             watcher: Mutex::new(None),
             terminals: Default::default(),
         })
@@ -155,7 +162,14 @@ impl Core {
 
     /// Announces this process as the running Paige: writes `DATA_DIR/run/server.json` (0600)
     /// with `port` and `token`. Returns what was written and where.
+    ///
+    /// A run file already there whose process is gone means the last run crashed (or was
+    /// killed): that is logged, temp files its interrupted saves left in its project are
+    /// removed, and sessions it left active stay active, to be resumed.
     pub fn announce(&self, port: u16, token: &str) -> anyhow::Result<(crate::run_info::RunInfo, PathBuf)> {
+        if let Some(crashed) = crate::run_info::left_by_crash(&self.config.data_dir) {
+            self.recover_from_crash(&crashed);
+        }
         let info = crate::run_info::RunInfo {
             pid: std::process::id(),
             port,
@@ -165,6 +179,35 @@ impl Core {
         };
         let path = crate::run_info::write(&self.config.data_dir, &info)?;
         Ok((info, path))
+    }
+
+    fn recover_from_crash(&self, crashed: &crate::run_info::RunInfo) {
+        tracing::warn!(
+            pid = crashed.pid,
+            started_at = %crashed.started_at,
+            project = %crashed.project_dir.display(),
+            "the last Paige run ended without shutting down cleanly (crashed or killed)"
+        );
+        let root = match crashed.project_dir.canonicalize() {
+            Ok(dir) if dir == self.root.path() => Some(self.root.clone()),
+            Ok(dir) => ProjectRoot::new(&dir).ok(),
+            Err(_) => None,
+        };
+        if let Some(root) = root {
+            let removed = crate::files::sweep_temp_files(&root);
+            if removed > 0 {
+                tracing::info!(removed, project = %root.path().display(), "removed temp files of interrupted saves");
+            }
+        }
+        match self.db.sessions() {
+            Ok(sessions) => {
+                let active = sessions.iter().filter(|s| s.status == crate::db::SessionStatus::Active).count();
+                if active > 0 {
+                    tracing::info!(active, "sessions the crashed run left active stay active, to be resumed");
+                }
+            }
+            Err(err) => tracing::warn!("cannot list sessions: {err}"),
+        }
     }
 
     /// Starts watching the project; changes are broadcast as `fs:tree_update`. Idempotent.

@@ -13,6 +13,8 @@ use crate::protocol::ServerMessage;
 pub enum Event {
     /// A message for every connected UI client.
     Ui(ServerMessage),
+    /// A message for one UI client only (e.g. the tree a newly connected UI asked for).
+    UiTo { connection: crate::protocol::ConnectionId, message: ServerMessage },
     /// A row was written to the action log.
     ActionLogged(ActionEntry),
     /// Output of the terminal of one connection (a desktop window), as UTF-8 text.

@@ -14,6 +14,8 @@ pub enum ProjectError {
     Path(#[from] PathError),
     #[error(transparent)]
     File(#[from] FileError),
+    #[error(transparent)]
+    Buffer(#[from] crate::buffers::BufferError),
 }
 
 /// One file's unsaved changes as a unified diff.
@@ -49,7 +51,8 @@ impl Core {
         Ok(self.live().buffers.get(path.rel()).cloned())
     }
 
-    /// Records an edit from the editor. Binary files never enter the cache.
+    /// Records an edit from the editor. Binary and special files never enter the cache; an
+    /// edit over a memory cap is refused and the buffer keeps its last accepted content.
     pub(crate) fn update_buffer(
         &self,
         path: &ProjectPath,
@@ -57,10 +60,10 @@ impl Core {
         cursor: CursorPosition,
     ) -> Result<Option<crate::buffers::SignificantChange>, ProjectError> {
         let known = self.live().buffers.contains(path.rel());
-        if !known && files::is_binary_path(path) {
-            return Err(FileError::Binary(path.rel().to_owned()).into());
+        if !known {
+            files::check_bufferable(path)?;
         }
-        Ok(self.live().buffers.update(path.rel(), content, cursor, self.now()))
+        Ok(self.live().buffers.update(path.rel(), content, cursor, self.now())?)
     }
 
     /// Unified diff from the saved file to the buffer; empty when the buffer is clean or
@@ -100,9 +103,10 @@ impl Core {
     }
 
     /// The diff of one buffer, from the cache while neither the buffer nor the file on disk
-    /// changed (checked by buffer version and the file's size and mtime).
+    /// changed (checked by buffer version and the file's size and mtime). Cut at
+    /// `PAIGE_MAX_DIFF_BYTES` with a marker.
     fn diff_resolved(&self, path: &ProjectPath) -> Result<String, FileError> {
-        let disk = std::fs::metadata(path.abs()).ok().and_then(|m| Some((m.len(), m.modified().ok()?)));
+        let disk = files::disk_stamp(path);
         let version = {
             let live = self.live();
             let Some(entry) = live.buffers.get(path.rel()).filter(|e| e.dirty) else { return Ok(String::new()) };
@@ -114,20 +118,30 @@ impl Core {
             }
             entry.version
         };
-        let saved = match std::fs::read(path.abs()) {
-            Ok(bytes) if files::sniff_binary(&bytes) => return Ok(String::new()),
-            Ok(bytes) => String::from_utf8(bytes).unwrap_or_default(),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(source) => return Err(FileError::Read { path: path.rel().to_owned(), source }),
+        // The stamp of what was read keys the cache: the file may have changed since the check.
+        let (saved, disk) = match files::read_bytes(path) {
+            Ok((bytes, _)) if files::sniff_binary(&bytes) => return Ok(String::new()),
+            Ok((bytes, stamp)) => (String::from_utf8(bytes).unwrap_or_default(), Some(stamp)),
+            Err(FileError::NotFound(_)) => (String::new(), None),
+            Err(err) => return Err(err),
         };
-        let mut live = self.live();
+        let max = self.config().limits.max_diff_bytes;
+        let diff_of = |current: &str| {
+            let mut diff = files::unified_diff(path.rel(), &saved, current);
+            crate::limits::truncate_with_marker(&mut diff, max, "diff");
+            diff
+        };
+        let live = self.live();
         let Some(entry) = live.buffers.get(path.rel()).filter(|e| e.version == version) else {
             // The buffer changed while we read the file; diff what is there now, uncached.
             let current = live.buffers.get(path.rel()).filter(|e| e.dirty).map(|e| e.content.clone());
             drop(live);
-            return Ok(current.map(|c| files::unified_diff(path.rel(), &saved, &c)).unwrap_or_default());
+            return Ok(current.map(|c| diff_of(&c)).unwrap_or_default());
         };
-        let diff = files::unified_diff(path.rel(), &saved, &entry.content);
+        let content = entry.content.clone();
+        drop(live);
+        let diff = diff_of(&content);
+        let live = &mut *self.live();
         live.diffs.insert(path.rel().to_owned(), CachedDiff { buffer_version: version, disk, diff: diff.clone() });
         Ok(diff)
     }

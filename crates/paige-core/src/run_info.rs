@@ -74,6 +74,30 @@ pub fn remove_if_ours(data_dir: &Path, ours: &RunInfo) -> anyhow::Result<bool> {
     }
 }
 
+/// The run file of a Paige that ended without removing it — killed, or crashed — if the one
+/// in `data_dir` is such. A run file whose process is still alive belongs to another running
+/// Paige and is not reported.
+pub fn left_by_crash(data_dir: &Path) -> Option<RunInfo> {
+    let info = match read(data_dir) {
+        Ok(info) => info?,
+        Err(err) => {
+            tracing::warn!("the last run left a run file Paige cannot read: {err:#}");
+            return None;
+        }
+    };
+    let ours = info.pid == std::process::id();
+    (ours || !process_alive(info.pid)).then_some(info)
+}
+
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    // Signal 0 checks that the process exists without touching it; EPERM means it exists
+    // but belongs to someone else.
+    // SAFETY: kill with signal 0 sends nothing; it only reads the process table.
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    alive || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
 /// A fresh random token for one launch: 32 bytes from the OS, hex-encoded.
 pub fn generate_token() -> anyhow::Result<String> {
     let mut bytes = [0u8; 32];

@@ -21,15 +21,16 @@ pub(crate) async fn loopback_only(request: Request, next: Next) -> Response {
 }
 
 /// Rejects with 401 a request without the token, given as `Authorization: Bearer <token>`
-/// or — for browsers, which cannot set headers on a WebSocket — as `?token=<token>`.
+/// (the scheme in any case, RFC 7235) or — on `/ws` only, because a browser cannot set
+/// headers on a WebSocket — as `?token=<token>`. Elsewhere a token in the URL, which leaks
+/// into logs and history, is not accepted.
 pub(crate) async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let from_header = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "))
-        .map(str::trim);
-    let from_query = request.uri().query().and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
+    let from_header =
+        request.headers().get(header::AUTHORIZATION).and_then(|value| value.to_str().ok()).and_then(bearer_token);
+    let from_query = (request.uri().path() == "/ws")
+        .then(|| request.uri().query())
+        .flatten()
+        .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
     let presented = from_header.or(from_query);
     match presented {
         Some(token) if constant_time_eq(token.as_bytes(), state.token.as_bytes()) => next.run(request).await,
@@ -85,6 +86,13 @@ fn is_loopback_host(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost") || host == "127.0.0.1" || host == "::1"
 }
 
+/// The credentials of an `Authorization: Bearer <token>` header; the scheme is matched
+/// case-insensitively.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim_start().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
@@ -130,6 +138,16 @@ mod tests {
             assert!(check_loopback(&headers(Some("localhost"), Some(origin))).is_err(), "{origin}");
         }
         assert_eq!(check_loopback(&headers(None, None)), Err("missing Host header".into()));
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_matched_in_any_case() {
+        for value in ["Bearer abc", "bearer abc", "BEARER  abc ", " bEaReR abc"] {
+            assert_eq!(bearer_token(value), Some("abc"), "{value:?}");
+        }
+        for value in ["Basic abc", "Bearerabc", "abc", "Token abc"] {
+            assert_eq!(bearer_token(value), None, "{value:?}");
+        }
     }
 
     #[test]

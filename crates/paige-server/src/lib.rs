@@ -16,6 +16,7 @@
 mod guard;
 mod health;
 mod hooks;
+mod listener;
 mod mcp;
 mod mcp_tools;
 mod session_api;
@@ -28,6 +29,7 @@ use axum::Router;
 use paige_core::Core;
 use tokio_util::sync::CancellationToken;
 
+pub use listener::ConnectionLimits;
 pub use mcp::{McpSessions, PaigeMcp};
 pub use ui::{default_ui_dirs, is_ui_build};
 
@@ -38,15 +40,18 @@ pub struct AppState {
     token: Arc<str>,
 }
 
-/// The router plus a handle on the MCP sessions, which shutdown closes.
+/// The router plus a handle on the MCP sessions, which shutdown closes, and the rules its
+/// connections live by.
 pub struct Server {
     pub router: Router,
     pub mcp_sessions: McpSessions,
+    pub limits: ConnectionLimits,
 }
 
 /// Builds the whole HTTP surface. `token` is required on private routes (`/mcp`).
 pub fn app(core: Arc<Core>, token: &str) -> Server {
     let state = AppState { core: core.clone(), token: Arc::from(token) };
+    let limits = ConnectionLimits::from(&core.config().limits);
     let mcp_cancel = core.shutdown_token().child_token();
     let (mcp_service, mcp_sessions) = mcp::service(core, mcp_cancel);
     let private = Router::new()
@@ -63,25 +68,31 @@ pub fn app(core: Arc<Core>, token: &str) -> Server {
         .fallback(guard::not_found)
         .layer(axum::middleware::from_fn(guard::loopback_only))
         .with_state(state);
-    Server { router, mcp_sessions }
+    Server { router, mcp_sessions, limits }
 }
 
 /// Serves until `shutdown` is cancelled, then stops accepting, closes the MCP sessions so
-/// their streams end, and waits for in-flight requests. Each step is logged.
+/// their streams end, and waits for in-flight requests. Each step is logged. Connections
+/// live by `server.limits` (timeouts, a connection cap; see [`listener`]).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     server: Server,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
-    let Server { router, mcp_sessions } = server;
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
+    let Server { router, mcp_sessions, limits } = server;
+    let connections = CancellationToken::new();
+    let drain = {
+        let connections = connections.clone();
+        async move {
             shutdown.cancelled().await;
             tracing::info!("shutdown: no longer accepting connections");
             let closed = mcp_sessions.close_all().await;
             tracing::info!("shutdown: closed {closed} MCP session(s)");
-        })
-        .await?;
+            connections.cancel();
+        }
+    };
+    let (served, ()) = tokio::join!(listener::run(listener, router, limits, connections), drain);
+    served?;
     tracing::info!("shutdown: HTTP server stopped");
     Ok(())
 }

@@ -208,7 +208,8 @@ impl PaigeMcp {
         Parameters(p): Parameters<OptionalPathParam>,
     ) -> CallToolResult {
         self.logged("paige_get_diff", &parts);
-        match self.core.diffs(p.path.as_deref()) {
+        // Reads files from disk: on a blocking thread, never on the async runtime.
+        self.blocking(move |core| match core.diffs(p.path.as_deref()) {
             Ok(mut diffs) => {
                 let mut budget = MAX_TEXT_CHARS;
                 let mut truncated = false;
@@ -224,7 +225,8 @@ impl PaigeMcp {
                 text_and_json(text, json!({ "diffs": diffs, "truncated": truncated }))
             }
             Err(err) => tool_error(err),
-        }
+        })
+        .await
     }
 
     #[tool(
@@ -236,7 +238,7 @@ impl PaigeMcp {
         Parameters(p): Parameters<SessionStateParams>,
     ) -> CallToolResult {
         self.logged("paige_get_session_state", &parts);
-        match self.core.session_state(&p.include) {
+        self.blocking(move |core| match core.session_state(&p.include) {
             Ok(mut state) => {
                 let truncated = cap_value_strings(&mut state);
                 if truncated {
@@ -245,7 +247,8 @@ impl PaigeMcp {
                 json_result(Value::Object(state))
             }
             Err(err) => tool_error(err),
-        }
+        })
+        .await
     }
 
     #[tool(
@@ -257,10 +260,12 @@ impl PaigeMcp {
         Parameters(p): Parameters<PathParam>,
     ) -> CallToolResult {
         self.logged("paige_open_file", &parts);
-        respond(
-            self.core.open_file_for_agent(&p.path),
-            |file| json!({ "success": true, "path": file.path, "lineCount": file.line_count, "language": file.language }),
-        )
+        self.blocking(move |core| {
+            respond(core.open_file_for_agent(&p.path), |file| {
+                json!({ "success": true, "path": file.path, "lineCount": file.line_count, "language": file.language })
+            })
+        })
+        .await
     }
 
     #[tool(
@@ -470,6 +475,21 @@ fn respond<T>(result: Result<T, AgentError>, render: impl FnOnce(T) -> Value) ->
     match result {
         Ok(value) => json_result(render(value)),
         Err(err) => tool_error(err),
+    }
+}
+
+impl PaigeMcp {
+    /// Runs a tool's core work on a blocking thread: it reads files and SQLite, which must
+    /// never stall the async runtime that serves every other request.
+    async fn blocking(
+        &self,
+        work: impl FnOnce(&paige_core::Core) -> CallToolResult + Send + 'static,
+    ) -> CallToolResult {
+        let core = self.core.clone();
+        tokio::task::spawn_blocking(move || work(&core)).await.unwrap_or_else(|err| {
+            tracing::error!("MCP tool failed: {err}");
+            CallToolResult::error(vec![ContentBlock::text("internal error in Paige; the call was not completed")])
+        })
     }
 }
 

@@ -1,6 +1,7 @@
 //! `GET /ws`: the UI protocol over a WebSocket, for the browser UI and black-box tests.
-//! Each socket is one core connection: frames in go to the dispatcher, the dispatcher's
-//! reply goes back to this socket, and every `Event::Ui` goes to every socket.
+//! Each socket is one core connection: frames in go to the dispatcher (on a blocking thread:
+//! it reads files and writes SQLite), the dispatcher's reply goes back to this socket, every
+//! `Event::Ui` goes to every socket and an `Event::UiTo` to its own.
 
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -12,11 +13,11 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::AppState;
 
 pub(crate) async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> Response {
-    ws.max_message_size(MAX_MESSAGE_BYTES).on_upgrade(move |socket| connection(state, socket))
+    // `PAIGE_MAX_WS_FRAME_BYTES` (16 MiB): room for the largest buffer update; a bigger
+    // message closes the socket.
+    let max = state.core.config().limits.max_ws_frame_bytes;
+    ws.max_message_size(max).max_frame_size(max).on_upgrade(move |socket| connection(state, socket))
 }
-
-/// Big enough for a large buffer update; bigger frames close the socket.
-const MAX_MESSAGE_BYTES: usize = 32 << 20;
 
 async fn connection(state: AppState, mut socket: WebSocket) {
     let core = state.core;
@@ -28,7 +29,16 @@ async fn connection(state: AppState, mut socket: WebSocket) {
         tokio::select! {
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = core.handle_text(id, text.as_str())
+                    let dispatcher = core.clone();
+                    let reply = tokio::task::spawn_blocking(move || dispatcher.handle_text(id, text.as_str())).await;
+                    let reply = match reply {
+                        Ok(reply) => reply,
+                        Err(err) => {
+                            tracing::error!(connection = id.0, "dispatcher failed: {err}");
+                            continue;
+                        }
+                    };
+                    if let Some(reply) = reply
                         && socket.send(Message::Text(reply.into())).await.is_err() {
                         break;
                     }
@@ -58,7 +68,13 @@ async fn connection(state: AppState, mut socket: WebSocket) {
                         break;
                     }
                 }
-                Ok(Event::ActionLogged(_) | Event::TerminalOutput { .. }) => {}
+                Ok(Event::UiTo { connection, message }) if connection == id => {
+                    let frame = encode(&message, None, core.now().timestamp_millis());
+                    if socket.send(Message::Text(frame.into())).await.is_err() {
+                        break;
+                    }
+                }
+                Ok(Event::UiTo { .. } | Event::ActionLogged(_) | Event::TerminalOutput { .. }) => {}
                 Ok(Event::ShuttingDown) | Err(RecvError::Closed) => break,
                 Err(RecvError::Lagged(missed)) => {
                     tracing::warn!(connection = id.0, missed, "UI client too slow; messages dropped");

@@ -134,7 +134,7 @@ export type Empty = Record<symbol, never>;
 /**
  * Machine-readable error classes for `connection:error`.
  */
-export type ErrorCode = "NOT_IMPLEMENTED" | "INVALID_JSON" | "INVALID_MESSAGE" | "INVALID_PAYLOAD" | "PATH_REJECTED" | "FILE_NOT_FOUND" | "FILE_ERROR" | "BINARY_FILE" | "INTERNAL";
+export type ErrorCode = "NOT_IMPLEMENTED" | "INVALID_JSON" | "INVALID_MESSAGE" | "INVALID_PAYLOAD" | "PATH_REJECTED" | "FILE_NOT_FOUND" | "FILE_ERROR" | "BINARY_FILE" | "TOO_LARGE" | "NOT_REGULAR_FILE" | "INTERNAL";
 
 export type ErrorText = { error: string, };
 

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 pub enum DbError {
     #[error("cannot open database {}: {source}", path.display())]
     Open { path: PathBuf, source: rusqlite::Error },
+    #[error("cannot make database {} private (mode 0600): {source}", path.display())]
+    Permissions { path: PathBuf, source: std::io::Error },
     #[error("database file {} is corrupted or not a SQLite database ({detail}); it was left untouched — move it aside to start fresh", path.display())]
     Corrupt { path: PathBuf, detail: String },
     #[error("cannot bring database {} up to date: {source}", path.display())]

@@ -63,6 +63,25 @@ pub struct Db {
     clock: Arc<dyn Clock>,
 }
 
+/// Makes the database file (created empty when missing, as SQLite would) and its WAL and
+/// SHM files, which SQLite creates with the database's mode, readable by the owner only.
+fn owner_only(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::OpenOptions::new().write(true).create(true).truncate(false).mode(0o600).open(path)?;
+    for suffix in ["", "-wal", "-shm"] {
+        let file = PathBuf::from(format!("{}{suffix}", path.display()));
+        match std::fs::symlink_metadata(&file) {
+            Ok(meta) if meta.is_file() && meta.permissions().mode() & 0o077 != 0 => {
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
+            }
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
+}
+
 impl Db {
     /// Opens (or creates) the database file and brings its schema up to date.
     ///
@@ -70,6 +89,7 @@ impl Db {
     /// naming the file, and is left exactly as it was: nothing is written before the check.
     pub fn open(path: &Path, clock: Arc<dyn Clock>) -> Result<Db, DbError> {
         let open_err = |source| DbError::Open { path: path.to_owned(), source };
+        owner_only(path).map_err(|source| DbError::Permissions { path: path.to_owned(), source })?;
         let mut conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,

@@ -1,22 +1,68 @@
 //! The one path guard. Every path that comes from outside (UI, MCP, hooks) is turned into a
-//! [`ProjectPath`] here before any I/O on it; a `ProjectPath` is proof that the path is inside
-//! the project, with symlinks resolved.
+//! [`ProjectPath`] here before any I/O on it; a `ProjectPath` is proof that the path was inside
+//! the project, with symlinks resolved, when it was checked. It carries the root's directory
+//! handle, and the file layer opens its canonical relative path from that handle without
+//! following symlinks ([`super::beneath`]), so the check holds at the moment of use too.
 
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
-/// The canonical project root.
-#[derive(Debug, Clone, PartialEq, Eq)]
+use super::beneath::RootDir;
+
+/// Default cap on a file Paige reads into memory (`PAIGE_MAX_FILE_BYTES`).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 10 << 20;
+
+/// The canonical project root, and a directory handle on it.
+#[derive(Debug, Clone)]
 pub struct ProjectRoot {
     root: PathBuf,
+    handle: Arc<Handle>,
+}
+
+/// What every path of a root shares: the directory handle and the read cap.
+#[derive(Debug)]
+pub(crate) struct Handle {
+    pub(crate) dir: RootDir,
+    pub(crate) max_file_bytes: u64,
 }
 
 /// A path proven to lie inside the project: `abs` is canonical (existing part resolved through
 /// symlinks), `rel` is the same path relative to the root with `/` separators.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone)]
 pub struct ProjectPath {
     abs: PathBuf,
     rel: String,
+    handle: Arc<Handle>,
+}
+
+impl PartialEq for ProjectRoot {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root
+    }
+}
+impl Eq for ProjectRoot {}
+
+impl PartialEq for ProjectPath {
+    fn eq(&self, other: &Self) -> bool {
+        self.abs == other.abs
+    }
+}
+impl Eq for ProjectPath {}
+impl std::hash::Hash for ProjectPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.abs.hash(state);
+    }
+}
+impl PartialOrd for ProjectPath {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for ProjectPath {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.abs.cmp(&other.abs)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -38,9 +84,26 @@ pub enum PathError {
 }
 
 impl ProjectRoot {
-    /// `dir` must exist; it is canonicalized once here.
+    /// `dir` must exist; it is canonicalized and opened once here. Files are read up to
+    /// [`DEFAULT_MAX_FILE_BYTES`].
     pub fn new(dir: &Path) -> std::io::Result<ProjectRoot> {
-        Ok(ProjectRoot { root: dir.canonicalize()? })
+        ProjectRoot::with_max_file_bytes(dir, DEFAULT_MAX_FILE_BYTES)
+    }
+
+    /// As [`ProjectRoot::new`], refusing to read files larger than `max_file_bytes`.
+    pub fn with_max_file_bytes(dir: &Path, max_file_bytes: u64) -> std::io::Result<ProjectRoot> {
+        let root = dir.canonicalize()?;
+        let dir = RootDir::open(&root)?;
+        Ok(ProjectRoot { root, handle: Arc::new(Handle { dir, max_file_bytes }) })
+    }
+
+    pub(crate) fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// The largest file the file layer reads.
+    pub fn max_file_bytes(&self) -> u64 {
+        self.handle.max_file_bytes
     }
 
     pub fn path(&self) -> &Path {
@@ -72,7 +135,7 @@ impl ProjectRoot {
             Ok(rel) => to_slash(rel),
             Err(_) => return Err(PathError::SymlinkOutside(input.to_owned())),
         };
-        Ok(ProjectPath { abs, rel })
+        Ok(ProjectPath { abs, rel, handle: self.handle.clone() })
     }
 
     /// The canonical form of `path`: the longest existing prefix is canonicalized (resolving
@@ -103,8 +166,13 @@ impl ProjectRoot {
 }
 
 impl ProjectPath {
+    /// For display and for the language by extension; I/O goes through the root's handle.
     pub fn abs(&self) -> &Path {
         &self.abs
+    }
+
+    pub(crate) fn handle(&self) -> &Handle {
+        &self.handle
     }
 
     /// Relative to the project root, `/`-separated: the path the UI and tools see.

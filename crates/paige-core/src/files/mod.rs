@@ -1,6 +1,7 @@
 //! The file system layer (spec Story 3): every read, write, tree scan, diff and watch of the
 //! learner's project. Paths from outside pass through [`ProjectRoot::resolve`] first.
 
+mod beneath;
 mod diff;
 mod guard;
 mod language;
@@ -10,10 +11,11 @@ mod watcher;
 mod write;
 
 pub use diff::unified_diff;
+pub use guard::DEFAULT_MAX_FILE_BYTES;
 pub use guard::{PathError, ProjectPath, ProjectRoot};
 pub use language::language_for;
-pub(crate) use read::is_binary_path;
+pub(crate) use read::{DiskStamp, check_bufferable, disk_stamp, read_bytes};
 pub use read::{FileContent, FileError, read_file, sniff_binary};
 pub use tree::{EXCLUDED_DIRS, TreeNode, TreeNodeKind, project_tree};
 pub use watcher::{FsChange, FsChangeAction, Watcher};
-pub use write::write_file;
+pub use write::{TEMP_PREFIX, sweep_temp_files, write_file};

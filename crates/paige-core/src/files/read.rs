@@ -21,6 +21,12 @@ pub enum FileError {
     NotFound(String),
     #[error("{0} is a directory, not a file")]
     IsDirectory(String),
+    #[error("{path} is {kind}, not a regular file; Paige opens only regular files")]
+    NotRegular { path: String, kind: &'static str },
+    #[error("{path} is too large to open in Paige ({size} bytes; the limit is {limit} bytes)")]
+    TooLarge { path: String, size: u64, limit: u64 },
+    #[error("{0} changed while Paige was using it (a symlink appeared on its path); try again")]
+    Changed(String),
     #[error("cannot read {path}: {source}")]
     Read { path: String, source: std::io::Error },
     #[error("cannot write {path}: {source}")]
@@ -32,13 +38,89 @@ pub enum FileError {
 /// How many leading bytes are inspected to decide whether an unknown file is binary.
 const SNIFF_LEN: usize = 8192;
 
+/// What identifies one state of a file on disk: size and modification time.
+pub(crate) type DiskStamp = (u64, i64, i64);
+
+/// Opens a file for reading beneath the project root: never through a symlink, never
+/// blocking (a FIFO opens at once and is then refused), and only if it is a regular file.
+pub(crate) fn open_regular(path: &ProjectPath) -> Result<(std::fs::File, rustix::fs::Stat), FileError> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let rel = path.rel().to_owned();
+    let fd = path
+        .handle()
+        .dir
+        .open_at(path.rel(), OFlags::RDONLY | OFlags::NONBLOCK, Mode::empty())
+        .map_err(|errno| open_error(&rel, errno))?;
+    let stat = rustix::fs::fstat(&fd).map_err(|errno| FileError::Read { path: rel.clone(), source: errno.into() })?;
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => Ok((std::fs::File::from(fd), stat)),
+        FileType::Directory => Err(FileError::IsDirectory(rel)),
+        other => Err(FileError::NotRegular { path: rel, kind: kind_name(other) }),
+    }
+}
+
+/// Reads a whole regular file, up to the root's size cap.
+pub(crate) fn read_bytes(path: &ProjectPath) -> Result<(Vec<u8>, DiskStamp), FileError> {
+    use std::io::Read;
+    let (file, stat) = open_regular(path)?;
+    let limit = path.handle().max_file_bytes;
+    let size = stat.st_size as u64;
+    let too_large = |size| FileError::TooLarge { path: path.rel().to_owned(), size, limit };
+    if size > limit {
+        return Err(too_large(size));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| FileError::Read { path: path.rel().to_owned(), source })?;
+    if bytes.len() as u64 > limit {
+        // It grew while being read.
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok((bytes, stamp(&stat)))
+}
+
+/// The file's current size and mtime (for caches), without reading it; `None` when it is
+/// missing or not a regular file.
+pub(crate) fn disk_stamp(path: &ProjectPath) -> Option<DiskStamp> {
+    open_regular(path).ok().map(|(_, stat)| stamp(&stat))
+}
+
+// The fields' types differ between platforms; on some the casts are no-ops.
+#[allow(clippy::unnecessary_cast)]
+fn stamp(stat: &rustix::fs::Stat) -> DiskStamp {
+    (stat.st_size as u64, stat.st_mtime as i64, stat.st_mtime_nsec as i64)
+}
+
+fn open_error(rel: &str, errno: rustix::io::Errno) -> FileError {
+    use rustix::io::Errno;
+    match errno {
+        Errno::NOENT | Errno::NOTDIR => FileError::NotFound(rel.to_owned()),
+        Errno::ISDIR => FileError::IsDirectory(rel.to_owned()),
+        // A symlink where the checked path had none, or a lookup that left the root.
+        Errno::LOOP | Errno::XDEV => FileError::Changed(rel.to_owned()),
+        // open(2) says ENXIO for a socket, and for a device without a driver.
+        Errno::NXIO => FileError::NotRegular { path: rel.to_owned(), kind: "a socket or device" },
+        other => FileError::Read { path: rel.to_owned(), source: other.into() },
+    }
+}
+
+pub(crate) fn kind_name(kind: rustix::fs::FileType) -> &'static str {
+    use rustix::fs::FileType;
+    match kind {
+        FileType::Fifo => "a FIFO (named pipe)",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        FileType::Symlink => "a symlink",
+        FileType::Directory => "a directory",
+        _ => "a special file",
+    }
+}
+
 /// Reads a file: content, language id, line count; binary files are flagged, not returned.
 pub fn read_file(path: &ProjectPath) -> Result<FileContent, FileError> {
-    let bytes = std::fs::read(path.abs()).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => FileError::NotFound(path.rel().to_owned()),
-        std::io::ErrorKind::IsADirectory => FileError::IsDirectory(path.rel().to_owned()),
-        _ => FileError::Read { path: path.rel().to_owned(), source },
-    })?;
+    let (bytes, _) = read_bytes(path)?;
     let language = language_for(path.abs()).to_owned();
     let text = match binary_by_extension(path.abs()) {
         Some(true) => None,
@@ -72,19 +154,26 @@ pub fn sniff_binary(bytes: &[u8]) -> bool {
     }
 }
 
-/// Whether a path is binary by extension, or else by a sniff of its current content on disk.
-pub(crate) fn is_binary_path(path: &ProjectPath) -> bool {
-    match binary_by_extension(path.abs()) {
-        Some(known) => known,
-        None => {
-            use std::io::Read;
-            let mut head = Vec::with_capacity(SNIFF_LEN);
-            match std::fs::File::open(path.abs()) {
-                Ok(file) => file.take(SNIFF_LEN as u64).read_to_end(&mut head).is_ok() && sniff_binary(&head),
-                Err(_) => false,
-            }
-        }
+/// Whether the editor may keep a buffer for `path`: a text file, or one not created yet.
+/// Binary (by extension, else by a sniff of its content) and special files are refused.
+pub(crate) fn check_bufferable(path: &ProjectPath) -> Result<(), FileError> {
+    use std::io::Read;
+    if binary_by_extension(path.abs()) == Some(true) {
+        return Err(FileError::Binary(path.rel().to_owned()));
     }
+    let (file, _) = match open_regular(path) {
+        Ok(opened) => opened,
+        Err(FileError::NotFound(_)) => return Ok(()),
+        Err(err) => return Err(err),
+    };
+    if binary_by_extension(path.abs()) == Some(false) {
+        return Ok(());
+    }
+    let mut head = Vec::with_capacity(SNIFF_LEN);
+    file.take(SNIFF_LEN as u64)
+        .read_to_end(&mut head)
+        .map_err(|source| FileError::Read { path: path.rel().to_owned(), source })?;
+    if sniff_binary(&head) { Err(FileError::Binary(path.rel().to_owned())) } else { Ok(()) }
 }
 
 fn line_count(content: &str) -> usize {

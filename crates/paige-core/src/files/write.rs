@@ -1,20 +1,99 @@
 use std::io::Write;
 
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
+
+use super::read::kind_name;
 use super::{FileError, ProjectPath};
 
+/// Prefix of the temp file a save writes beside its target before renaming it into place.
+pub const TEMP_PREFIX: &str = ".paige-save-";
+
 /// Writes `content` atomically: a temp file beside the target, synced, then renamed over it.
-/// Creates missing parent directories. Never reachable from MCP.
+/// Creates missing parent directories. Every step works from the project root's directory
+/// handle without following symlinks, so a path swapped for a symlink after the guard's check
+/// fails instead of writing outside the project. An existing file keeps its permissions; a
+/// new one gets 0666 less the umask, like any file an editor creates. Never reachable from MCP.
 pub fn write_file(path: &ProjectPath, content: &str) -> Result<(), FileError> {
-    let err = |source| FileError::Write { path: path.rel().to_owned(), source };
-    let dir = path.abs().parent().ok_or_else(|| err(std::io::Error::other("no parent directory")))?;
-    std::fs::create_dir_all(dir).map_err(err)?;
-    let mut tmp = tempfile::Builder::new().prefix(".paige-save-").tempfile_in(dir).map_err(err)?;
-    tmp.write_all(content.as_bytes()).map_err(err)?;
-    tmp.as_file().sync_all().map_err(err)?;
-    if let Ok(meta) = std::fs::metadata(path.abs()) {
-        // Keep the file's permissions (an executable script stays executable).
-        let _ = tmp.as_file().set_permissions(meta.permissions());
+    let rel = path.rel();
+    let err = |errno: Errno| match errno {
+        Errno::LOOP | Errno::NOTDIR | Errno::XDEV => FileError::Changed(rel.to_owned()),
+        Errno::ISDIR => FileError::IsDirectory(rel.to_owned()),
+        other => FileError::Write { path: rel.to_owned(), source: other.into() },
+    };
+    let root = &path.handle().dir;
+    let (dir, name) = root.parent_of(rel, true).map_err(err)?;
+    let at = root.dir_or_root(&dir);
+    let existing = match rustix::fs::statat(at, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => match FileType::from_raw_mode(stat.st_mode) {
+            FileType::RegularFile => Some(Mode::from_raw_mode(stat.st_mode & 0o7777)),
+            FileType::Directory => return Err(FileError::IsDirectory(rel.to_owned())),
+            // The guard resolved symlinks, so one here appeared after the check.
+            FileType::Symlink => return Err(FileError::Changed(rel.to_owned())),
+            other => return Err(FileError::NotRegular { path: rel.to_owned(), kind: kind_name(other) }),
+        },
+        Err(Errno::NOENT) => None,
+        Err(errno) => return Err(err(errno)),
+    };
+    let (tmp_name, fd) = create_temp(at, existing.unwrap_or(Mode::from_raw_mode(0o666))).map_err(err)?;
+    let written = (|| {
+        if let Some(mode) = existing {
+            // The umask may have cut bits at creation: an executable script stays executable.
+            rustix::fs::fchmod(&fd, mode)?;
+        }
+        let mut file = std::fs::File::from(fd);
+        file.write_all(content.as_bytes())?;
+        file.sync_all()?;
+        rustix::fs::renameat(at, &tmp_name, at, name)?;
+        Ok::<(), std::io::Error>(())
+    })();
+    written.map_err(|source| {
+        let _ = rustix::fs::unlinkat(at, &tmp_name, AtFlags::empty());
+        match Errno::from_io_error(&source) {
+            Some(errno) => err(errno),
+            None => FileError::Write { path: rel.to_owned(), source },
+        }
+    })
+}
+
+/// A new, exclusive `.paige-save-<random>` file in `dir`.
+fn create_temp(dir: rustix::fd::BorrowedFd<'_>, mode: Mode) -> Result<(String, rustix::fd::OwnedFd), Errno> {
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    loop {
+        let mut suffix = [0u8; 8];
+        getrandom::fill(&mut suffix).map_err(|_| Errno::IO)?;
+        let name = format!("{TEMP_PREFIX}{}", hex::encode(suffix));
+        match rustix::fs::openat(dir, name.as_str(), flags, mode) {
+            Err(Errno::EXIST) => continue,
+            result => return result.map(|fd| (name, fd)),
+        }
     }
-    tmp.persist(path.abs()).map_err(|e| err(e.error))?;
-    Ok(())
+}
+
+/// Removes the temp files that saves cut short by a crash left in the project (regular
+/// files named `.paige-save-*`, outside the excluded directories). Returns how many.
+pub fn sweep_temp_files(root: &super::ProjectRoot) -> usize {
+    let walker = ignore::WalkBuilder::new(root.path())
+        .standard_filters(false)
+        .filter_entry(|entry| {
+            let excluded = entry.file_type().is_some_and(|t| t.is_dir())
+                && super::EXCLUDED_DIRS.contains(&entry.file_name().to_string_lossy().as_ref());
+            !excluded
+        })
+        .build();
+    let mut removed = 0;
+    for entry in walker.flatten() {
+        let is_temp = entry.file_type().is_some_and(|t| t.is_file())
+            && entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
+        let Some(rel) = entry.path().strip_prefix(root.path()).ok().filter(|_| is_temp) else { continue };
+        let rel = super::guard::to_slash(rel);
+        match root.handle().dir.unlink(&rel) {
+            Ok(()) => {
+                tracing::info!(path = %rel, "removed a temp file left by an interrupted save");
+                removed += 1;
+            }
+            Err(err) => tracing::warn!(path = %rel, "cannot remove a temp file left by an interrupted save: {err}"),
+        }
+    }
+    removed
 }

@@ -117,6 +117,12 @@ impl Core {
             Err(err) => Err(err),
         };
         match result {
+            Ok(HookDecision::Context { mut context }) => {
+                // Unsaved diffs can be long; Claude Code gets a bounded context.
+                let max = self.config().limits.max_hook_context_bytes;
+                crate::limits::truncate_with_marker(&mut context, max, "context");
+                HookDecision::Context { context }
+            }
             Ok(decision) => decision,
             Err(err) if mutating => HookDecision::Deny { reason: format!("paige could not check this action: {err}") },
             Err(err) => {
@@ -458,7 +464,7 @@ impl Core {
             );
         }
         if let Some(seen) = self.db().file_view(&session.session_id, &rel)?
-            && let Ok(bytes) = std::fs::read(path.abs())
+            && let Ok((bytes, _)) = crate::files::read_bytes(&path)
             && ledger::sha256_hex(&bytes) != seen
         {
             return self.deny(
@@ -530,7 +536,7 @@ impl Core {
         }
         if tool == "Read" {
             if let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok())
-                && let Ok(bytes) = std::fs::read(path.abs())
+                && let Ok((bytes, _)) = crate::files::read_bytes(&path)
             {
                 self.db().record_file_view(&session.session_id, path.rel(), &ledger::sha256_hex(&bytes))?;
             }
@@ -558,8 +564,10 @@ impl Core {
             let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok()) else {
                 return Ok(());
             };
-            let content = std::fs::read(path.abs())
-                .map_err(|source| GovernanceError::Io { path: path.abs().to_owned(), source })?;
+            let (content, _) = crate::files::read_bytes(&path).map_err(|err| GovernanceError::Io {
+                path: path.abs().to_owned(),
+                source: std::io::Error::other(err.to_string()),
+            })?;
             let file_hash = ledger::sha256_hex(&content);
             let text = String::from_utf8_lossy(&content);
             trace.blocks =

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use super::*;
+use crate::buffers::BufferError;
 use crate::core::Core;
 use crate::db::ActionType;
 use crate::files::{FileError, PathError};
@@ -167,8 +168,10 @@ impl Core {
                 .into_iter()
                 .map(|f| (f.to_owned(), false))
                 .collect();
-        // The explorer needs the tree as soon as a UI connects, not only at session start.
-        self.broadcast(ServerMessage::FsTree(FsTree { root: crate::files::project_tree(self.project_root().path()) }));
+        // The explorer needs the tree as soon as a UI connects, not only at session start;
+        // only the UI that said hello needs it (N connecting UIs must not cost N² frames).
+        let tree = ServerMessage::FsTree(FsTree { root: crate::files::project_tree(self.project_root().path()) });
+        self.emit(crate::event::Event::UiTo { connection: from, message: tree });
         ServerMessage::ConnectionInit(ConnectionInit {
             session_id: self.active_session().map(|s| s.id),
             capabilities: HANDLED.iter().map(|s| s.to_string()).collect(),
@@ -203,6 +206,7 @@ impl Core {
                 Ok(())
             }
             Err(ProjectError::Path(err)) => Err(path_rejected(&save.path, &err)),
+            Err(ProjectError::Buffer(err)) => Err(project_error(&save.path, err.into())),
             Err(ProjectError::File(err)) => {
                 tracing::warn!(path = %save.path, "save failed: {err}");
                 self.broadcast(ServerMessage::FsSaveError(super::PathError {
@@ -258,6 +262,21 @@ fn project_error(path: &str, err: ProjectError) -> ConnectionError {
         }
         ProjectError::File(FileError::Binary(_)) => {
             error(ErrorCode::BinaryFile, err.to_string(), json!({ "path": path }))
+        }
+        ProjectError::File(FileError::TooLarge { limit, .. }) => error(
+            ErrorCode::TooLarge,
+            err.to_string(),
+            json!({ "path": path, "limit": limit, "cap": "PAIGE_MAX_FILE_BYTES" }),
+        ),
+        ProjectError::File(FileError::NotRegular { .. }) => {
+            error(ErrorCode::NotRegularFile, err.to_string(), json!({ "path": path }))
+        }
+        ProjectError::Buffer(ref buffer) => {
+            let (cap, limit) = match buffer {
+                BufferError::TooLarge { limit, .. } => ("PAIGE_MAX_BUFFER_BYTES", limit),
+                BufferError::Full { limit, .. } => ("PAIGE_MAX_BUFFERS_BYTES", limit),
+            };
+            error(ErrorCode::TooLarge, err.to_string(), json!({ "path": path, "limit": limit, "cap": cap }))
         }
         ProjectError::File(err) => error(ErrorCode::FileError, err.to_string(), json!({ "path": path })),
     }

@@ -94,6 +94,10 @@ pub enum ErrorCode {
     FileNotFound,
     FileError,
     BinaryFile,
+    /// A file, buffer or message over one of Paige's size caps (the message names it).
+    TooLarge,
+    /// Not a regular file: a FIFO, socket or device (Paige never opens those).
+    NotRegularFile,
     Internal,
 }
 

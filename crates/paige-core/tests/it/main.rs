@@ -7,6 +7,7 @@ mod config;
 mod db;
 mod files;
 mod governance;
+mod hostile;
 mod path_guard;
 mod prompts;
 mod protocol;

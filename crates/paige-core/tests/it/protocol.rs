@@ -119,19 +119,28 @@ fn hello_stores_metadata_and_answers_init_with_the_request_id() {
 }
 
 #[test]
-fn hello_broadcasts_the_project_tree_so_the_explorer_fills_at_once() {
+fn hello_sends_the_project_tree_to_that_ui_only_so_n_uis_cost_n_frames() {
     let t = test_core(&[("src/main.rs", "fn main() {}\n"), ("README.md", "# r\n")]);
     let mut events = t.core.subscribe();
+    let other = t.core.connect();
     let conn = t.core.connect();
     let frame = json!({"type": "connection:hello", "timestamp": 1,
         "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 1, "height": 1}}});
     t.core.handle_text(conn, &frame.to_string()).expect("reply");
-    let tree = loop {
-        match events.try_recv().expect("an event after hello") {
-            paige_core::Event::Ui(ServerMessage::FsTree(tree)) => break tree,
-            _ => continue,
+    let mut trees = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        match event {
+            paige_core::Event::UiTo { connection, message: ServerMessage::FsTree(tree) } => {
+                trees.push((connection, tree))
+            }
+            paige_core::Event::Ui(ServerMessage::FsTree(_)) => panic!("hello broadcast the tree to every UI"),
+            _ => {}
         }
-    };
+    }
+    assert_eq!(trees.len(), 1, "one tree, for the UI that said hello");
+    let (to, tree) = &trees[0];
+    assert_eq!(*to, conn);
+    assert_ne!(*to, other);
     let names: Vec<&str> = tree.root.children.iter().flatten().map(|n| n.path.as_str()).collect();
     assert_eq!(names, ["src", "README.md"]);
 }

@@ -1,0 +1,140 @@
+//! Caps on what Paige holds in memory and on how long a connection may sit idle, so no
+//! client, file or agent can make it exhaust memory or file handles. Each is configurable
+//! through its environment variable; every refusal names the cap it hit.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use crate::config::ConfigError;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// `PAIGE_MAX_FILE_BYTES`: the largest file Paige reads (UI and MCP alike).
+    pub max_file_bytes: u64,
+    /// `PAIGE_MAX_BUFFER_BYTES`: the largest unsaved buffer the editor may send.
+    pub max_buffer_bytes: usize,
+    /// `PAIGE_MAX_BUFFERS_BYTES`: all buffers together; clean ones are evicted first.
+    pub max_buffers_bytes: usize,
+    /// `PAIGE_MAX_DIFF_BYTES`: one file's diff; longer ones are cut with a marker.
+    pub max_diff_bytes: usize,
+    /// `PAIGE_MAX_HOOK_CONTEXT_BYTES`: context a hook hands Claude Code; cut with a marker.
+    pub max_hook_context_bytes: usize,
+    /// `PAIGE_MAX_WS_FRAME_BYTES`: one `/ws` message; a bigger one closes the socket.
+    pub max_ws_frame_bytes: usize,
+    /// `PAIGE_MAX_CONNECTIONS`: open TCP connections per listener (at least 256).
+    pub max_connections: usize,
+    /// `PAIGE_HEADER_READ_TIMEOUT_MS`: from a request's first byte to the end of its head.
+    pub header_read_timeout: Duration,
+    /// `PAIGE_IDLE_TIMEOUT_MS`: a connection with no request in flight is closed after this
+    /// (WebSockets and MCP streams are exempt: they live long by design).
+    pub idle_timeout: Duration,
+}
+
+/// The fewest connections a listener may be limited to: the load test runs 110 clients.
+pub const MIN_CONNECTIONS: usize = 256;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_file_bytes: crate::files::DEFAULT_MAX_FILE_BYTES,
+            max_buffer_bytes: 10 << 20,
+            max_buffers_bytes: 64 << 20,
+            max_diff_bytes: 1 << 20,
+            max_hook_context_bytes: 64 << 10,
+            max_ws_frame_bytes: 16 << 20,
+            max_connections: 512,
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Limits {
+    /// The defaults, with each variable that is set in `env` applied.
+    pub fn from_env(env: &HashMap<String, String>) -> Result<Limits, ConfigError> {
+        let mut limits = Limits::default();
+        let number = |name: &'static str, min: u64| -> Result<Option<u64>, ConfigError> {
+            let Some(raw) = env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty()) else { return Ok(None) };
+            match raw.parse::<u64>() {
+                Ok(n) if n >= min => Ok(Some(n)),
+                _ => Err(ConfigError::InvalidLimit { var: name, value: raw.to_owned(), min }),
+            }
+        };
+        let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        if let Some(n) = number("PAIGE_MAX_FILE_BYTES", 1)? {
+            limits.max_file_bytes = n;
+        }
+        if let Some(n) = number("PAIGE_MAX_BUFFER_BYTES", 1)? {
+            limits.max_buffer_bytes = size(n);
+        }
+        if let Some(n) = number("PAIGE_MAX_BUFFERS_BYTES", 1)? {
+            limits.max_buffers_bytes = size(n);
+        }
+        if let Some(n) = number("PAIGE_MAX_DIFF_BYTES", 1024)? {
+            limits.max_diff_bytes = size(n);
+        }
+        if let Some(n) = number("PAIGE_MAX_HOOK_CONTEXT_BYTES", 1024)? {
+            limits.max_hook_context_bytes = size(n);
+        }
+        if let Some(n) = number("PAIGE_MAX_WS_FRAME_BYTES", 64 << 10)? {
+            limits.max_ws_frame_bytes = size(n);
+        }
+        if let Some(n) = number("PAIGE_MAX_CONNECTIONS", MIN_CONNECTIONS as u64)? {
+            limits.max_connections = size(n);
+        }
+        if let Some(n) = number("PAIGE_HEADER_READ_TIMEOUT_MS", 100)? {
+            limits.header_read_timeout = Duration::from_millis(n);
+        }
+        if let Some(n) = number("PAIGE_IDLE_TIMEOUT_MS", 100)? {
+            limits.idle_timeout = Duration::from_millis(n);
+        }
+        Ok(limits)
+    }
+}
+
+/// Cuts `text` to at most `max` bytes (on a character boundary), ending it with a marker
+/// that says what was cut; unchanged when it fits.
+pub fn truncate_with_marker(text: &mut String, max: usize, what: &str) {
+    if text.len() <= max {
+        return;
+    }
+    let marker = format!("\n[… {what} cut at {max} bytes; {} bytes left out]\n", text.len());
+    let mut keep = max.saturating_sub(marker.len());
+    while !text.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    text.truncate(keep);
+    text.push_str(&marker);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_keeps_characters_whole_and_says_what_was_cut() {
+        let mut text = "é".repeat(1000);
+        truncate_with_marker(&mut text, 200, "diff");
+        assert!(text.len() <= 200, "{}", text.len());
+        assert!(text.contains("diff cut at 200 bytes; 2000 bytes left out"), "{text}");
+        let mut short = "fits".to_owned();
+        truncate_with_marker(&mut short, 200, "diff");
+        assert_eq!(short, "fits");
+    }
+
+    #[test]
+    fn limits_come_from_the_environment_and_refuse_values_below_their_minimum() {
+        let env: HashMap<String, String> = [("PAIGE_MAX_FILE_BYTES", "2048"), ("PAIGE_IDLE_TIMEOUT_MS", "1500")]
+            .map(|(k, v)| (k.into(), v.into()))
+            .into();
+        let limits = Limits::from_env(&env).expect("limits");
+        assert_eq!(limits.max_file_bytes, 2048);
+        assert_eq!(limits.idle_timeout, Duration::from_millis(1500));
+        assert_eq!(limits.max_connections, Limits::default().max_connections);
+        let env: HashMap<String, String> = [("PAIGE_MAX_CONNECTIONS".into(), "10".into())].into();
+        let err = Limits::from_env(&env).expect_err("too few connections");
+        assert!(err.to_string().contains("PAIGE_MAX_CONNECTIONS"), "{err}");
+        let env: HashMap<String, String> = [("PAIGE_MAX_FILE_BYTES".into(), "ten".into())].into();
+        assert!(Limits::from_env(&env).is_err());
+    }
+}
