@@ -2,6 +2,7 @@
 
 mod guard;
 mod hooks;
+mod hostile;
 mod mcp;
 mod tools;
 mod ui;
@@ -24,10 +25,16 @@ pub struct Fixture {
 }
 
 pub fn fixture() -> Fixture {
+    fixture_with(paige_core::Limits::default())
+}
+
+/// A fixture whose core has `limits` (caps and connection timeouts).
+pub fn fixture_with(limits: paige_core::Limits) -> Fixture {
     let project = tempfile::tempdir().expect("project dir");
     let data = tempfile::tempdir().expect("data dir");
     let config = Config {
         token: Some(TOKEN.into()),
+        limits,
         ..Config::new(project.path().to_owned(), data.path().to_owned(), "test-key")
     };
     let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).single().expect("date")));
@@ -51,7 +58,11 @@ impl Drop for Running {
 }
 
 pub async fn running() -> Running {
-    let fixture = fixture();
+    running_with(paige_core::Limits::default()).await
+}
+
+pub async fn running_with(limits: paige_core::Limits) -> Running {
+    let fixture = fixture_with(limits);
     let server = paige_server::app(fixture.core.clone(), TOKEN);
     let sessions = server.mcp_sessions.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");

@@ -34,19 +34,19 @@ const TOOLS: [&str; 15] = [
     "select_active_intent",
 ];
 
-fn transport(server: &Running) -> StreamableHttpClientTransport<reqwest::Client> {
+pub(crate) fn transport(server: &Running) -> StreamableHttpClientTransport<reqwest::Client> {
     StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", server.base)).auth_header(TOKEN),
     )
 }
 
 /// A 2025-11-25 client with a session.
-async fn session_client(server: &Running) -> Client {
+pub(crate) async fn session_client(server: &Running) -> Client {
     ().serve(transport(server)).await.expect("initialize")
 }
 
 /// A 2026-07-28 client: stateless POSTs, as current Claude Code sends them.
-async fn stateless_client(server: &Running) -> Client {
+pub(crate) async fn stateless_client(server: &Running) -> Client {
     ().serve_with_lifecycle(
         transport(server),
         ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
@@ -55,7 +55,7 @@ async fn stateless_client(server: &Running) -> Client {
     .expect("discover")
 }
 
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
     let Value::Object(args) = args else { panic!("arguments must be an object") };
     client
         .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
@@ -63,12 +63,12 @@ async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
         .expect("tools/call answered")
 }
 
-fn ok(result: &CallToolResult) -> &Value {
+pub(crate) fn ok(result: &CallToolResult) -> &Value {
     assert_ne!(result.is_error, Some(true), "tool failed: {result:?}");
     result.structured_content.as_ref().expect("structured content")
 }
 
-fn error_text(result: &CallToolResult) -> String {
+pub(crate) fn error_text(result: &CallToolResult) -> String {
     assert_eq!(result.is_error, Some(true), "expected a tool error: {result:?}");
     result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
 }
@@ -86,14 +86,14 @@ fn edit(server: &Running, path: &str, content: &str) {
 }
 
 /// A `/ws` client collecting broadcasts.
-async fn ui(
+pub(crate) async fn ui(
     server: &Running,
 ) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
     let url = format!("{}/ws?token={TOKEN}", server.base.replace("http://", "ws://"));
     tokio_tungstenite::connect_async(url).await.expect("ws").0
 }
 
-async fn frames_of(
+pub(crate) async fn frames_of(
     socket: &mut tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
     kind: &str,
     within: Duration,

@@ -10,9 +10,9 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use crate::{Running, TOKEN, running};
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+pub(crate) type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn connect(server: &Running) -> Socket {
+pub(crate) async fn connect(server: &Running) -> Socket {
     let url = format!("{}/ws", server.base.replace("http://", "ws://"));
     let mut request = url.into_client_request().expect("request");
     request.headers_mut().insert("Authorization", format!("Bearer {TOKEN}").parse().expect("header"));
@@ -20,12 +20,12 @@ async fn connect(server: &Running) -> Socket {
     socket
 }
 
-async fn send(socket: &mut Socket, frame: Value) {
+pub(crate) async fn send(socket: &mut Socket, frame: Value) {
     socket.send(Message::Text(frame.to_string().into())).await.expect("send");
 }
 
 /// The next JSON frame, failing the test after 2 s.
-async fn next(socket: &mut Socket) -> Value {
+pub(crate) async fn next(socket: &mut Socket) -> Value {
     loop {
         let message = tokio::time::timeout(Duration::from_secs(2), socket.next())
             .await
@@ -39,7 +39,7 @@ async fn next(socket: &mut Socket) -> Value {
 }
 
 /// Waits for the first frame of type `kind`.
-async fn next_of(socket: &mut Socket, kind: &str) -> Value {
+pub(crate) async fn next_of(socket: &mut Socket, kind: &str) -> Value {
     loop {
         let frame = next(socket).await;
         if frame["type"] == kind {
