@@ -4,6 +4,7 @@
 mod blackbox;
 mod claude;
 mod doctor;
+mod flood;
 mod hook;
 mod serve;
 
