@@ -87,3 +87,19 @@ fn doctor_help_says_what_it_checks() {
     assert!(status.success());
     assert!(stdout.contains("Anthropic API key") && stdout.contains("ANTHROPIC_BASE_URL"), "{stdout}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_warns_when_data_dir_is_readable_by_others_without_failing() {
+    use std::os::unix::fs::PermissionsExt;
+    let fake = FakeAnthropic::start().await.expect("fake starts");
+    fake.require_api_key(KEY);
+    let world = world_against(&fake.base_url(), KEY);
+    std::fs::create_dir_all(world.data_dir()).expect("data dir");
+    std::fs::set_permissions(world.data_dir(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let (world, status, stdout, _) = doctor(world).await;
+    assert!(status.success(), "a warning is not a failure:\n{stdout}");
+    assert!(stdout.contains("WARN  data dir") && stdout.contains("readable by other users (mode 755)"), "{stdout}");
+    std::fs::set_permissions(world.data_dir(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let (_world, _, stdout, _) = doctor(world).await;
+    assert!(stdout.contains("ok    data dir") && stdout.contains("private"), "{stdout}");
+}
