@@ -33,7 +33,11 @@ pub(crate) async fn show(State(state): State<AppState>) -> Json<serde_json::Valu
 
 pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<StartRequest>>) -> Response {
     let request = body.map(|Json(b)| b).unwrap_or_default();
-    match state.core.start_session(request.issue_number, request.issue_title) {
+    // SQLite and the project tree walk: on a blocking thread.
+    let core = state.core.clone();
+    let started = tokio::task::spawn_blocking(move || core.start_session(request.issue_number, request.issue_title));
+    let Ok(started) = started.await else { return internal() };
+    match started {
         Ok(session) => (StatusCode::CREATED, Json(json!({ "session": session }))).into_response(),
         Err(err @ SessionError::AlreadyActive(_)) => error(StatusCode::CONFLICT, &err),
         Err(err) => error(StatusCode::INTERNAL_SERVER_ERROR, &err),
@@ -46,11 +50,18 @@ pub(crate) async fn end(State(state): State<AppState>, body: Option<Json<EndRequ
         return (StatusCode::BAD_REQUEST, Json(json!({ "error": "status must be completed or abandoned" })))
             .into_response();
     }
-    match state.core.end_session(status) {
+    let core = state.core.clone();
+    let Ok(ended) = tokio::task::spawn_blocking(move || core.end_session(status)).await else { return internal() };
+    match ended {
         Ok(session) => Json(json!({ "session": session })).into_response(),
         Err(err @ SessionError::NoActiveSession) => error(StatusCode::NOT_FOUND, &err),
         Err(err) => error(StatusCode::INTERNAL_SERVER_ERROR, &err),
     }
+}
+
+fn internal() -> Response {
+    tracing::error!("session request failed: the worker thread panicked");
+    (StatusCode::INTERNAL_SERVER_ERROR, Json(json!({ "error": "internal error" }))).into_response()
 }
 
 fn error(status: StatusCode, err: &SessionError) -> Response {
