@@ -60,6 +60,14 @@ fn closed_now(mut stream: &TcpStream) -> bool {
     }
 }
 
+/// A WebSocket that still works: hello is answered with init.
+async fn assert_answers_hello(socket: &mut crate::ws::Socket) {
+    let hello = json!({"type": "connection:hello", "id": "h", "timestamp": 0,
+        "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 1, "height": 1}}});
+    send(socket, hello).await;
+    assert_eq!(next(socket).await["type"], "connection:init", "the socket still answers");
+}
+
 fn tight_limits() -> Limits {
     Limits {
         max_connections: 256,
@@ -127,13 +135,7 @@ async fn an_idle_keep_alive_connection_is_closed_but_a_websocket_lives_on() {
     .expect("client");
     assert_eq!(idle_closed, (true, true), "kept alive while fresh, closed once idle for 1 s");
     // The WebSocket sat idle just as long, and still answers.
-    send(
-        &mut socket,
-        json!({"type": "connection:hello", "id": "h", "timestamp": 0,
-        "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 1, "height": 1}}}),
-    )
-    .await;
-    assert_eq!(next(&mut socket).await["type"], "connection:init");
+    assert_answers_hello(&mut socket).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,13 +157,7 @@ async fn at_the_connection_limit_idle_connections_make_room_and_a_websocket_is_k
     .expect("clients");
     // 400 idle + the socket + /health against 256 places: at least 146 idle ones made room.
     assert!(evicted >= 146, "only {evicted} idle connections were closed");
-    send(
-        &mut socket,
-        json!({"type": "connection:hello", "id": "h", "timestamp": 0,
-        "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 1, "height": 1}}}),
-    )
-    .await;
-    assert_eq!(next(&mut socket).await["type"], "connection:init", "the busy WebSocket was kept");
+    assert_answers_hello(&mut socket).await;
 }
 
 #[tokio::test]
@@ -189,13 +185,7 @@ async fn a_ws_message_over_the_frame_cap_closes_that_socket_only() {
     .await;
     assert_eq!(closed, Ok(true), "the oversized message closed its socket");
     assert_eq!(server.fixture.core.buffer("a.txt").expect("path"), None, "nothing of it was kept");
-    send(
-        &mut other,
-        json!({"type": "connection:hello", "id": "h", "timestamp": 0,
-        "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 1, "height": 1}}}),
-    )
-    .await;
-    assert_eq!(next(&mut other).await["type"], "connection:init");
+    assert_answers_hello(&mut other).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -203,14 +193,8 @@ async fn fifos_and_huge_files_get_clear_errors_over_ws_and_mcp_while_health_answ
     let server = running_with(Limits::default()).await;
     let root = server.fixture.core.project_root().path().to_owned();
     for fifo in ["fifo.txt", "fifo"] {
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            root.join(fifo),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o644),
-            0,
-        )
-        .expect("mkfifo");
+        rustix::fs::mknodat(rustix::fs::CWD, root.join(fifo), rustix::fs::FileType::Fifo, 0o644.into(), 0)
+            .expect("mkfifo");
     }
     std::fs::File::create(root.join("big.log")).expect("create").set_len(1 << 30).expect("sparse 1 GiB");
     let mut socket = connect(&server).await;
