@@ -11,8 +11,10 @@
 //!   connection is busy is the new one closed at once. So a flood of idle or half-sent
 //!   connections cannot keep a real client, or `/health`, out.
 //!
-//! Every socket gets `TCP_NODELAY`: replies are written whole, and Nagle's algorithm would
-//! hold a small one back until the client's delayed ACK (~40 ms on Linux).
+//! Every socket gets `TCP_NODELAY` (Nagle's algorithm would hold a reply's second write, an
+//! SSE event after its headers, until the client's delayed ACK, ~40 ms on Linux) and a
+//! `TCP_QUICKACK` after each read (so a client that keeps Nagle on is not held ~40 ms waiting
+//! for this side's delayed ACK before its next write: head then body, frame then frame).
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -307,6 +309,14 @@ impl AsyncRead for TrackedIo {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            // Acknowledge at once: a client that sends two small messages back to back (a
+            // WebSocket frame, then another) holds the second under its own Nagle algorithm
+            // until this ACK, which Linux would otherwise delay by ~40 ms. Not sticky: renewed
+            // after every read.
+            #[cfg(target_os = "linux")]
+            let _ = rustix::net::sockopt::set_tcp_quickack(&self.stream, true);
+        }
         let state = &self.state;
         if buf.filled().len() > before
             && state.in_flight.load(Ordering::Relaxed) == 0
