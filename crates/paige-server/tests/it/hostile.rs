@@ -308,3 +308,15 @@ async fn hint_directories_and_message_anchors_pass_the_path_guard() {
     .await;
     assert!(error_text(&anchored).contains("outside the project"), "{anchored:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_session_outlives_the_idle_timeout() {
+    let server = running_with(tight_limits()).await;
+    let client = session_client(&server).await;
+    ok(&call(&client, "paige_get_open_files", json!({})).await);
+    // Longer than the idle timeout (1 s): the session's SSE stream stays open, and a call on a
+    // closed kept-alive connection simply goes out on a new one.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    ok(&call(&client, "paige_get_open_files", json!({})).await);
+    assert_eq!(server.sessions.count().await, 1, "still the one session");
+}
