@@ -8,6 +8,11 @@ use crate::core::{CachedDiff, Core};
 use crate::files::{self, FileContent, FileError, PathError, ProjectPath, TreeNode};
 use crate::protocol::CursorPosition;
 
+enum Cached {
+    Diff(String),
+    Stale { version: u64 },
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ProjectError {
     #[error(transparent)]
@@ -73,6 +78,41 @@ impl Core {
         Ok(self.diff_resolved(&path)?)
     }
 
+    /// The diffs [`Core::diffs`](crate::Core::diffs) would return, when every one of them is
+    /// in the cache: then nothing is read or diffed (an `fstat` per file checks the cache),
+    /// and an adapter may answer without moving to a blocking thread. `None` on a miss.
+    pub fn diffs_from_cache(&self, path: Option<&str>) -> Option<Vec<FileDiff>> {
+        let paths = match path {
+            Some(path) => vec![self.resolve_path(path).ok()?],
+            None => {
+                let dirty = self.live().buffers.dirty_paths();
+                dirty.iter().map(|rel| self.resolve_path(rel).ok()).collect::<Option<Vec<_>>>()?
+            }
+        };
+        let mut diffs = Vec::new();
+        for path in paths {
+            let Cached::Diff(diff) = self.cached_diff(&path) else { return None };
+            if !diff.is_empty() {
+                diffs.push(FileDiff { path: path.rel().to_owned(), diff });
+            }
+        }
+        Some(diffs)
+    }
+
+    /// The cached diff of `path` if it is still valid (the empty diff for a clean or missing
+    /// buffer), else the buffer version to compute it for.
+    fn cached_diff(&self, path: &ProjectPath) -> Cached {
+        let disk = files::disk_stamp(path);
+        let live = self.live();
+        let Some(entry) = live.buffers.get(path.rel()).filter(|e| e.dirty) else { return Cached::Diff(String::new()) };
+        match live.diffs.get(path.rel()) {
+            Some(cached) if cached.buffer_version == entry.version && cached.disk == disk => {
+                Cached::Diff(cached.diff.clone())
+            }
+            _ => Cached::Stale { version: entry.version },
+        }
+    }
+
     /// Diffs of every dirty buffer, by path.
     pub fn dirty_diffs(&self) -> Vec<FileDiff> {
         let dirty = self.live().buffers.dirty_paths();
@@ -106,17 +146,9 @@ impl Core {
     /// changed (checked by buffer version and the file's size and mtime). Cut at
     /// `PAIGE_MAX_DIFF_BYTES` with a marker.
     fn diff_resolved(&self, path: &ProjectPath) -> Result<String, FileError> {
-        let disk = files::disk_stamp(path);
-        let version = {
-            let live = self.live();
-            let Some(entry) = live.buffers.get(path.rel()).filter(|e| e.dirty) else { return Ok(String::new()) };
-            if let Some(cached) = live.diffs.get(path.rel())
-                && cached.buffer_version == entry.version
-                && cached.disk == disk
-            {
-                return Ok(cached.diff.clone());
-            }
-            entry.version
+        let version = match self.cached_diff(path) {
+            Cached::Diff(diff) => return Ok(diff),
+            Cached::Stale { version } => version,
         };
         // The stamp of what was read keys the cache: the file may have changed since the check.
         let (saved, disk) = match files::read_bytes(path) {

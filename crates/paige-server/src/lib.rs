@@ -13,6 +13,7 @@
 //! Every route sits behind the Host/Origin guard (loopback only). Tests drive the router
 //! with `oneshot` or over a real socket.
 
+mod blocking;
 mod guard;
 mod health;
 mod hooks;

@@ -208,25 +208,12 @@ impl PaigeMcp {
         Parameters(p): Parameters<OptionalPathParam>,
     ) -> CallToolResult {
         self.logged("paige_get_diff", &parts);
-        // Reads files from disk: on a blocking thread, never on the async runtime.
-        self.blocking(move |core| match core.diffs(p.path.as_deref()) {
-            Ok(mut diffs) => {
-                let mut budget = MAX_TEXT_CHARS;
-                let mut truncated = false;
-                for d in &mut diffs {
-                    truncated |= truncate(&mut d.diff, budget);
-                    budget = budget.saturating_sub(d.diff.len());
-                }
-                let text = if diffs.is_empty() {
-                    "no unsaved edits".to_owned()
-                } else {
-                    diffs.iter().map(|d| d.diff.as_str()).collect::<Vec<_>>().join("\n")
-                };
-                text_and_json(text, json!({ "diffs": diffs, "truncated": truncated }))
-            }
-            Err(err) => tool_error(err),
-        })
-        .await
+        // Diffs still valid in the cache answer at once (an fstat per file); otherwise files
+        // are read and diffed on the blocking pool, never on the async runtime.
+        if let Some(diffs) = self.core.diffs_from_cache(p.path.as_deref()) {
+            return diff_result(Ok(diffs));
+        }
+        self.blocking(move |core| diff_result(core.diffs(p.path.as_deref()))).await
     }
 
     #[tool(
@@ -479,17 +466,37 @@ fn respond<T>(result: Result<T, AgentError>, render: impl FnOnce(T) -> Value) ->
 }
 
 impl PaigeMcp {
-    /// Runs a tool's core work on a blocking thread: it reads files and SQLite, which must
-    /// never stall the async runtime that serves every other request.
+    /// Runs a tool's core work on the blocking pool: it reads files and SQLite and may diff
+    /// large buffers, which must never stall the tasks serving every other request.
     async fn blocking(
         &self,
         work: impl FnOnce(&paige_core::Core) -> CallToolResult + Send + 'static,
     ) -> CallToolResult {
         let core = self.core.clone();
-        tokio::task::spawn_blocking(move || work(&core)).await.unwrap_or_else(|err| {
-            tracing::error!("MCP tool failed: {err}");
+        crate::blocking::run(move || work(&core)).await.unwrap_or_else(|| {
             CallToolResult::error(vec![ContentBlock::text("internal error in Paige; the call was not completed")])
         })
+    }
+}
+
+/// `paige_get_diff`'s answer: the diffs within the text budget, or the error.
+fn diff_result(diffs: Result<Vec<paige_core::FileDiff>, AgentError>) -> CallToolResult {
+    match diffs {
+        Ok(mut diffs) => {
+            let mut budget = MAX_TEXT_CHARS;
+            let mut truncated = false;
+            for d in &mut diffs {
+                truncated |= truncate(&mut d.diff, budget);
+                budget = budget.saturating_sub(d.diff.len());
+            }
+            let text = if diffs.is_empty() {
+                "no unsaved edits".to_owned()
+            } else {
+                diffs.iter().map(|d| d.diff.as_str()).collect::<Vec<_>>().join("\n")
+            };
+            text_and_json(text, json!({ "diffs": diffs, "truncated": truncated }))
+        }
+        Err(err) => tool_error(err),
     }
 }
 

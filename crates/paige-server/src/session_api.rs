@@ -35,8 +35,8 @@ pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<Start
     let request = body.map(|Json(b)| b).unwrap_or_default();
     // SQLite and the project tree walk: on a blocking thread.
     let core = state.core.clone();
-    let started = tokio::task::spawn_blocking(move || core.start_session(request.issue_number, request.issue_title));
-    let Ok(started) = started.await else { return internal() };
+    let started = crate::blocking::run(move || core.start_session(request.issue_number, request.issue_title));
+    let Some(started) = started.await else { return internal() };
     match started {
         Ok(session) => (StatusCode::CREATED, Json(json!({ "session": session }))).into_response(),
         Err(err @ SessionError::AlreadyActive(_)) => error(StatusCode::CONFLICT, &err),
@@ -51,7 +51,7 @@ pub(crate) async fn end(State(state): State<AppState>, body: Option<Json<EndRequ
             .into_response();
     }
     let core = state.core.clone();
-    let Ok(ended) = tokio::task::spawn_blocking(move || core.end_session(status)).await else { return internal() };
+    let Some(ended) = crate::blocking::run(move || core.end_session(status)).await else { return internal() };
     match ended {
         Ok(session) => Json(json!({ "session": session })).into_response(),
         Err(err @ SessionError::NoActiveSession) => error(StatusCode::NOT_FOUND, &err),
@@ -60,7 +60,6 @@ pub(crate) async fn end(State(state): State<AppState>, body: Option<Json<EndRequ
 }
 
 fn internal() -> Response {
-    tracing::error!("session request failed: the worker thread panicked");
     (StatusCode::INTERNAL_SERVER_ERROR, Json(json!({ "error": "internal error" }))).into_response()
 }
 

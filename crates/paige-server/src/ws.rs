@@ -1,13 +1,13 @@
 //! `GET /ws`: the UI protocol over a WebSocket, for the browser UI and black-box tests.
-//! Each socket is one core connection: frames in go to the dispatcher (on a blocking thread:
-//! it reads files and writes SQLite), the dispatcher's reply goes back to this socket, every
+//! Each socket is one core connection: frames in go to the dispatcher (on the blocking pool
+//! when [`Decoded::may_block`](paige_core::protocol::Decoded::may_block)), the dispatcher's reply goes back to this socket, every
 //! `Event::Ui` goes to every socket and an `Event::UiTo` to its own.
 
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use paige_core::Event;
-use paige_core::protocol::{ConnectionError, ErrorCode, ServerMessage, encode};
+use paige_core::protocol::{ConnectionError, ErrorCode, ServerMessage, decode, encode};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::AppState;
@@ -29,14 +29,17 @@ async fn connection(state: AppState, mut socket: WebSocket) {
         tokio::select! {
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Text(text))) => {
-                    let dispatcher = core.clone();
-                    let reply = tokio::task::spawn_blocking(move || dispatcher.handle_text(id, text.as_str())).await;
-                    let reply = match reply {
-                        Ok(reply) => reply,
-                        Err(err) => {
-                            tracing::error!(connection = id.0, "dispatcher failed: {err}");
-                            continue;
+                    // Frequent, memory-only frames (buffer:update) inline; the rest on the
+                    // blocking pool (files, the project walk, the terminal), in order.
+                    let decoded = decode(text.as_str());
+                    let reply = if decoded.may_block() {
+                        let core = core.clone();
+                        match crate::blocking::run(move || core.handle_decoded(id, decoded)).await {
+                            Some(reply) => reply,
+                            None => continue,
                         }
+                    } else {
+                        core.handle_decoded(id, decoded)
                     };
                     if let Some(reply) = reply
                         && socket.send(Message::Text(reply.into())).await.is_err() {

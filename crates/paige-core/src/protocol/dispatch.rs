@@ -78,7 +78,13 @@ impl Core {
     /// Handles one raw text frame from a UI; returns the reply frame for the sender, if any.
     /// Never panics, whatever `text` holds.
     pub fn handle_text(&self, from: ConnectionId, text: &str) -> Option<String> {
-        let (id, reply) = match decode(text) {
+        self.handle_decoded(from, decode(text))
+    }
+
+    /// [`Core::handle_text`] for a frame already decoded, so an adapter can look at
+    /// [`Decoded::may_block`] first and choose where to run it.
+    pub fn handle_decoded(&self, from: ConnectionId, decoded: Decoded) -> Option<String> {
+        let (id, reply) = match decoded {
             Decoded::Message { id, message } => (id, self.handle_message(from, message)),
             Decoded::Unknown { type_name } => {
                 tracing::warn!(%type_name, "unknown message type; ignored");
@@ -241,6 +247,30 @@ impl Core {
             );
         }
         Ok(())
+    }
+}
+
+impl Decoded {
+    /// Whether handling this frame may read files, walk the project, spawn or write to a
+    /// terminal, or do more than a small SQLite write: adapters run such frames where blocking
+    /// is allowed, and the rest — the frequent, memory-only ones like `buffer:update` —
+    /// inline, without a thread handoff.
+    pub fn may_block(&self) -> bool {
+        match self {
+            Decoded::Message { message, .. } => !matches!(
+                message,
+                ClientMessage::BufferUpdate(_)
+                    | ClientMessage::FileClose(_)
+                    | ClientMessage::EditorTabSwitch(_)
+                    | ClientMessage::EditorSelection(_)
+                    | ClientMessage::ExplorerExpandDir(_)
+                    | ClientMessage::ExplorerCollapseDir(_)
+                    | ClientMessage::UserIdleStart(_)
+                    | ClientMessage::UserIdleEnd(_)
+                    | ClientMessage::TerminalResize(_)
+            ),
+            Decoded::Unknown { .. } | Decoded::Invalid { .. } => false,
+        }
     }
 }
 

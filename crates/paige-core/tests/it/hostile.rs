@@ -362,3 +362,28 @@ fn a_run_file_left_by_a_crash_gets_the_projects_temp_files_removed_and_sessions_
     let after = core.db().session(&session.id).expect("session");
     assert_eq!(after.status, paige_core::db::SessionStatus::Active, "left active, to be resumed");
 }
+
+#[test]
+fn only_diffs_still_valid_in_the_cache_are_answered_from_it() {
+    let project = tempfile::tempdir().expect("project");
+    std::fs::write(project.path().join("a.txt"), "one\n").expect("write");
+    let (core, _data) = core_with(project.path(), Limits::default());
+    let edit = |content: &str| {
+        frame(
+            &core,
+            "buffer:update",
+            json!({"path": "a.txt", "content": content, "cursorPosition": {"line": 1, "column": 1}}),
+        )
+    };
+    assert_eq!(edit("two\n"), None);
+    assert!(core.diffs_from_cache(Some("a.txt")).is_none(), "never diffed yet");
+    let computed = core.diffs(Some("a.txt")).expect("diff");
+    assert_eq!(core.diffs_from_cache(Some("a.txt")), Some(computed.clone()));
+    assert_eq!(core.diffs_from_cache(None), Some(computed));
+    assert_eq!(edit("three\n"), None);
+    assert!(core.diffs_from_cache(Some("a.txt")).is_none(), "the buffer changed");
+    core.diffs(None).expect("diff");
+    std::fs::write(project.path().join("a.txt"), "one, longer\n").expect("write");
+    assert!(core.diffs_from_cache(None).is_none(), "the file on disk changed");
+    assert_eq!(core.diffs_from_cache(Some("b.txt")), Some(Vec::new()), "no buffer, no diff, nothing to read");
+}

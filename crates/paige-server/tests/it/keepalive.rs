@@ -1,9 +1,9 @@
 //! Ordinary clients that reuse their connection and tune nothing (no TCP_NODELAY, no
 //! QUICKACK): a plain HTTP/1.1 keep-alive client on both MCP eras, and a plain WebSocket.
 //! Nagle's algorithm meeting a delayed ACK — the server's Nagle holding an SSE event back
-//! until the client ACKs the headers, or the client's holding its second write back until
-//! the server ACKs the first — costs ~40 ms per call; these catch either (the rmcp client,
-//! which sets TCP_NODELAY, hides both).
+//! until the client ACKs the headers, or a WebSocket client's holding its second frame back
+//! until the server ACKs the first — costs ~40 ms per call; these catch either (the rmcp
+//! client, which sets TCP_NODELAY, hides both).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -50,11 +50,10 @@ impl Plain {
             head.push_str(&format!("Mcp-Session-Id: {id}\r\n"));
         }
         head.push_str("\r\n");
-        // Head and body in two writes, as many clients send them: the body waits under the
-        // client's Nagle algorithm for the server's ACK of the head.
-        let stream = self.reader.get_mut();
-        stream.write_all(head.as_bytes()).expect("head");
-        stream.write_all(body.as_bytes()).expect("body");
+        // Head and body in one write, as ordinary clients (Python's http.client, Node, curl)
+        // send a small request.
+        head.push_str(&body);
+        self.reader.get_mut().write_all(head.as_bytes()).expect("request");
         self.response()
     }
 
