@@ -46,7 +46,10 @@ impl Core {
     pub fn write_file(&self, path: &str, content: String) -> Result<ProjectPath, ProjectError> {
         let path = self.resolve_path(path)?;
         files::write_file(&path, &content)?;
-        self.live().buffers.saved(path.rel(), content, None, self.now());
+        let live = &mut *self.live();
+        live.buffers.saved(path.rel(), content, None, self.now());
+        // Clean now: its diff is empty, and a cached one would only hold memory.
+        live.diffs.remove(path.rel());
         Ok(path)
     }
 
@@ -102,14 +105,17 @@ impl Core {
     /// The cached diff of `path` if it is still valid (the empty diff for a clean or missing
     /// buffer), else the buffer version to compute it for.
     fn cached_diff(&self, path: &ProjectPath) -> Cached {
+        let version = match self.live().buffers.get(path.rel()).filter(|e| e.dirty) {
+            Some(entry) => entry.version,
+            None => return Cached::Diff(String::new()),
+        };
+        // Outside the lock: no I/O under it.
         let disk = files::disk_stamp(path);
-        let live = self.live();
-        let Some(entry) = live.buffers.get(path.rel()).filter(|e| e.dirty) else { return Cached::Diff(String::new()) };
-        match live.diffs.get(path.rel()) {
-            Some(cached) if cached.buffer_version == entry.version && cached.disk == disk => {
+        match self.live().diffs.get(path.rel()) {
+            Some(cached) if cached.buffer_version == version && cached.disk == disk => {
                 Cached::Diff(cached.diff.clone())
             }
-            _ => Cached::Stale { version: entry.version },
+            _ => Cached::Stale { version },
         }
     }
 

@@ -74,7 +74,7 @@ pub fn app(core: Arc<Core>, token: &str) -> Server {
 
 /// Serves until `shutdown` is cancelled, then stops accepting, closes the MCP sessions so
 /// their streams end, and waits for in-flight requests. Each step is logged. Connections
-/// live by `server.limits` (timeouts, a connection cap; see [`listener`]).
+/// live by `server.limits`: timeouts and a connection cap (`listener.rs`).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     server: Server,

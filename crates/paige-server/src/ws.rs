@@ -1,6 +1,6 @@
 //! `GET /ws`: the UI protocol over a WebSocket, for the browser UI and black-box tests.
 //! Each socket is one core connection: frames in go to the dispatcher (on the blocking pool
-//! when [`Decoded::may_block`](paige_core::protocol::Decoded::may_block)), the dispatcher's reply goes back to this socket, every
+//! when `Decoded::may_block`), the dispatcher's reply goes back to this socket, every
 //! `Event::Ui` goes to every socket and an `Event::UiTo` to its own.
 
 use axum::extract::State;

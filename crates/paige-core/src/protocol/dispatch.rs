@@ -230,6 +230,7 @@ impl Core {
             let mut live = self.live();
             live.open_files.remove(resolved.rel());
             live.buffers.closed(resolved.rel());
+            live.diffs.remove(resolved.rel());
         }
         self.log_action(ActionType::FileClose, json!({ "path": resolved.rel() }));
         Ok(())
