@@ -7,6 +7,7 @@ mod doctor;
 mod flood;
 mod hook;
 mod serve;
+mod watch;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -47,8 +47,18 @@ pub(crate) struct Live {
     pub(crate) next_connection: u64,
     pub(crate) terminal: Option<TerminalSize>,
     pub(crate) session: Option<ActiveSession>,
+    /// Set when the system's inotify limit left part of the project unwatched.
+    pub(crate) watch_notice: Option<String>,
     /// Last diff per path, valid while the buffer version and the file's disk stamp match.
     pub(crate) diffs: HashMap<String, CachedDiff>,
+}
+
+fn watch_notice(notice: &str) -> ServerMessage {
+    ServerMessage::CoachingMessage(crate::protocol::CoachingMessage {
+        message: notice.to_owned(),
+        kind: crate::protocol::MessageKind::Warning,
+        anchor: None,
+    })
 }
 
 pub(crate) struct CachedDiff {
@@ -215,13 +225,24 @@ impl Core {
         let mut slot = self.watcher.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             let core = Arc::downgrade(self);
-            *slot = Some(Watcher::start(&self.root, move |change| {
+            let watcher = Watcher::start(&self.root, move |change| {
                 if let Some(core) = core.upgrade() {
                     core.broadcast(ServerMessage::FsTreeUpdate(change));
                 }
-            })?);
+            })?;
+            if let Some(notice) = watcher.degraded() {
+                self.live().watch_notice = Some(notice.to_owned());
+                self.broadcast(watch_notice(notice));
+            }
+            *slot = Some(watcher);
         }
         Ok(())
+    }
+
+    /// What a UI shows when it connects, besides the tree: why the project is only partly
+    /// watched, if it is.
+    pub(crate) fn notices(&self) -> Vec<ServerMessage> {
+        self.live().watch_notice.as_deref().map(watch_notice).into_iter().collect()
     }
 
     /// Stops the watcher and every background task, then checkpoints the database.

@@ -29,20 +29,37 @@ pub struct TreeNode {
     pub children: Option<Vec<TreeNode>>,
 }
 
-/// The project's files and directories, directories first then by name, without the
-/// excluded directories and without what `.gitignore` files ignore.
-pub fn project_tree(root: &Path) -> TreeNode {
-    let mut dirs: BTreeMap<String, Vec<TreeNode>> = BTreeMap::new();
-    let walker = ignore::WalkBuilder::new(root)
+/// The walk the tree shows: excluded directories and gitignored paths left out, symlinks not
+/// followed.
+fn walker(root: &Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
         .hidden(false)
         .git_ignore(true)
         .git_global(false)
         .git_exclude(true)
         .require_git(false)
         .parents(false)
-        .filter_entry(|entry| !is_excluded_name(entry.file_name()))
-        .build();
-    for entry in walker.flatten() {
+        .filter_entry(|entry| !is_excluded_name(entry.file_name()));
+    builder
+}
+
+/// The directories the tree shows, `dir` itself first: the ones worth watching. A project's
+/// `node_modules` or `target` costs nothing here.
+pub(crate) fn kept_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
+    walker(dir)
+        .build()
+        .flatten()
+        .filter(|entry| entry.file_type().is_some_and(|t| t.is_dir()))
+        .map(|entry| entry.into_path())
+        .collect()
+}
+
+/// The project's files and directories, directories first then by name, without the
+/// excluded directories and without what `.gitignore` files ignore.
+pub fn project_tree(root: &Path) -> TreeNode {
+    let mut dirs: BTreeMap<String, Vec<TreeNode>> = BTreeMap::new();
+    for entry in walker(root).build().flatten() {
         let Ok(rel) = entry.path().strip_prefix(root) else { continue };
         if rel.as_os_str().is_empty() {
             continue;

@@ -2,6 +2,7 @@
 //! add / change / unlink / rename events, relative paths, noise filtered out.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use notify::EventKind;
@@ -11,7 +12,7 @@ use serde::Serialize;
 
 use super::ProjectRoot;
 use super::guard::to_slash;
-use super::tree::is_excluded_name;
+use super::tree::{is_excluded_name, kept_dirs};
 
 const DEBOUNCE: Duration = Duration::from_millis(100);
 
@@ -40,30 +41,96 @@ pub struct FsChange {
 /// A running watcher. Dropping it (or [`Watcher::stop`]) stops watching; pending events are
 /// discarded.
 pub struct Watcher {
-    debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
+    debouncer: Arc<Mutex<Option<Watching>>>,
+    degraded: Option<String>,
 }
 
+type Watching = Debouncer<notify::RecommendedWatcher, RecommendedCache>;
+
 impl Watcher {
-    /// Starts watching `root` recursively; `on_change` runs on the watcher's thread.
+    /// Starts watching the directories the project tree shows — not excluded or gitignored
+    /// ones like `node_modules` or `target`, which would cost an inotify watch per directory —
+    /// each on its own, adding directories as they appear. `on_change` runs on the watcher's
+    /// thread. When the system's watch limit is reached, the rest goes unwatched: logged,
+    /// and said by [`Watcher::degraded`]; Paige keeps working.
     pub fn start(root: &ProjectRoot, on_change: impl Fn(FsChange) + Send + 'static) -> notify::Result<Watcher> {
         let base = root.path().to_path_buf();
         let ignored = gitignore(&base);
-        let mut debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| match result {
+        let shared: Arc<Mutex<Option<Watching>>> = Arc::new(Mutex::new(None));
+        let handle = Arc::downgrade(&shared);
+        let debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| match result {
             Ok(events) => {
                 for event in events {
                     if let Some(change) = to_change(&base, &ignored, &event.kind, &event.paths) {
+                        if change.action != FsChangeAction::Unlink
+                            && let Some(shared) = handle.upgrade()
+                        {
+                            let target = change.new_path.as_deref().unwrap_or(&change.path);
+                            watch_new_dir(&shared, &base.join(target));
+                        }
                         on_change(change);
                     }
                 }
             }
             Err(errors) => errors.iter().for_each(|e| tracing::warn!("file watcher: {e}")),
         })?;
-        debouncer.watch(root.path(), notify::RecursiveMode::Recursive)?;
-        Ok(Watcher { debouncer })
+        let mut debouncer = debouncer;
+        let dirs = kept_dirs(root.path());
+        let mut watched = 0;
+        let mut degraded = None;
+        for dir in &dirs {
+            match debouncer.watch(dir, notify::RecursiveMode::NonRecursive) {
+                Ok(()) => watched += 1,
+                Err(err) if dir.as_path() == root.path() => return Err(err),
+                Err(err) => {
+                    let message = format!(
+                        "Paige watches {watched} of the project's {} folders: {err} (raise \
+                         fs.inotify.max_user_watches); changes made outside the editor in the others show \
+                         when the project is reopened",
+                        dirs.len()
+                    );
+                    tracing::warn!("file watcher: {message}");
+                    degraded = Some(message);
+                    break;
+                }
+            }
+        }
+        tracing::debug!(watched, "file watcher started");
+        *lock(&shared) = Some(debouncer);
+        Ok(Watcher { debouncer: shared, degraded })
+    }
+
+    /// Why some of the project is not watched, when the system's watch limit cut it short.
+    pub fn degraded(&self) -> Option<&str> {
+        self.degraded.as_deref()
     }
 
     pub fn stop(self) {
-        self.debouncer.stop();
+        // Taken out of the lock first: the event thread may be waiting on it to add a watch.
+        let debouncer = lock(&self.debouncer).take();
+        if let Some(debouncer) = debouncer {
+            debouncer.stop();
+        }
+    }
+}
+
+fn lock(shared: &Mutex<Option<Watching>>) -> std::sync::MutexGuard<'_, Option<Watching>> {
+    shared.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A directory created in (or moved into) the project: watch it and the directories below it
+/// that the tree keeps. A file is ignored.
+fn watch_new_dir(shared: &Mutex<Option<Watching>>, path: &Path) {
+    if !path.is_dir() {
+        return;
+    }
+    let mut slot = lock(shared);
+    let Some(debouncer) = slot.as_mut() else { return };
+    for dir in kept_dirs(path) {
+        if let Err(err) = debouncer.watch(&dir, notify::RecursiveMode::NonRecursive) {
+            tracing::warn!(dir = %dir.display(), "file watcher: cannot watch a new folder: {err}");
+            return;
+        }
     }
 }
 

@@ -178,6 +178,9 @@ impl Core {
         // only the UI that said hello needs it (N connecting UIs must not cost N² frames).
         let tree = ServerMessage::FsTree(FsTree { root: crate::files::project_tree(self.project_root().path()) });
         self.emit(crate::event::Event::UiTo { connection: from, message: tree });
+        for notice in self.notices() {
+            self.emit(crate::event::Event::UiTo { connection: from, message: notice });
+        }
         ServerMessage::ConnectionInit(ConnectionInit {
             session_id: self.active_session().map(|s| s.id),
             capabilities: HANDLED.iter().map(|s| s.to_string()).collect(),

@@ -127,3 +127,25 @@ fn watcher_reports_create_modify_and_delete_within_a_second() {
     });
     watcher.stop();
 }
+
+#[test]
+fn folders_created_after_the_watcher_started_are_watched_too() {
+    let (tmp, root) = project(&[("src/keep.rs", b"")]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let watcher = Watcher::start(&root, move |change| drop(tx.send(change))).expect("watcher");
+    assert_eq!(watcher.degraded(), None);
+    std::fs::create_dir(tmp.path().join("src/feature")).expect("mkdir");
+    wait_for(&rx, |c| c.path == "src/feature" && c.action == FsChangeAction::Add);
+    // Each folder is watched on its own, so the new one had to be added to see inside it.
+    std::fs::write(tmp.path().join("src/feature/mod.rs"), "x").expect("create");
+    wait_for(&rx, |c| c.path == "src/feature/mod.rs");
+    // A tree moved in at once (as `git checkout` or `cp -r` make it) is watched to its leaves.
+    let staging = tempfile::tempdir().expect("staging");
+    std::fs::create_dir_all(staging.path().join("lib/deep/er")).expect("mkdir");
+    std::fs::rename(staging.path().join("lib"), tmp.path().join("lib")).expect("move in");
+    wait_for(&rx, |c| c.path == "lib");
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::write(tmp.path().join("lib/deep/er/x.rs"), "x").expect("create");
+    wait_for(&rx, |c| c.path == "lib/deep/er/x.rs");
+    watcher.stop();
+}
