@@ -258,3 +258,25 @@ fn diff_follows_changes_to_the_buffer_and_to_the_disk() {
     std::fs::remove_file(t.project.path().join("a.rs")).expect("delete");
     assert_eq!(t.core.diff("a.rs").expect("diff"), "--- a/a.rs\n+++ b/a.rs\n@@ -0,0 +1,2 @@\n+a\n+C\n");
 }
+
+#[test]
+fn only_memory_only_frames_may_run_on_the_async_runtime() {
+    use paige_core::protocol::decode;
+    let frame = |kind: &str, payload: serde_json::Value| json!({"type": kind, "payload": payload}).to_string();
+    let update =
+        frame("buffer:update", json!({"path": "a.rs", "content": "x", "cursorPosition": {"line": 1, "column": 1}}));
+    assert!(!decode(&update).may_block(), "buffer:update is memory-only");
+    assert!(!decode("not json").may_block(), "a bad frame is answered at once");
+    for blocking in [
+        frame("file:open", json!({"path": "a.rs"})),
+        frame("file:save", json!({"path": "a.rs", "content": "x"})),
+        frame(
+            "connection:hello",
+            json!({"version": "1", "platform": "linux", "windowSize": {"width": 1, "height": 1}}),
+        ),
+        frame("terminal:input", json!({"input": "ls\r"})),
+        frame("session:start", json!({"issueNumber": 1})),
+    ] {
+        assert!(decode(&blocking).may_block(), "{blocking}");
+    }
+}
