@@ -225,3 +225,26 @@ fn disconnecting_a_connection_kills_its_terminal() {
     t.core.disconnect(conn);
     assert!(!t.core.has_terminal(conn));
 }
+
+#[test]
+fn hello_says_terminal_exactly_when_the_ui_has_one_and_no_unbuilt_feature() {
+    let t = super::test_core(&[]);
+    let hello = serde_json::json!({"type": "connection:hello", "timestamp": 0,
+        "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 1, "height": 1}}})
+    .to_string();
+    let flags = |conn| {
+        let reply: serde_json::Value =
+            serde_json::from_str(&t.core.handle_text(conn, &hello).expect("init")).expect("json");
+        reply["payload"]["featureFlags"].clone()
+    };
+    let browser = t.core.connect();
+    let window = t.core.connect();
+    t.core.open_terminal(window, &sh("sleep 300")).expect("terminal opens");
+    assert_eq!(flags(browser)["terminal"], false, "a UI without a terminal");
+    let with_terminal = flags(window);
+    assert_eq!(with_terminal["terminal"], true, "a desktop window with its PTY");
+    for unbuilt in ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions"] {
+        assert_eq!(with_terminal[unbuilt], false, "{unbuilt} is not built yet");
+    }
+    t.core.disconnect(window);
+}
