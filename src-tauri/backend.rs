@@ -111,8 +111,8 @@ fn hook_command(env: &HashMap<String, String>) -> Option<std::path::PathBuf> {
         .or_else(|| std::env::split_paths(env.get("PATH")?).map(|dir| dir.join("paige")).find(|p| p.is_file()))
 }
 
-/// Emits every `Event::Ui` of `core` to the webviews, and terminal output to its window,
-/// until the core shuts down.
+/// Emits every `Event::Ui` of `core` to the webviews (an `Event::UiTo` to its window) until
+/// the core shuts down.
 fn forward_events<R: Runtime>(app: tauri::AppHandle<R>, core: Arc<Core>) {
     let mut events = core.subscribe();
     let stop = core.shutdown_token();
@@ -135,16 +135,36 @@ fn forward_events<R: Runtime>(app: tauri::AppHandle<R>, core: Arc<Core>) {
                             tracing::warn!("cannot emit {UI_EVENT}: {err}");
                         }
                     }
-                    Ok(Event::TerminalOutput { connection, data }) => {
-                        if let Some(window) = app.state::<Shell>().window_of(connection)
-                            && let Err(err) = app.emit_to(window.as_str(), TERMINAL_EVENT, data)
-                        {
-                            tracing::warn!("cannot emit {TERMINAL_EVENT}: {err}");
-                        }
-                    }
                     Ok(Event::ActionLogged(_)) => {}
                     Ok(Event::ShuttingDown) | Err(RecvError::Closed) => break,
                     Err(RecvError::Lagged(missed)) => tracing::warn!(missed, "webview too slow; UI events dropped"),
+                },
+            }
+        }
+    });
+}
+
+/// Emits a terminal's output to its window as `paige://terminal`, chunk by chunk, until the
+/// terminal ends or the core shuts down. Its channel is bounded: while the window is behind,
+/// the terminal's child waits.
+pub(crate) fn forward_terminal<R: Runtime>(
+    app: tauri::AppHandle<R>,
+    core: &Core,
+    window: String,
+    mut output: paige_core::terminal::TerminalOutput,
+) {
+    let stop = core.shutdown_token();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => break,
+                data = output.recv() => match data {
+                    Some(data) => {
+                        if let Err(err) = app.emit_to(window.as_str(), TERMINAL_EVENT, data) {
+                            tracing::warn!("cannot emit {TERMINAL_EVENT}: {err}");
+                        }
+                    }
+                    None => break,
                 },
             }
         }

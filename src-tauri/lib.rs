@@ -6,7 +6,7 @@
 //! - command `ui_message(frame)`: one client frame of the UI catalog into
 //!   `Core::handle_text`; returns the reply frame for this window, if any;
 //! - event `paige://ui`: every `Event::Ui` as an encoded frame (the same text `/ws` sends);
-//! - event `paige://terminal`: the output of the window's terminal (`Event::TerminalOutput`),
+//! - event `paige://terminal`: the output of the window's terminal (its own channel),
 //!   emitted to that window only. The terminal opens with the window's first frame and is
 //!   killed when the page reloads or the window closes;
 //! - commands `app_state`, `open_project(path)`, `choose_project` (native folder dialog),
@@ -45,7 +45,7 @@ fn ui_message<R: Runtime>(
     // Started here rather than in `setup`: forwarding must run before the window's first
     // frame is answered, and each opened project has its own core to forward.
     backend.forward_events_once(window.app_handle());
-    let connection = shell.connection(&backend, window.label());
+    let connection = shell.connection(window.app_handle(), &backend, window.label());
     Ok(backend.core.handle_text(connection, &frame))
 }
 

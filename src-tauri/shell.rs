@@ -125,8 +125,14 @@ impl Shell {
         *lock(&self.notice) = notice;
     }
 
-    /// The window's core connection; the first call connects and opens its terminal.
-    pub(crate) fn connection(&self, backend: &Backend, window: &str) -> ConnectionId {
+    /// The window's core connection; the first call connects and opens its terminal, whose
+    /// output goes to that window as `paige://terminal`.
+    pub(crate) fn connection<R: tauri::Runtime>(
+        &self,
+        app: &tauri::AppHandle<R>,
+        backend: &Backend,
+        window: &str,
+    ) -> ConnectionId {
         let mut connections = lock(&self.connections);
         if let Some(id) = connections.get(window) {
             return *id;
@@ -145,8 +151,9 @@ impl Shell {
                 env.get("PATH").map(std::ffi::OsStr::new),
                 env.get("SHELL").map(String::as_str),
             );
-            if let Err(err) = command.and_then(|command| backend.core.open_terminal(id, &command)) {
-                tracing::error!("cannot open the terminal: {err}");
+            match command.and_then(|command| backend.core.open_terminal(id, &command)) {
+                Ok(output) => crate::backend::forward_terminal(app.clone(), &backend.core, window.to_owned(), output),
+                Err(err) => tracing::error!("cannot open the terminal: {err}"),
             }
         }
         id

@@ -17,8 +17,6 @@ pub enum Event {
     UiTo { connection: crate::protocol::ConnectionId, message: ServerMessage },
     /// A row was written to the action log.
     ActionLogged(ActionEntry),
-    /// Output of the terminal of one connection (a desktop window), as UTF-8 text.
-    TerminalOutput { connection: crate::protocol::ConnectionId, data: String },
     /// The core is stopping; adapters close their connections.
     ShuttingDown,
 }

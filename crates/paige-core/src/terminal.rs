@@ -1,6 +1,6 @@
 //! The embedded terminal: one PTY per UI connection (a desktop window), running Claude Code
 //! as DESIGN.md shows — or `PAIGE_AGENT_CMD`, or the user's shell with an install hint when
-//! `claude` is missing. Output is emitted as `Event::TerminalOutput`; input and resizes come
+//! `claude` is missing. Output comes on a `TerminalOutput` channel of its own; input and resizes come
 //! in through `terminal:input` / `terminal:resize`. The child runs in its own session
 //! (process group) and is killed with the whole group when its connection goes or the core
 //! shuts down.
@@ -8,12 +8,11 @@
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 
 use crate::core::Core;
-use crate::event::Event;
 use crate::protocol::{ConnectionId, TerminalSize};
 
 /// Claude Code's write tools, removed in coach mode: the learner writes the code.
@@ -153,6 +152,30 @@ pub struct Terminal {
     child: Mutex<Box<dyn portable_pty::Child + Send + Sync>>,
     pid: Option<u32>,
     reader: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Set by `kill`: a reader waiting for room in the output channel gives up.
+    killed: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// How many chunks of output (up to 8 KiB each) a terminal holds for its consumer before its
+/// reader waits, and with it the child: back-pressure, never loss.
+pub const OUTPUT_CHUNKS: usize = 64;
+
+/// A terminal's output: a bounded channel of its own, apart from the core's event bus, so a
+/// flood of output can never crowd out UI messages. Ends when the terminal does.
+pub struct TerminalOutput {
+    rx: tokio::sync::mpsc::Receiver<String>,
+}
+
+impl TerminalOutput {
+    /// The next chunk of output as UTF-8 text; `None` once the terminal is gone.
+    pub async fn recv(&mut self) -> Option<String> {
+        self.rx.recv().await
+    }
+
+    /// [`TerminalOutput::recv`] for a plain thread.
+    pub fn blocking_recv(&mut self) -> Option<String> {
+        self.rx.blocking_recv()
+    }
 }
 
 impl Terminal {
@@ -162,6 +185,42 @@ impl Terminal {
     pub fn spawn(
         command: &AgentCommand,
         size: TerminalSize,
+        on_output: impl FnMut(String) + Send + 'static,
+    ) -> std::io::Result<Terminal> {
+        Terminal::spawn_inner(command, size, Arc::default(), on_output)
+    }
+
+    /// Starts `command` with its output sent to a [`TerminalOutput`] of its own.
+    pub fn spawn_with_output(
+        command: &AgentCommand,
+        size: TerminalSize,
+    ) -> std::io::Result<(Terminal, TerminalOutput)> {
+        let (tx, rx) = tokio::sync::mpsc::channel(OUTPUT_CHUNKS);
+        let killed: Arc<std::sync::atomic::AtomicBool> = Arc::default();
+        let stop = killed.clone();
+        let terminal = Terminal::spawn_inner(command, size, killed, move |mut data| {
+            // Waits while the consumer is behind (the child then waits on its PTY), until
+            // the consumer is gone or the terminal is killed.
+            loop {
+                match tx.try_send(data) {
+                    Ok(()) | Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => return,
+                    Err(tokio::sync::mpsc::error::TrySendError::Full(back)) => {
+                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            return;
+                        }
+                        data = back;
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                }
+            }
+        })?;
+        Ok((terminal, TerminalOutput { rx }))
+    }
+
+    fn spawn_inner(
+        command: &AgentCommand,
+        size: TerminalSize,
+        killed: Arc<std::sync::atomic::AtomicBool>,
         mut on_output: impl FnMut(String) + Send + 'static,
     ) -> std::io::Result<Terminal> {
         let pty = native_pty_system().openpty(pty_size(size)).map_err(std::io::Error::other)?;
@@ -177,10 +236,11 @@ impl Terminal {
         let pid = child.process_id();
         let mut reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
         let writer = pty.master.take_writer().map_err(std::io::Error::other)?;
-        if let Some(banner) = &command.banner {
-            on_output(banner.clone());
-        }
+        let banner = command.banner.clone();
         let handle = std::thread::Builder::new().name("paige-pty-reader".into()).spawn(move || {
+            if let Some(banner) = banner {
+                on_output(banner);
+            }
             let mut buf = [0u8; 8192];
             let mut pending: Vec<u8> = Vec::new();
             loop {
@@ -205,6 +265,7 @@ impl Terminal {
             child: Mutex::new(child),
             pid,
             reader: Mutex::new(Some(handle)),
+            killed,
         })
     }
 
@@ -228,6 +289,7 @@ impl Terminal {
     /// group of its own, and a job left holding the PTY would also keep the reader from
     /// ending. Then reaps the child and waits for the reader thread. Idempotent.
     pub fn kill(&self) {
+        self.killed.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
             // SAFETY: killpg and kill only send signals; the group is the child's own session,
             // and `session_members` lists only processes of that session.
@@ -335,20 +397,16 @@ impl Terminals {
 }
 
 impl Core {
-    /// Opens the terminal of connection `id` running `command`; its output is emitted as
-    /// `Event::TerminalOutput`. A terminal the connection had is killed first.
-    pub fn open_terminal(self: &Arc<Self>, id: ConnectionId, command: &AgentCommand) -> std::io::Result<()> {
+    /// Opens the terminal of connection `id` running `command`; its output comes on the
+    /// returned [`TerminalOutput`], its own bounded channel (never the event bus, where a
+    /// flood would crowd out UI messages). A terminal the connection had is killed first.
+    pub fn open_terminal(&self, id: ConnectionId, command: &AgentCommand) -> std::io::Result<TerminalOutput> {
         self.close_terminal(id);
         let size = self.terminal_size().unwrap_or(TerminalSize { cols: 80, rows: 24 });
-        let core: Weak<Core> = Arc::downgrade(self);
-        let terminal = Terminal::spawn(command, size, move |data| {
-            if let Some(core) = core.upgrade() {
-                core.emit(Event::TerminalOutput { connection: id, data });
-            }
-        })?;
+        let (terminal, output) = Terminal::spawn_with_output(command, size)?;
         tracing::info!(connection = id.0, pid = ?terminal.pid(), "terminal started: {:?}", command.program);
         self.terminals().by_connection.lock().unwrap_or_else(|p| p.into_inner()).insert(id, Arc::new(terminal));
-        Ok(())
+        Ok(output)
     }
 
     /// Kills the terminal of connection `id`, if it has one.

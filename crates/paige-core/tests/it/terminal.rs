@@ -248,3 +248,61 @@ fn hello_says_terminal_exactly_when_the_ui_has_one_and_no_unbuilt_feature() {
     }
     t.core.disconnect(window);
 }
+
+#[test]
+fn a_flood_of_terminal_output_loses_no_ui_message_and_no_output() {
+    let t = super::test_core(&[]);
+    let mut events = t.core.subscribe();
+    let window = t.core.connect();
+    let mut output = t.core.open_terminal(window, &sh("yes | head -c 50000000")).expect("terminal opens");
+    // The window reads the flood at its own pace while the core broadcasts to the UIs.
+    let reader = std::thread::spawn(move || {
+        let mut bytes = 0usize;
+        while let Some(chunk) = output.blocking_recv() {
+            bytes += chunk.len();
+        }
+        bytes
+    });
+    let sent = 3000;
+    for i in 0..sent {
+        t.core.broadcast(paige_core::protocol::ServerMessage::FsSaveAck(paige_core::protocol::SaveAck {
+            path: format!("f{i}"),
+            success: true,
+            timestamp: 0,
+        }));
+    }
+    let mut received = 0;
+    loop {
+        match events.try_recv() {
+            Ok(paige_core::Event::Ui(_)) => received += 1,
+            Ok(_) => {}
+            Err(tokio::sync::broadcast::error::TryRecvError::Empty) => break,
+            Err(err) => panic!("a UI subscriber lost messages: {err:?}"),
+        }
+    }
+    assert_eq!(received, sent, "every UI message arrived");
+    // The terminal ends when `head` does; every byte of output came through its own channel
+    // (a PTY turns each "\n" into "\r\n": 25,000,000 lines of "y").
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while t.core.has_terminal(window) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        if reader.is_finished() {
+            break;
+        }
+    }
+    t.core.close_terminal(window);
+    let bytes = reader.join().expect("reader");
+    assert!(bytes >= 50_000_000, "{bytes} bytes of output");
+}
+
+#[test]
+fn a_terminal_whose_output_nobody_reads_still_closes_at_once() {
+    let t = super::test_core(&[]);
+    let window = t.core.connect();
+    let _unread = t.core.open_terminal(window, &sh("yes")).expect("terminal opens");
+    // Its channel fills and its reader waits for room; closing must not wait with it.
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    t.core.close_terminal(window);
+    assert!(started.elapsed() < Duration::from_secs(2), "closing took {:?}", started.elapsed());
+}
