@@ -49,7 +49,7 @@ impl Backend {
     /// file. `env` supplies `PAIGE_AGENT_CMD` and `PATH` for the terminal.
     pub async fn start(config: Config, env: &HashMap<String, String>) -> anyhow::Result<Backend> {
         let token = match &config.token {
-            Some(token) => token.clone(),
+            Some(token) => token.as_str().into(),
             None => run_info::generate_token()?,
         };
         let core = Arc::new(Core::open(config, Arc::new(SystemClock))?);
@@ -60,7 +60,7 @@ impl Backend {
         let port = listener.local_addr().context("cannot read the bound address")?.port();
         let (info, _) = core.announce(port, &token)?;
         let stop = CancellationToken::new();
-        let serving = paige_server::serve(listener, paige_server::app(core.clone(), &token), stop.clone());
+        let serving = paige_server::serve(listener, paige_server::app(core.clone(), token.expose()), stop.clone());
         let task = tauri::async_runtime::spawn(async move {
             if let Err(err) = serving.await {
                 tracing::error!("the HTTP server failed: {err}");

@@ -12,7 +12,7 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::path::PathBuf;
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -98,21 +98,6 @@ fn print_decision(event: HookEvent, decision: HookDecision) -> ExitCode {
 }
 
 /// Where Paige listens: PAIGE_URL + PAIGE_TOKEN, else DATA_DIR/run/server.json.
-fn locate() -> anyhow::Result<(String, u16, String, String)> {
-    if let (Ok(url), Ok(token)) = (std::env::var("PAIGE_URL"), std::env::var("PAIGE_TOKEN")) {
-        let (host, port, base) = parse_url(&url)?;
-        return Ok((host, port, base, token));
-    }
-    let data_dir = match std::env::var_os("DATA_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(std::env::var_os("HOME").context("neither PAIGE_URL, DATA_DIR nor HOME is set")?)
-            .join(".paige"),
-    };
-    let info = paige_core::run_info::read(&data_dir)?
-        .with_context(|| format!("paige is not running (no {})", paige_core::run_info::path(&data_dir).display()))?;
-    Ok(("127.0.0.1".into(), info.port, String::new(), info.token))
-}
-
 /// `http://host:port[/base]` → (host, port, base without trailing slash).
 fn parse_url(url: &str) -> anyhow::Result<(String, u16, String)> {
     let rest = url.strip_prefix("http://").with_context(|| format!("PAIGE_URL {url:?} is not an http:// url"))?;
@@ -147,7 +132,10 @@ fn timeout_from(value: Option<&str>) -> Duration {
 }
 
 fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
-    let (host, port, base, token) = locate()?;
+    let env: std::collections::HashMap<String, String> = std::env::vars().collect();
+    let paige = paige_core::run_info::locate(&env, None)?;
+    let (host, port, base) = parse_url(&paige.base_url)?;
+    let token = paige.token.expose();
     let deadline = Instant::now() + timeout();
     let remaining = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
     let addr = (host.as_str(), port)

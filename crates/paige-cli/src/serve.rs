@@ -35,7 +35,7 @@ async fn serve(config: Config, ui_dir: Option<PathBuf>, launched: Instant) -> an
     let mut sigint = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
 
     let token = match &config.token {
-        Some(token) => token.clone(),
+        Some(token) => token.as_str().into(),
         None => run_info::generate_token()?,
     };
     let core = Arc::new(Core::open(config, Arc::new(SystemClock))?);
@@ -53,13 +53,13 @@ async fn serve(config: Config, ui_dir: Option<PathBuf>, launched: Instant) -> an
     tracing::info!("port: {port} — MCP at http://127.0.0.1:{port}/mcp, health at /health");
     tracing::info!("run file: {}", run_file.display());
     match &ui_dir {
-        Some(dir) => tracing::info!("ui: http://127.0.0.1:{port}/?token={token} (from {})", dir.display()),
+        Some(dir) => tracing::info!("ui: http://127.0.0.1:{port}/?token={} (from {})", token.expose(), dir.display()),
         None => tracing::warn!("ui: no built UI found (run `npm ci && npm run build` in ui/); serving the API only"),
     }
     tracing::info!("ready in {} ms", launched.elapsed().as_millis());
 
     let stop = CancellationToken::new();
-    let mut app = paige_server::app(core.clone(), &token);
+    let mut app = paige_server::app(core.clone(), token.expose());
     if let Some(dir) = &ui_dir {
         app = app.with_ui(dir);
     }

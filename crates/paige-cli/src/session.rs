@@ -43,15 +43,9 @@ enum EndStatus {
     Abandoned,
 }
 
-/// Where the running Paige listens and the token it wants.
-struct Target {
-    base: String,
-    token: String,
-}
-
 pub(crate) fn run(args: SessionArgs) -> anyhow::Result<()> {
     let env: HashMap<String, String> = std::env::vars().collect();
-    let target = find_paige(&env, args.data_dir)?;
+    let target = paige_core::run_info::locate(&env, args.data_dir)?;
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
     let (method, path, body) = match args.action {
@@ -75,32 +69,23 @@ pub(crate) fn run(args: SessionArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn find_paige(env: &HashMap<String, String>, data_dir: Option<PathBuf>) -> anyhow::Result<Target> {
-    if let (Some(url), Some(token)) = (env.get("PAIGE_URL"), env.get("PAIGE_TOKEN")) {
-        return Ok(Target { base: url.trim_end_matches('/').to_owned(), token: token.clone() });
-    }
-    let data_dir = paige_core::config::data_dir(env, data_dir)?;
-    match paige_core::run_info::read(&data_dir)? {
-        Some(info) => Ok(Target { base: format!("http://127.0.0.1:{}", info.port), token: info.token }),
-        None => bail!(
-            "no running Paige found ({} does not exist); start one with `paige serve`",
-            paige_core::run_info::path(&data_dir).display()
-        ),
-    }
-}
-
-async fn request(target: &Target, method: &str, path: &str, body: Value) -> anyhow::Result<Value> {
+async fn request(
+    target: &paige_core::run_info::Located,
+    method: &str,
+    path: &str,
+    body: Value,
+) -> anyhow::Result<Value> {
     let client = reqwest::Client::builder().timeout(Duration::from_secs(10)).build()?;
-    let url = format!("{}{path}", target.base);
+    let url = format!("{}{path}", target.base_url);
     let builder = match method {
         "POST" => client.post(&url).json(&body),
         _ => client.get(&url),
     };
     let response = builder
-        .bearer_auth(&target.token)
+        .bearer_auth(target.token.expose())
         .send()
         .await
-        .with_context(|| format!("cannot reach Paige at {} (is `paige serve` still running?)", target.base))?;
+        .with_context(|| format!("cannot reach Paige at {} (is `paige serve` still running?)", target.base_url))?;
     let status = response.status();
     let reply: Value = response.json().await.with_context(|| format!("Paige answered {status} without JSON"))?;
     if !status.is_success() {

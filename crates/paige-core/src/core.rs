@@ -176,14 +176,18 @@ impl Core {
     /// A run file already there whose process is gone means the last run crashed (or was
     /// killed): that is logged, temp files its interrupted saves left in its project are
     /// removed, and sessions it left active stay active, to be resumed.
-    pub fn announce(&self, port: u16, token: &str) -> anyhow::Result<(crate::run_info::RunInfo, PathBuf)> {
+    pub fn announce(
+        &self,
+        port: u16,
+        token: &crate::run_info::Token,
+    ) -> anyhow::Result<(crate::run_info::RunInfo, PathBuf)> {
         if let Some(crashed) = crate::run_info::left_by_crash(&self.config.data_dir) {
             self.recover_from_crash(&crashed);
         }
         let info = crate::run_info::RunInfo {
             pid: std::process::id(),
             port,
-            token: token.to_owned(),
+            token: token.clone(),
             project_dir: self.config.project_dir.clone(),
             started_at: self.now(),
         };

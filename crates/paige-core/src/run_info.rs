@@ -13,9 +13,68 @@ use serde::{Deserialize, Serialize};
 pub struct RunInfo {
     pub pid: u32,
     pub port: u16,
-    pub token: String,
+    pub token: Token,
     pub project_dir: PathBuf,
     pub started_at: DateTime<Utc>,
+}
+
+/// The per-launch bearer token. Its `Debug` is redacted, so no log line, error or panic
+/// prints it; [`Token::expose`] is for the few places that must send or store it.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Token(String);
+
+impl Token {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+impl From<String> for Token {
+    fn from(token: String) -> Token {
+        Token(token)
+    }
+}
+
+impl From<&str> for Token {
+    fn from(token: &str) -> Token {
+        Token(token.to_owned())
+    }
+}
+
+/// A running Paige as a client finds it: its base URL and the token it wants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// `http://host:port[/base]`, no trailing slash.
+    pub base_url: String,
+    pub token: Token,
+}
+
+/// Finds the running Paige: `PAIGE_URL` + `PAIGE_TOKEN` from `env` (what Paige's own terminal
+/// sets), else the run file in `DATA_DIR` (`data_dir_flag`, else `DATA_DIR`, else
+/// `~/.paige/`). The one way every local tool (`paige hook`, `paige session`) finds it.
+pub fn locate(
+    env: &std::collections::HashMap<String, String>,
+    data_dir_flag: Option<PathBuf>,
+) -> anyhow::Result<Located> {
+    let var = |name: &str| env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
+    if let (Some(url), Some(token)) = (var("PAIGE_URL"), var("PAIGE_TOKEN")) {
+        return Ok(Located { base_url: url.trim_end_matches('/').to_owned(), token: token.into() });
+    }
+    let data_dir = crate::config::data_dir(env, data_dir_flag)?;
+    match read(&data_dir)? {
+        Some(info) => Ok(Located { base_url: format!("http://127.0.0.1:{}", info.port), token: info.token }),
+        None => anyhow::bail!(
+            "no running Paige found ({} does not exist); start one with `paige serve` or the desktop app",
+            path(&data_dir).display()
+        ),
+    }
 }
 
 pub fn path(data_dir: &Path) -> PathBuf {
@@ -99,8 +158,8 @@ fn process_alive(pid: u32) -> bool {
 }
 
 /// A fresh random token for one launch: 32 bytes from the OS, hex-encoded.
-pub fn generate_token() -> anyhow::Result<String> {
+pub fn generate_token() -> anyhow::Result<Token> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|err| anyhow::anyhow!("cannot get random bytes: {err}"))?;
-    Ok(hex::encode(bytes))
+    Ok(Token(hex::encode(bytes)))
 }

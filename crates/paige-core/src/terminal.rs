@@ -34,7 +34,7 @@ pub struct AgentCommand {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentServer {
     pub port: u16,
-    pub token: String,
+    pub token: crate::run_info::Token,
     /// The `paige` CLI that Claude Code's hooks run (`paige hook <event>`); without it Claude
     /// Code starts without Paige's hooks (coach mode still removes its write tools).
     pub hook_command: Option<PathBuf>,
@@ -109,7 +109,7 @@ pub fn agent_command(
 fn paige_env(server: &AgentServer) -> Vec<(OsString, OsString)> {
     vec![
         ("PAIGE_URL".into(), format!("http://127.0.0.1:{}", server.port).into()),
-        ("PAIGE_TOKEN".into(), server.token.clone().into()),
+        ("PAIGE_TOKEN".into(), server.token.expose().into()),
     ]
 }
 
@@ -123,7 +123,7 @@ pub fn write_mcp_config(run_dir: &Path, server: &AgentServer) -> std::io::Result
     let config = serde_json::json!({"mcpServers": {"paige": {
         "type": "http",
         "url": format!("http://127.0.0.1:{}/mcp", server.port),
-        "headers": {"Authorization": format!("Bearer {}", server.token)},
+        "headers": {"Authorization": format!("Bearer {}", server.token.expose())},
     }}});
     write_private_json(run_dir, "mcp", &config)
 }

@@ -350,13 +350,13 @@ fn a_run_file_left_by_a_crash_gets_the_projects_temp_files_removed_and_sessions_
     // Another Paige still running: its temp files may be saves in progress.
     let mut alive = std::process::Command::new("sleep").arg("30").spawn().expect("spawn");
     run_file(data.path(), alive.id(), project.path());
-    core.announce(4000, "token").expect("announce");
+    core.announce(4000, &"token".into()).expect("announce");
     let _ = alive.kill();
     let _ = alive.wait();
     assert!(temp.exists(), "a running Paige's temp file was removed");
 
     run_file(data.path(), dead_pid(), project.path());
-    core.announce(4000, "token").expect("announce");
+    core.announce(4000, &"token".into()).expect("announce");
     assert!(!temp.exists(), "the crashed run's temp file is still there");
     assert_eq!(std::fs::read_to_string(project.path().join("src/keep.rs")).expect("read"), "kept");
     let after = core.db().session(&session.id).expect("session");

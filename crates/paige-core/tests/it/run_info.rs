@@ -35,6 +35,40 @@ fn removal_leaves_another_instances_file_alone() {
 fn tokens_are_random_and_long() {
     let a = run_info::generate_token().expect("token");
     let b = run_info::generate_token().expect("token");
-    assert_eq!(a.len(), 64);
+    assert_eq!(a.expose().len(), 64);
     assert_ne!(a, b);
+}
+
+#[test]
+fn the_token_never_shows_in_debug_output() {
+    let token = run_info::generate_token().expect("token");
+    let info = RunInfo { token: token.clone(), ..info(1, "x") };
+    for printed in [
+        format!("{token:?}"),
+        format!("{info:?}"),
+        format!("{:?}", paige_core::terminal::AgentServer { port: 1, token: token.clone(), hook_command: None }),
+    ] {
+        assert!(!printed.contains(token.expose()), "{printed}");
+        assert!(printed.contains("<redacted>"), "{printed}");
+    }
+    // On disk, in the run file, it is the plain string local tools read.
+    let json = serde_json::to_value(&info).expect("json");
+    assert_eq!(json["token"], token.expose());
+}
+
+#[test]
+fn locate_prefers_paige_url_and_token_then_reads_the_run_file() {
+    let dir = tempfile::tempdir().expect("dir");
+    let env = |pairs: &[(&str, &str)]| -> std::collections::HashMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    };
+    let data = dir.path().display().to_string();
+    let err = run_info::locate(&env(&[("DATA_DIR", &data)]), None).expect_err("nothing running");
+    assert!(err.to_string().contains("no running Paige found"), "{err}");
+    run_info::write(dir.path(), &info(7, "from-file")).expect("write");
+    let found = run_info::locate(&env(&[("DATA_DIR", &data)]), None).expect("found");
+    assert_eq!((found.base_url.as_str(), found.token.expose()), ("http://127.0.0.1:4321", "from-file"));
+    let env_wins = env(&[("DATA_DIR", &data), ("PAIGE_URL", "http://127.0.0.1:9/"), ("PAIGE_TOKEN", "from-env")]);
+    let found = run_info::locate(&env_wins, None).expect("found");
+    assert_eq!((found.base_url.as_str(), found.token.expose()), ("http://127.0.0.1:9", "from-env"));
 }
