@@ -4,14 +4,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use anyhow::Context;
 use paige_core::protocol::encode;
-use paige_core::run_info::{self, RunInfo};
 use paige_core::terminal::AgentServer;
 use paige_core::{Config, Core, Event, SystemClock};
 use tauri::{Emitter, Manager, Runtime};
 use tokio::sync::broadcast::error::RecvError;
-use tokio_util::sync::CancellationToken;
 
 use crate::{Shell, TERMINAL_EVENT, UI_EVENT};
 
@@ -27,73 +24,45 @@ pub struct TerminalSpec {
 pub struct Backend {
     pub core: Arc<Core>,
     pub(crate) terminal: Option<TerminalSpec>,
-    server: Option<Server>,
+    instance: Option<paige_server::Instance>,
     /// Set once the event forwarding loop of this core runs.
     forwarding: std::sync::Once,
 }
 
-/// The localhost server of a backend: stopped by `stop`, awaited through `task`.
-struct Server {
-    stop: CancellationToken,
-    task: std::sync::Mutex<Option<tauri::async_runtime::JoinHandle<()>>>,
-    info: RunInfo,
-}
+/// How long in-flight requests get to finish when a backend stops.
+const DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Backend {
     /// A backend over an already open core, without a server (tests, embedding).
     pub fn embedded(core: Arc<Core>, terminal: Option<TerminalSpec>) -> Backend {
-        Backend { core, terminal, server: None, forwarding: std::sync::Once::new() }
+        Backend { core, terminal, instance: None, forwarding: std::sync::Once::new() }
     }
 
     /// Opens the core for `config`, serves it on a free 127.0.0.1 port and writes the run
     /// file. `env` supplies `PAIGE_AGENT_CMD` and `PATH` for the terminal.
-    pub async fn start(config: Config, env: &HashMap<String, String>) -> anyhow::Result<Backend> {
-        let token = match &config.token {
-            Some(token) => token.as_str().into(),
-            None => run_info::generate_token()?,
-        };
-        let core = Arc::new(Core::open(config, Arc::new(SystemClock))?);
-        core.start_watcher()?;
+    pub async fn start(mut config: Config, env: &HashMap<String, String>) -> anyhow::Result<Backend> {
         // The desktop app always takes a free port: several windows of different projects,
         // or a `paige serve` beside it, never collide.
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.context("cannot listen on 127.0.0.1")?;
-        let port = listener.local_addr().context("cannot read the bound address")?.port();
-        let (info, _) = core.announce(port, &token)?;
-        let stop = CancellationToken::new();
-        let serving = paige_server::serve(listener, paige_server::app(core.clone(), token.expose()), stop.clone());
-        let task = tauri::async_runtime::spawn(async move {
-            if let Err(err) = serving.await {
-                tracing::error!("the HTTP server failed: {err}");
-            }
-        });
-        tracing::info!("project {}; server on 127.0.0.1:{port}", core.config().project_dir.display());
+        config.port = 0;
+        let instance = paige_server::Instance::start(config, Arc::new(SystemClock), None).await?;
+        let core = instance.core.clone();
+        tracing::info!("project {}; server on 127.0.0.1:{}", core.config().project_dir.display(), instance.port);
         let terminal = TerminalSpec {
-            server: AgentServer { port, token, hook_command: hook_command(env) },
+            server: AgentServer { port: instance.port, token: instance.token.clone(), hook_command: hook_command(env) },
             agent_override: env.get("PAIGE_AGENT_CMD").cloned(),
         };
-        let server = Server { stop, task: std::sync::Mutex::new(Some(task)), info };
-        Ok(Backend { core, terminal: Some(terminal), server: Some(server), forwarding: std::sync::Once::new() })
+        Ok(Backend { core, terminal: Some(terminal), instance: Some(instance), forwarding: std::sync::Once::new() })
     }
 
     /// Stops the server, shuts the core down (terminals killed, database checkpointed) and
     /// removes the run file if it is still ours.
     pub async fn stop(&self) {
-        let task = self.server.as_ref().and_then(|server| {
-            server.stop.cancel();
-            server.task.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take()
-        });
-        if let Err(err) = self.core.shutdown().await {
-            tracing::warn!("shutdown: cannot checkpoint the database: {err}");
-        }
-        if let Some(task) = task
-            && let Err(err) = task.await
-        {
-            tracing::warn!("shutdown: the server task failed: {err}");
-        }
-        if let Some(server) = &self.server
-            && let Err(err) = run_info::remove_if_ours(&self.core.config().data_dir, &server.info)
-        {
-            tracing::warn!("shutdown: cannot remove the run file: {err:#}");
+        let stopped = match &self.instance {
+            Some(instance) => instance.stop(DRAIN).await,
+            None => self.core.shutdown().await.map_err(anyhow::Error::from),
+        };
+        if let Err(err) = stopped {
+            tracing::warn!("shutdown: {err:#}");
         }
     }
 

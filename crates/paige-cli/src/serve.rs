@@ -6,10 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use paige_core::run_info;
-use paige_core::{Config, ConfigOverrides, Core, SystemClock};
+
+use paige_core::{Config, ConfigOverrides, SystemClock};
 use tokio::signal::unix::{SignalKind, signal};
-use tokio_util::sync::CancellationToken;
 
 use crate::ServeArgs;
 
@@ -34,69 +33,29 @@ async fn serve(config: Config, ui_dir: Option<PathBuf>, launched: Instant) -> an
     let mut sigterm = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
     let mut sigint = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
 
-    let token = match &config.token {
-        Some(token) => token.as_str().into(),
-        None => run_info::generate_token()?,
-    };
-    let core = Arc::new(Core::open(config, Arc::new(SystemClock))?);
-    core.start_watcher()?;
-    let config = core.config();
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
-        .await
-        .with_context(|| format!("cannot listen on 127.0.0.1:{}", config.port))?;
-    let port = listener.local_addr().context("cannot read the bound address")?.port();
-
-    let (info, run_file) = core.announce(port, &token)?;
-
+    let instance = paige_server::Instance::start(config, Arc::new(SystemClock), ui_dir.as_deref()).await?;
+    let config = instance.core.config();
+    let port = instance.port;
     tracing::info!("project: {}", config.project_dir.display());
-    tracing::info!("data dir: {} (database {})", config.data_dir.display(), core.db().path().display());
+    tracing::info!("data dir: {} (database {})", config.data_dir.display(), instance.core.db().path().display());
     tracing::info!("port: {port} — MCP at http://127.0.0.1:{port}/mcp, health at /health");
-    tracing::info!("run file: {}", run_file.display());
+    tracing::info!("run file: {}", instance.run_file().display());
     match &ui_dir {
-        Some(dir) => tracing::info!("ui: http://127.0.0.1:{port}/?token={} (from {})", token.expose(), dir.display()),
+        Some(dir) => {
+            tracing::info!("ui: http://127.0.0.1:{port}/?token={} (from {})", instance.token.expose(), dir.display())
+        }
         None => tracing::warn!("ui: no built UI found (run `npm ci && npm run build` in ui/); serving the API only"),
     }
     tracing::info!("ready in {} ms", launched.elapsed().as_millis());
 
-    let stop = CancellationToken::new();
-    let mut app = paige_server::app(core.clone(), token.expose());
-    if let Some(dir) = &ui_dir {
-        app = app.with_ui(dir);
+    tokio::select! {
+        _ = instance.ended() => tracing::error!("the HTTP server stopped on its own"),
+        _ = sigterm.recv() => tracing::info!("received SIGTERM, shutting down"),
+        _ = sigint.recv() => tracing::info!("received SIGINT, shutting down"),
     }
-    let server = paige_server::serve(listener, app, stop.clone());
-    tokio::pin!(server);
-    let served = tokio::select! {
-        result = &mut server => result.context("the HTTP server failed"),
-        _ = sigterm.recv() => drain("SIGTERM", &stop, server).await,
-        _ = sigint.recv() => drain("SIGINT", &stop, server).await,
-    };
-
-    tracing::info!("shutdown: stopping background tasks and checkpointing the database");
-    let db_closed = core.shutdown().await.context("cannot checkpoint the database");
-    match run_info::remove_if_ours(&config.data_dir, &info) {
-        Ok(true) => tracing::info!("shutdown: removed {}", run_file.display()),
-        Ok(false) => tracing::warn!("shutdown: {} belongs to another Paige; left it", run_file.display()),
-        Err(err) => tracing::warn!("shutdown: cannot remove {}: {err:#}", run_file.display()),
-    }
-    served.and(db_closed)?;
+    instance.stop(DRAIN_TIMEOUT).await?;
     tracing::info!("shutdown complete");
     Ok(())
-}
-
-async fn drain(
-    signal: &str,
-    stop: &CancellationToken,
-    server: impl std::future::Future<Output = std::io::Result<()>>,
-) -> anyhow::Result<()> {
-    tracing::info!("received {signal}, shutting down");
-    stop.cancel();
-    match tokio::time::timeout(DRAIN_TIMEOUT, server).await {
-        Ok(result) => result.context("the HTTP server failed while stopping"),
-        Err(_) => {
-            tracing::warn!("shutdown: requests still open after {DRAIN_TIMEOUT:?}; closing them");
-            Ok(())
-        }
-    }
 }
 
 /// The UI build to serve: the one asked for (which must exist), else the first default that

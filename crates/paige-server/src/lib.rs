@@ -17,6 +17,7 @@ mod blocking;
 mod guard;
 mod health;
 mod hooks;
+mod instance;
 mod listener;
 mod mcp;
 mod mcp_tools;
@@ -30,6 +31,7 @@ use axum::Router;
 use paige_core::Core;
 use tokio_util::sync::CancellationToken;
 
+pub use instance::Instance;
 pub use listener::ConnectionLimits;
 pub use mcp::{McpSessions, PaigeMcp};
 pub use ui::{default_ui_dirs, is_ui_build};

@@ -3,6 +3,7 @@
 mod guard;
 mod hooks;
 mod hostile;
+mod instance;
 mod keepalive;
 mod mcp;
 mod tools;

@@ -1,0 +1,95 @@
+//! One running Paige: a core, its server on 127.0.0.1 and its run file. `paige serve` and
+//! the desktop app start and stop through this one lifecycle.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context;
+use paige_core::run_info::{self, RunInfo, Token};
+use paige_core::{Clock, Config, Core};
+use tokio_util::sync::CancellationToken;
+
+pub struct Instance {
+    pub core: Arc<Core>,
+    pub port: u16,
+    pub token: Token,
+    info: RunInfo,
+    run_file: PathBuf,
+    stop: CancellationToken,
+    /// Cancelled when the server ends, whether asked to or not.
+    ended: CancellationToken,
+    serving: Mutex<Option<tokio::task::JoinHandle<std::io::Result<()>>>>,
+}
+
+impl Instance {
+    /// Opens the core for `config`, starts its watcher, binds 127.0.0.1 on `config.port` (0:
+    /// a free one), writes the run file and serves — with the web UI in `ui_dir` if given.
+    /// The token is `PAIGE_TOKEN`, else a fresh random one. Must run inside a Tokio runtime.
+    pub async fn start(config: Config, clock: Arc<dyn Clock>, ui_dir: Option<&Path>) -> anyhow::Result<Instance> {
+        let token = match &config.token {
+            Some(token) => token.as_str().into(),
+            None => run_info::generate_token()?,
+        };
+        let core = Arc::new(Core::open(config, clock)?);
+        core.start_watcher()?;
+        let wanted = core.config().port;
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", wanted))
+            .await
+            .with_context(|| format!("cannot listen on 127.0.0.1:{wanted}"))?;
+        let port = listener.local_addr().context("cannot read the bound address")?.port();
+        let (info, run_file) = core.announce(port, &token)?;
+        let mut server = crate::app(core.clone(), token.expose());
+        if let Some(dir) = ui_dir {
+            server = server.with_ui(dir);
+        }
+        let stop = CancellationToken::new();
+        let ended = CancellationToken::new();
+        let serving = {
+            let (stop, ended) = (stop.clone(), ended.clone());
+            tokio::spawn(async move {
+                let served = crate::serve(listener, server, stop).await;
+                ended.cancel();
+                served
+            })
+        };
+        Ok(Instance { core, port, token, info, run_file, stop, ended, serving: Mutex::new(Some(serving)) })
+    }
+
+    pub fn run_file(&self) -> &Path {
+        &self.run_file
+    }
+
+    /// Resolves when the server has ended — after [`Instance::stop`], or on its own (a failure).
+    pub async fn ended(&self) {
+        self.ended.cancelled().await;
+    }
+
+    /// Stops accepting, closes the MCP sessions and gives in-flight requests up to `drain`;
+    /// then shuts the core down (background work stopped, terminals killed, database
+    /// checkpointed) and removes the run file if it is still ours. Each step is logged.
+    /// Idempotent.
+    pub async fn stop(&self, drain: Duration) -> anyhow::Result<()> {
+        self.stop.cancel();
+        let serving = self.serving.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let served = match serving {
+            Some(task) => match tokio::time::timeout(drain, task).await {
+                Ok(Ok(served)) => served.context("the HTTP server failed"),
+                Ok(Err(join)) => Err(anyhow::anyhow!("the HTTP server task failed: {join}")),
+                Err(_) => {
+                    tracing::warn!("shutdown: requests still open after {drain:?}; closing them");
+                    Ok(())
+                }
+            },
+            None => Ok(()),
+        };
+        tracing::info!("shutdown: stopping background tasks and checkpointing the database");
+        let checkpointed = self.core.shutdown().await.context("cannot checkpoint the database");
+        match run_info::remove_if_ours(&self.core.config().data_dir, &self.info) {
+            Ok(true) => tracing::info!("shutdown: removed {}", self.run_file.display()),
+            Ok(false) => tracing::warn!("shutdown: {} belongs to another Paige; left it", self.run_file.display()),
+            Err(err) => tracing::warn!("shutdown: cannot remove {}: {err:#}", self.run_file.display()),
+        }
+        served.and(checkpointed)
+    }
+}
