@@ -1,21 +1,20 @@
 //! Who may talk to the server: loopback Host and Origin on every route (DNS-rebinding and
 //! cross-site protection), and the per-launch bearer token on private routes.
 
-use axum::Json;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 use crate::AppState;
+use crate::error::HttpError;
 
 /// Rejects with 403 a request whose `Host` is not a loopback name, or whose `Origin` is
 /// present and not a loopback `http(s)` origin.
 pub(crate) async fn loopback_only(request: Request, next: Next) -> Response {
     if let Err(reason) = check_loopback(request.headers()) {
         tracing::warn!(%reason, path = request.uri().path(), "rejected request");
-        return error(StatusCode::FORBIDDEN, &reason);
+        return HttpError::forbidden(reason).into_response();
     }
     next.run(request).await
 }
@@ -37,7 +36,7 @@ pub(crate) async fn require_token(State(state): State<AppState>, request: Reques
         presented => {
             let reason = if presented.is_some() { "invalid bearer token" } else { "missing bearer token" };
             tracing::warn!(reason, path = request.uri().path(), "rejected request");
-            let mut response = error(StatusCode::UNAUTHORIZED, reason);
+            let mut response = HttpError::unauthorized(reason).into_response();
             response
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer realm=\"paige\""));
@@ -46,12 +45,8 @@ pub(crate) async fn require_token(State(state): State<AppState>, request: Reques
     }
 }
 
-pub(crate) async fn not_found() -> Response {
-    error(StatusCode::NOT_FOUND, "no such route")
-}
-
-fn error(status: StatusCode, message: &str) -> Response {
-    (status, Json(json!({ "error": message }))).into_response()
+pub(crate) async fn not_found() -> HttpError {
+    HttpError::not_found("no such route")
 }
 
 fn check_loopback(headers: &HeaderMap) -> Result<(), String> {

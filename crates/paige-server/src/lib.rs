@@ -14,6 +14,7 @@
 //! with `oneshot` or over a real socket.
 
 mod blocking;
+mod error;
 mod guard;
 mod health;
 mod hooks;

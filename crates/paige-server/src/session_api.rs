@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::AppState;
+use crate::error::HttpError;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -39,33 +40,25 @@ pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<Start
     let Some(started) = started.await else { return internal() };
     match started {
         Ok(session) => (StatusCode::CREATED, Json(json!({ "session": session }))).into_response(),
-        Err(err @ SessionError::AlreadyActive(_)) => error(StatusCode::CONFLICT, &err),
-        Err(err) => error(StatusCode::INTERNAL_SERVER_ERROR, &err),
+        Err(err @ SessionError::AlreadyActive(_)) => HttpError::conflict(err.to_string()).into_response(),
+        Err(err) => HttpError::internal(format!("cannot start the session: {err}")).into_response(),
     }
 }
 
 pub(crate) async fn end(State(state): State<AppState>, body: Option<Json<EndRequest>>) -> Response {
     let status = body.and_then(|Json(b)| b.status).unwrap_or(SessionStatus::Completed);
     if status == SessionStatus::Active {
-        return (StatusCode::BAD_REQUEST, Json(json!({ "error": "status must be completed or abandoned" })))
-            .into_response();
+        return HttpError::bad_request("status must be completed or abandoned").into_response();
     }
     let core = state.core.clone();
     let Some(ended) = crate::blocking::run(move || core.end_session(status)).await else { return internal() };
     match ended {
         Ok(session) => Json(json!({ "session": session })).into_response(),
-        Err(err @ SessionError::NoActiveSession) => error(StatusCode::NOT_FOUND, &err),
-        Err(err) => error(StatusCode::INTERNAL_SERVER_ERROR, &err),
+        Err(err @ SessionError::NoActiveSession) => HttpError::not_found(err.to_string()).into_response(),
+        Err(err) => HttpError::internal(format!("cannot end the session: {err}")).into_response(),
     }
 }
 
 fn internal() -> Response {
-    (StatusCode::INTERNAL_SERVER_ERROR, Json(json!({ "error": "internal error" }))).into_response()
-}
-
-fn error(status: StatusCode, err: &SessionError) -> Response {
-    if status == StatusCode::INTERNAL_SERVER_ERROR {
-        tracing::error!("session request failed: {err}");
-    }
-    (status, Json(json!({ "error": err.to_string() }))).into_response()
+    HttpError::internal("the session request failed").into_response()
 }

@@ -50,7 +50,7 @@ async fn foreign_origin_is_forbidden_even_with_the_token() {
 #[tokio::test]
 async fn unknown_route_is_a_json_404() {
     let (status, _, body) = oneshot(get("/nowhere", "localhost")).await;
-    assert_eq!((status, body), (StatusCode::NOT_FOUND, json!({"error": "no such route"})));
+    assert_eq!((status, body), (StatusCode::NOT_FOUND, json!({"error": "no such route", "code": "not_found"})));
 }
 
 #[tokio::test]

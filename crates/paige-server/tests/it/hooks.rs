@@ -52,12 +52,17 @@ async fn a_pre_tool_use_write_in_coach_mode_answers_a_typed_deny() {
 }
 
 #[tokio::test]
-async fn unknown_events_and_non_json_payloads_are_client_errors() {
-    let (status, _, text) = post("/hooks/pre-tool", "{}".into(), Some(TOKEN)).await;
-    assert_eq!((status, text.as_str()), (StatusCode::NOT_FOUND, "unknown hook event pre-tool"));
-    let (status, _, text) = post("/hooks/pre-tool-use", "{oops".into(), Some(TOKEN)).await;
+async fn unknown_events_and_non_json_payloads_are_client_errors_in_the_one_error_shape() {
+    let (status, value, _) = post("/hooks/pre-tool", "{}".into(), Some(TOKEN)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(value, serde_json::json!({"error": "unknown hook event pre-tool", "code": "not_found"}));
+    let (status, value, text) = post("/hooks/pre-tool-use", "{oops".into(), Some(TOKEN)).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(text.starts_with("hook payload is not valid json"), "{text}");
+    assert_eq!(value["code"], "bad_request", "{text}");
+    assert!(value["error"].as_str().is_some_and(|e| e.starts_with("hook payload is not valid json")), "{text}");
+    // The guard and the token check answer in the same shape.
+    let (status, value, _) = post("/hooks/pre-tool-use", "{}".into(), Some("wrong")).await;
+    assert_eq!((status, value["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("unauthorized")));
 }
 
 #[tokio::test]
