@@ -49,7 +49,7 @@ pub fn declarations() -> Vec<Declaration> {
         ("forget_project", "Removes a folder from the recent projects.", vec![("path", string())], state()),
     ];
     let mut text = String::from(
-        "/** Every command of the desktop shell: its arguments and what it resolves to. */\nexport interface Commands {\n",
+        "/** Every command of the desktop shell: its arguments and what it resolves to; a failed one rejects with a `CommandError`. */\nexport interface Commands {\n",
     );
     for (name, doc, args, returns) in commands {
         let args: Vec<String> = args.iter().map(|(arg, ty)| format!("{arg}: {ty}")).collect();
@@ -71,6 +71,8 @@ pub fn declarations() -> Vec<Declaration> {
     let mut types = vec![
         Declaration::of::<crate::ApiKeyState>(&cfg),
         Declaration::of::<AppState>(&cfg),
+        Declaration::of::<crate::CommandError>(&cfg),
+        Declaration::of::<crate::CommandErrorCode>(&cfg),
         Declaration::of::<crate::KeySource>(&cfg),
         Declaration::of::<crate::ProjectEntry>(&cfg),
         Declaration::of::<crate::RecentEntry>(&cfg),

@@ -14,6 +14,7 @@
 //!   Opening another project replaces the backend; the window then reloads.
 
 mod backend;
+mod error;
 mod shell;
 mod webview_tuning;
 
@@ -24,6 +25,7 @@ use anyhow::Context;
 use tauri::{Manager, Runtime};
 
 pub use backend::{Backend, TerminalSpec};
+pub use error::{CommandError, CommandErrorCode};
 pub use shell::{ApiKeyState, AppState, KeySource, Launch, ProjectEntry, RecentEntry, Shell};
 
 #[cfg(feature = "ts")]
@@ -40,8 +42,9 @@ fn ui_message<R: Runtime>(
     frame: String,
     window: tauri::Window<R>,
     shell: tauri::State<'_, Shell>,
-) -> Result<Option<String>, String> {
-    let backend = shell.backend().ok_or("no project is open")?;
+) -> Result<Option<String>, CommandError> {
+    let backend =
+        shell.backend().ok_or_else(|| CommandError::new(CommandErrorCode::NoProject, "no project is open"))?;
     // Started here rather than in `setup`: forwarding must run before the window's first
     // frame is answered, and each opened project has its own core to forward.
     backend.forward_events_once(window.app_handle());
@@ -61,8 +64,11 @@ async fn open_project<R: Runtime>(
     path: String,
     window: tauri::WebviewWindow<R>,
     shell: tauri::State<'_, Shell>,
-) -> Result<AppState, String> {
-    let state = shell.open_project(Some(PathBuf::from(path))).await?;
+) -> Result<AppState, CommandError> {
+    let state = shell
+        .open_project(Some(PathBuf::from(path)))
+        .await
+        .map_err(CommandError::with(CommandErrorCode::ProjectRefused))?;
     show_project_in_title(&window, &state);
     Ok(state)
 }
@@ -72,8 +78,10 @@ async fn open_project<R: Runtime>(
 async fn choose_project<R: Runtime>(
     window: tauri::WebviewWindow<R>,
     shell: tauri::State<'_, Shell>,
-) -> Result<Option<AppState>, String> {
-    let dialogs = window.try_state::<tauri_plugin_dialog::Dialog<R>>().ok_or("the folder dialog is not available")?;
+) -> Result<Option<AppState>, CommandError> {
+    let dialogs = window
+        .try_state::<tauri_plugin_dialog::Dialog<R>>()
+        .ok_or_else(|| CommandError::new(CommandErrorCode::Dialog, "the folder dialog is not available"))?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     let mut dialog = dialogs.file().set_title("Open a project");
     if let Some(project) = shell.state().project {
@@ -83,22 +91,24 @@ async fn choose_project<R: Runtime>(
         let _ = tx.send(picked);
     });
     let Some(picked) = rx.await.ok().flatten() else { return Ok(None) };
-    let dir = picked.into_path().map_err(|err| format!("cannot use that folder: {err}"))?;
-    let state = shell.open_project(Some(dir)).await?;
+    let dir = picked
+        .into_path()
+        .map_err(|err| CommandError::new(CommandErrorCode::Dialog, format!("cannot use that folder: {err}")))?;
+    let state = shell.open_project(Some(dir)).await.map_err(CommandError::with(CommandErrorCode::ProjectRefused))?;
     show_project_in_title(&window, &state);
     Ok(Some(state))
 }
 
 /// Saves the Anthropic API key (an empty one removes it).
 #[tauri::command]
-fn save_api_key(key: String, shell: tauri::State<'_, Shell>) -> Result<AppState, String> {
-    shell.save_api_key(&key)
+fn save_api_key(key: String, shell: tauri::State<'_, Shell>) -> Result<AppState, CommandError> {
+    shell.save_api_key(&key).map_err(CommandError::with(CommandErrorCode::Settings))
 }
 
 /// Removes a project from the recent list.
 #[tauri::command]
-fn forget_project(path: String, shell: tauri::State<'_, Shell>) -> Result<AppState, String> {
-    shell.forget_project(std::path::Path::new(&path))
+fn forget_project(path: String, shell: tauri::State<'_, Shell>) -> Result<AppState, CommandError> {
+    shell.forget_project(std::path::Path::new(&path)).map_err(CommandError::with(CommandErrorCode::Settings))
 }
 
 fn show_project_in_title<R: Runtime>(window: &tauri::WebviewWindow<R>, state: &AppState) {

@@ -95,7 +95,7 @@ fn without_a_project_the_app_reports_none_and_refuses_ui_frames() {
     assert_eq!(state["apiKey"], json!({"configured": false, "source": "none", "lastFour": null}));
     assert_eq!(state["settingsPath"], app.data().join("settings.json").display().to_string());
     let err = app.invoke("ui_message", json!({"frame": "{}"})).expect_err("no project");
-    assert_eq!(err, "no project is open");
+    assert_eq!(err, json!({"code": "no_project", "message": "no project is open"}), "a typed CommandError");
 }
 
 #[test]
@@ -125,10 +125,10 @@ fn a_folder_that_does_not_exist_is_refused_and_nothing_changes() {
     app.open(&alpha).expect("opens");
     let missing = app.root.path().join("gone");
     let err = app.open(&missing).expect_err("refused");
-    assert_eq!(err, json!(format!("{} does not exist", missing.display())));
+    assert_eq!(err, json!({"code": "project_refused", "message": format!("{} does not exist", missing.display())}));
     let file = alpha.join("src/main.py");
     let err = app.open(&file).expect_err("refused");
-    assert_eq!(err, json!(format!("{} is not a folder", file.display())));
+    assert_eq!(err, json!({"code": "project_refused", "message": format!("{} is not a folder", file.display())}));
     assert_eq!(app.state()["project"]["path"], json!(alpha), "alpha stays open");
     assert_eq!(app.state()["recentProjects"].as_array().map(Vec::len), Some(1));
 }

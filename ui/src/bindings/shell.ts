@@ -1,7 +1,7 @@
 // Generated from the desktop shell's Rust types by ts-rs (src-tauri/bindings.rs).
 // Do not edit; regenerate with `PAIGE_BLESS=1 cargo test -p paige-app --test shell bindings`.
 
-/** Every command of the desktop shell: its arguments and what it resolves to. */
+/** Every command of the desktop shell: its arguments and what it resolves to; a failed one rejects with a `CommandError`. */
 export interface Commands {
   /** One UI catalog frame to the core; the reply frame, if any. */
   ui_message: { args: { frame: string }; returns: string | null };
@@ -41,6 +41,13 @@ settingsPath: string,
  * A problem to show: a project that did not open at launch, unreadable settings.
  */
 notice: string | null, };
+
+export type CommandError = { code: CommandErrorCode, message: string, };
+
+/**
+ * What went wrong, for the UI to act on; `message` says it for a person.
+ */
+export type CommandErrorCode = "no_project" | "project_refused" | "settings" | "dialog";
 
 /**
  * Where the key in use comes from.

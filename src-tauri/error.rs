@@ -1,0 +1,37 @@
+//! The one error every shell command rejects with: `{code, message}`, typed in the generated
+//! bindings (`CommandError`), so the UI can tell a refused folder from a missing project
+//! without parsing text.
+
+use serde::Serialize;
+
+/// What went wrong, for the UI to act on; `message` says it for a person.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandErrorCode {
+    /// The window has no project open (first run, or it failed to open).
+    NoProject,
+    /// The folder cannot be opened as a project (missing, not a folder, unreadable).
+    ProjectRefused,
+    /// The settings file cannot be written.
+    Settings,
+    /// The native folder dialog is not available or gave an unusable path.
+    Dialog,
+}
+
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommandError {
+    pub code: CommandErrorCode,
+    pub message: String,
+}
+
+impl CommandError {
+    pub fn new(code: CommandErrorCode, message: impl Into<String>) -> CommandError {
+        CommandError { code, message: message.into() }
+    }
+
+    pub(crate) fn with(code: CommandErrorCode) -> impl FnOnce(String) -> CommandError {
+        move |message| CommandError::new(code, message)
+    }
+}
