@@ -21,6 +21,7 @@ pub mod protocol;
 pub mod run_info;
 pub mod settings;
 pub mod terminal;
+pub mod vocab;
 
 pub use crate::core::{Core, CoreError};
 pub use activity::{BUFFER_SUMMARY_INTERVAL, SessionError};

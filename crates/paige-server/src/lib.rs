@@ -21,6 +21,7 @@ mod hooks;
 mod instance;
 mod listener;
 mod mcp;
+mod mcp_intents;
 mod mcp_tools;
 mod session_api;
 mod ui;

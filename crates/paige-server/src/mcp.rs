@@ -12,9 +12,6 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ServerHandler, tool_handler};
 use tokio_util::sync::CancellationToken;
 
-#[path = "mcp_intents.rs"]
-mod intents;
-
 /// Claude Code's view of Paige. Holds nothing but the core: cheap to build per request.
 #[derive(Clone)]
 pub struct PaigeMcp {

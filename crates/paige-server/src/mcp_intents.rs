@@ -9,7 +9,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{schemars, tool, tool_router};
 use serde::Deserialize;
 
-use super::PaigeMcp;
+use crate::mcp::PaigeMcp;
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub(crate) struct SelectIntentParams {

@@ -113,10 +113,16 @@ export type Decoration = { range: EditorRange, style: HintStyle, hoverText?: str
 
 export type Decorations = { path: string, decorations: Array<Decoration>, };
 
+/**
+ * How hard a piece of work is for this learner.
+ */
 export type Difficulty = "beginner" | "intermediate" | "advanced";
 
 export type DreyfusItem = { skillArea: string, stage: string, confidence: number, assessedAt: string, };
 
+/**
+ * Which way a practice attempt moves the learner's Dreyfus stage.
+ */
 export type DreyfusSignal = "advancing" | "stable" | "struggling";
 
 /**
@@ -284,6 +290,9 @@ export type SkillArea = { name: string, stage: string, score: number, };
 
 export type SolutionReview = { review: string, level: number, passed: boolean, constraintsUnlocked: Array<KataConstraint>, };
 
+/**
+ * Whether an issue suits the learner now.
+ */
 export type Suitability = "good_fit" | "stretch" | "too_advanced";
 
 export type TabSwitch = { 
@@ -308,6 +317,9 @@ export type TreeNode = { name: string, path: string, type: TreeNodeKind, childre
 
 export type TreeNodeKind = "file" | "directory";
 
+/**
+ * How pressing an issue is for the team.
+ */
 export type Urgency = "low" | "medium" | "high";
 
 export type UserExplain = { path: string, language: string, selection: TextSelection, selectedText: string, 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::api::ModelTier;
+pub use crate::vocab::Difficulty;
 
 super::prompt_module!("coach-agent", "coach_agent", ModelTier::Sonnet, CoachAgentResponse);
 
@@ -75,14 +76,6 @@ pub enum LineHintStyle {
     Hint,
     Focus,
     Warning,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Difficulty {
-    Beginner,
-    Intermediate,
-    Advanced,
 }
 
 /// A memory the retrieval filter kept.

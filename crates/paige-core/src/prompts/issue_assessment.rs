@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::api::ModelTier;
+pub use crate::vocab::{Difficulty, Suitability, Urgency};
 
 super::prompt_module!("issue-assessment", "issue_assessment", ModelTier::Sonnet, IssueAssessmentResponse);
 
@@ -31,36 +32,12 @@ pub struct AssessedIssue {
     pub learning_opportunities: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Suitability {
-    GoodFit,
-    Stretch,
-    TooAdvanced,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Difficulty {
-    Beginner,
-    Intermediate,
-    Advanced,
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PriorityFactors {
     pub user_tagged: bool,
     pub similar_to_recent_work: bool,
     pub addresses_knowledge_gap: bool,
     pub team_urgency: Urgency,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Urgency {
-    Low,
-    Medium,
-    High,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,4 +77,17 @@ pub fn assemble_user_message(
         "related_memories": memories,
     })
     .to_string()
+}
+
+/// The model's priority factors (snake_case, as the model answers) as the dashboard's
+/// payload carries them (camelCase).
+impl From<PriorityFactors> for crate::protocol::PriorityFactors {
+    fn from(factors: PriorityFactors) -> Self {
+        crate::protocol::PriorityFactors {
+            user_tagged: factors.user_tagged,
+            similar_to_recent_work: factors.similar_to_recent_work,
+            addresses_knowledge_gap: factors.addresses_knowledge_gap,
+            team_urgency: factors.team_urgency,
+        }
+    }
 }

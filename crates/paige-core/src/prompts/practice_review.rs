@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::api::ModelTier;
+pub use crate::vocab::DreyfusSignal;
 
 super::prompt_module!("practice-review", "practice_review", ModelTier::Sonnet, PracticeReviewResponse);
 
@@ -46,14 +47,6 @@ pub enum FollowUpType {
     ConstraintEscalation,
     RetryHint,
     Completed,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DreyfusSignal {
-    Advancing,
-    Stable,
-    Struggling,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

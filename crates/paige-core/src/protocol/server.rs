@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::client::EditorRange;
 use crate::db::{HintLevel, HintStyle, KataConstraint, PhaseStatus};
 use crate::files::{FileContent, FsChange, TreeNode};
+pub use crate::vocab::{Difficulty, DreyfusSignal, Suitability, Urgency};
 
 macro_rules! server_messages {
     ($($(#[$doc:meta])* $variant:ident($payload:ty) = $name:literal,)+) => {
@@ -418,33 +419,6 @@ pub struct DashboardIssues {
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Suitability {
-    GoodFit,
-    Stretch,
-    TooAdvanced,
-}
-
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Difficulty {
-    Beginner,
-    Intermediate,
-    Advanced,
-}
-
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Urgency {
-    Low,
-    Medium,
-    High,
-}
-
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DashboardIssue {
@@ -574,15 +548,6 @@ pub struct FollowUp {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub reason: Option<String>,
-}
-
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DreyfusSignal {
-    Advancing,
-    Stable,
-    Struggling,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -1,0 +1,45 @@
+//! The shared vocabulary of model answers and UI payloads, defined once: the model's
+//! structured output and the UI protocol spell these the same way.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How hard a piece of work is for this learner.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Difficulty {
+    Beginner,
+    Intermediate,
+    Advanced,
+}
+
+/// Whether an issue suits the learner now.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Suitability {
+    GoodFit,
+    Stretch,
+    TooAdvanced,
+}
+
+/// How pressing an issue is for the team.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Urgency {
+    Low,
+    Medium,
+    High,
+}
+
+/// Which way a practice attempt moves the learner's Dreyfus stage.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DreyfusSignal {
+    Advancing,
+    Stable,
+    Struggling,
+}
