@@ -76,7 +76,7 @@ pub enum ConfigError {
     #[error("PORT must be a whole number from 0 to 65535, got {0:?}")]
     InvalidPort(String),
     #[error("{var}: {source}")]
-    UnknownModel { var: &'static str, source: crate::api::UnknownModel },
+    UnknownModel { var: &'static str, source: crate::models::UnknownModel },
     #[error("{var} must be a whole number of at least {min}, got {value:?}")]
     InvalidLimit { var: &'static str, value: String, min: u64 },
     #[error("DATA_DIR is not set and HOME is unknown, so the default ~/.paige/ cannot be used")]
@@ -129,9 +129,9 @@ impl Config {
 
         let model = |var_name: &'static str| -> Result<Option<String>, ConfigError> {
             let Some(id) = var(var_name) else { return Ok(None) };
-            match crate::api::price_of(id) {
+            match crate::models::price_of(id) {
                 Some(_) => Ok(Some(id.to_owned())),
-                None => Err(ConfigError::UnknownModel { var: var_name, source: crate::api::UnknownModel::new(id) }),
+                None => Err(ConfigError::UnknownModel { var: var_name, source: crate::models::UnknownModel::new(id) }),
             }
         };
         let haiku_model = model("PAIGE_HAIKU_MODEL")?;

@@ -6,7 +6,6 @@
 //! SDKs do; [`ApiClient::call_with_retry`] adds the one extra attempt of D68 on top.
 
 mod error;
-mod models;
 mod schema;
 
 use std::sync::Arc;
@@ -21,8 +20,8 @@ use sha2::{Digest, Sha256};
 use crate::config::Config;
 use crate::db::{Db, NewApiCall};
 
+pub use crate::models::{HAIKU_MODEL, Model, ModelMap, ModelTier, PRICES, Price, SONNET_MODEL, UnknownModel, price_of};
 pub use error::ApiError;
-pub use models::{HAIKU_MODEL, Model, ModelMap, ModelTier, PRICES, Price, SONNET_MODEL, UnknownModel, price_of};
 pub use schema::structured_schema;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";

@@ -1,5 +1,5 @@
-//! The UI protocol (spec Story 5): typed messages, the JSON envelope, and the dispatcher.
-//! The same catalog travels over Tauri IPC and over the server's `/ws`.
+//! The UI protocol (spec Story 5): the message types and the JSON envelope — types only; the
+//! dispatcher is `crate::dispatch`. The same catalog travels over Tauri IPC and `/ws`.
 
 /// What the TypeScript bindings need of a message enum: its payload types and, per message,
 /// the type name with its payload's TypeScript name (both catalogs expand this).
@@ -23,11 +23,11 @@ macro_rules! payload_bindings {
 #[cfg(feature = "ts")]
 pub mod bindings;
 mod client;
-mod dispatch;
+mod connection;
 mod envelope;
 mod server;
 
 pub use client::*;
-pub use dispatch::{ConnectionId, ConnectionMeta};
+pub use connection::{ConnectionId, ConnectionMeta};
 pub use envelope::{Decoded, decode, encode};
 pub use server::*;

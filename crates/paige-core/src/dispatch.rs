@@ -1,30 +1,17 @@
-//! One dispatcher from client message to handler (spec Story 5). Handlers either reply to
-//! the sender (returned) or broadcast through the core's event bus.
+//! One dispatcher from UI client message to handler (spec Story 5), as `impl Core`: handlers
+//! either reply to the sender (returned) or broadcast through the core's event bus. The
+//! message types it dispatches are in `protocol/`.
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use super::*;
 use crate::buffers::BufferError;
 use crate::core::Core;
 use crate::db::ActionType;
 use crate::files::{FileError, PathError};
 use crate::project::ProjectError;
-
-/// Identifies one connected UI (a window, or a `/ws` socket).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub struct ConnectionId(pub u64);
-
-/// What a UI told us about itself in `connection:hello`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConnectionMeta {
-    pub version: Option<String>,
-    pub platform: Option<String>,
-    pub window_size: Option<WindowSize>,
-    pub connected_at: DateTime<Utc>,
-}
+use crate::protocol::*;
 
 /// Client messages handled now (fully, or as the spec's deliberate no-ops). The rest answer
 /// `NOT_IMPLEMENTED` until their feature lands.
@@ -222,7 +209,7 @@ impl Core {
             Err(ProjectError::Buffer(err)) => Err(project_error(&save.path, err.into())),
             Err(ProjectError::File(err)) => {
                 tracing::warn!(path = %save.path, "save failed: {err}");
-                self.broadcast(ServerMessage::FsSaveError(super::PathError {
+                self.broadcast(ServerMessage::FsSaveError(crate::protocol::PathError {
                     path: save.path,
                     error: err.to_string(),
                 }));
