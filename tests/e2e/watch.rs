@@ -34,3 +34,17 @@ fn node_modules_and_gitignored_trees_cost_no_inotify_watches() {
     // The root, src, src/a, src/b and tests.
     assert_eq!(watches, 5, "only the folders the explorer shows are watched");
 }
+
+#[test]
+fn a_fifo_named_gitignore_does_not_keep_paige_serve_from_starting() {
+    let world = World::ready();
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src")).expect("src");
+    let fifo = std::ffi::CString::new(project.join(".gitignore").display().to_string()).expect("path");
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0, "mkfifo");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    let out = paige.output();
+    assert!(out.contains("not a regular file"), "the FIFO is named in the log:\n{out}");
+}

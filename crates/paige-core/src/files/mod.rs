@@ -4,6 +4,7 @@
 mod beneath;
 mod diff;
 mod guard;
+mod ignore_rules;
 mod language;
 mod read;
 mod tree;
@@ -16,6 +17,7 @@ pub use guard::{PathError, ProjectPath, ProjectRoot};
 pub use language::language_for;
 pub(crate) use read::{DiskStamp, check_bufferable, disk_stamp, read_bytes};
 pub use read::{FileContent, FileError, read_file, sniff_binary};
+pub(crate) use tree::walker;
 pub use tree::{EXCLUDED_DIRS, TreeNode, TreeNodeKind, project_tree};
 pub use watcher::{FsChange, FsChangeAction, Watcher};
 pub use write::{TEMP_PREFIX, sweep_temp_files, write_file};

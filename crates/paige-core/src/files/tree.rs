@@ -4,6 +4,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::guard::to_slash;
+use super::ignore_rules::IgnoreRules;
 
 /// Directories never shown or watched, whatever `.gitignore` says.
 pub const EXCLUDED_DIRS: &[&str] = &["node_modules", ".git", "dist", "build", "coverage", ".next", ".cache"];
@@ -29,25 +30,22 @@ pub struct TreeNode {
     pub children: Option<Vec<TreeNode>>,
 }
 
-/// The walk the tree shows: excluded directories and gitignored paths left out, symlinks not
-/// followed.
-fn walker(root: &Path) -> ignore::WalkBuilder {
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .hidden(false)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(true)
-        .require_git(false)
-        .parents(false)
-        .filter_entry(|entry| !is_excluded_name(entry.file_name()));
+/// The walk the tree shows, from `start` inside `root`: excluded directories and ignored
+/// paths left out (by rules Paige reads itself, [`IgnoreRules`]), symlinks not followed.
+pub(crate) fn walker(root: &Path, start: &Path) -> ignore::WalkBuilder {
+    let rules = IgnoreRules::new(root);
+    let mut builder = ignore::WalkBuilder::new(start);
+    builder.standard_filters(false).filter_entry(move |entry| {
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        entry.depth() == 0 || !(is_excluded_name(entry.file_name()) || rules.is_ignored(entry.path(), is_dir))
+    });
     builder
 }
 
-/// The directories the tree shows, `dir` itself first: the ones worth watching. A project's
-/// `node_modules` or `target` costs nothing here.
-pub(crate) fn kept_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
-    walker(dir)
+/// The directories the tree shows from `dir` (inside `root`), `dir` itself first: the ones
+/// worth watching. A project's `node_modules` or `target` costs nothing here.
+pub(crate) fn kept_dirs(root: &Path, dir: &Path) -> Vec<std::path::PathBuf> {
+    walker(root, dir)
         .build()
         .flatten()
         .filter(|entry| entry.file_type().is_some_and(|t| t.is_dir()))
@@ -59,7 +57,7 @@ pub(crate) fn kept_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
 /// excluded directories and without what `.gitignore` files ignore.
 pub fn project_tree(root: &Path) -> TreeNode {
     let mut dirs: BTreeMap<String, Vec<TreeNode>> = BTreeMap::new();
-    for entry in walker(root).build().flatten() {
+    for entry in walker(root, root).build().flatten() {
         let Ok(rel) = entry.path().strip_prefix(root) else { continue };
         if rel.as_os_str().is_empty() {
             continue;

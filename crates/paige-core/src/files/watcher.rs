@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::ProjectRoot;
 use super::guard::to_slash;
+use super::ignore_rules::IgnoreRules;
 use super::tree::{is_excluded_name, kept_dirs};
 
 const DEBOUNCE: Duration = Duration::from_millis(100);
@@ -55,7 +56,7 @@ impl Watcher {
     /// and said by [`Watcher::degraded`]; Paige keeps working.
     pub fn start(root: &ProjectRoot, on_change: impl Fn(FsChange) + Send + 'static) -> notify::Result<Watcher> {
         let base = root.path().to_path_buf();
-        let ignored = gitignore(&base);
+        let ignored = IgnoreRules::new(&base);
         let shared: Arc<Mutex<Option<Watching>>> = Arc::new(Mutex::new(None));
         let handle = Arc::downgrade(&shared);
         let debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| match result {
@@ -66,7 +67,7 @@ impl Watcher {
                             && let Some(shared) = handle.upgrade()
                         {
                             let target = change.new_path.as_deref().unwrap_or(&change.path);
-                            watch_new_dir(&shared, &base.join(target));
+                            watch_new_dir(&shared, &base, &base.join(target));
                         }
                         on_change(change);
                     }
@@ -75,7 +76,7 @@ impl Watcher {
             Err(errors) => errors.iter().for_each(|e| tracing::warn!("file watcher: {e}")),
         })?;
         let mut debouncer = debouncer;
-        let dirs = kept_dirs(root.path());
+        let dirs = kept_dirs(root.path(), root.path());
         let mut watched = 0;
         let mut degraded = None;
         for dir in &dirs {
@@ -120,13 +121,13 @@ fn lock(shared: &Mutex<Option<Watching>>) -> std::sync::MutexGuard<'_, Option<Wa
 
 /// A directory created in (or moved into) the project: watch it and the directories below it
 /// that the tree keeps. A file is ignored.
-fn watch_new_dir(shared: &Mutex<Option<Watching>>, path: &Path) {
+fn watch_new_dir(shared: &Mutex<Option<Watching>>, root: &Path, path: &Path) {
     if !path.is_dir() {
         return;
     }
     let mut slot = lock(shared);
     let Some(debouncer) = slot.as_mut() else { return };
-    for dir in kept_dirs(path) {
+    for dir in kept_dirs(root, path) {
         if let Err(err) = debouncer.watch(&dir, notify::RecursiveMode::NonRecursive) {
             tracing::warn!(dir = %dir.display(), "file watcher: cannot watch a new folder: {err}");
             return;
@@ -134,28 +135,13 @@ fn watch_new_dir(shared: &Mutex<Option<Watching>>, path: &Path) {
     }
 }
 
-fn gitignore(root: &Path) -> ignore::gitignore::Gitignore {
-    let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
-    if let Some(err) = builder.add(root.join(".gitignore"))
-        && !matches!(&err, ignore::Error::Io(io) if io.kind() == std::io::ErrorKind::NotFound)
-    {
-        tracing::warn!("file watcher: cannot read .gitignore: {err}");
-    }
-    builder.build().unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
-}
-
-fn to_change(
-    root: &Path,
-    ignored: &ignore::gitignore::Gitignore,
-    kind: &EventKind,
-    paths: &[PathBuf],
-) -> Option<FsChange> {
+fn to_change(root: &Path, ignored: &IgnoreRules, kind: &EventKind, paths: &[PathBuf]) -> Option<FsChange> {
     let rel = |p: &PathBuf| -> Option<String> {
         let rel = p.strip_prefix(root).ok()?;
         if rel.as_os_str().is_empty()
             || rel.components().any(|c| is_excluded_name(c.as_os_str()))
             || rel.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(".paige-save-"))
-            || ignored.matched_path_or_any_parents(rel, p.is_dir()).is_ignore()
+            || ignored.is_ignored_with_parents(p, p.is_dir())
         {
             return None;
         }

@@ -203,7 +203,8 @@ pub fn check_scope_breadth(intent: &Intent, project_root: &Path) -> Result<(), G
     }
     let set = scope_set(intent)?;
     let mut count = 0usize;
-    for entry in ignore::WalkBuilder::new(project_root).hidden(false).build().flatten() {
+    // The tree's walk: ignore files read safely (a FIFO named .gitignore cannot hang it).
+    for entry in crate::files::walker(project_root, project_root).build().flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }

@@ -149,3 +149,34 @@ fn folders_created_after_the_watcher_started_are_watched_too() {
     wait_for(&rx, |c| c.path == "lib/deep/er/x.rs");
     watcher.stop();
 }
+
+#[test]
+fn a_fifo_named_gitignore_neither_hangs_the_tree_nor_the_watcher() {
+    let (tmp, root) = project(&[
+        ("src/a.rs", b"fn a() {}\n"),
+        ("target/debug/x", b""),
+        ("sub/.gitignore", b"*.log\n!keep.log\n"),
+        ("sub/skip.log", b""),
+        ("sub/keep.log", b""),
+    ]);
+    rustix::fs::mknodat(rustix::fs::CWD, tmp.path().join(".gitignore"), rustix::fs::FileType::Fifo, 0o644.into(), 0)
+        .expect("mkfifo");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let root_for_walk = root.clone();
+    std::thread::spawn(move || {
+        let tree = project_tree(root_for_walk.path());
+        let watcher = Watcher::start(&root_for_walk, |_| {}).map(|w| w.stop());
+        let _ = tx.send((tree, watcher.is_ok()));
+    });
+    let (tree, watched) = rx.recv_timeout(Duration::from_secs(5)).expect("the walk and the watcher did not hang");
+    assert!(watched);
+    let mut paths = Vec::new();
+    fn collect(node: &TreeNode, out: &mut Vec<String>) {
+        out.push(node.path.clone());
+        node.children.iter().flatten().for_each(|c| collect(c, out));
+    }
+    collect(&tree, &mut paths);
+    // The FIFO's rules are not read; the nested .gitignore's are, with its re-include.
+    assert!(paths.contains(&"target/debug/x".to_owned()), "{paths:?}");
+    assert!(paths.contains(&"sub/keep.log".to_owned()) && !paths.contains(&"sub/skip.log".to_owned()), "{paths:?}");
+}
