@@ -89,8 +89,17 @@ build_ui() {
     (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null \
       || npm install --no-audit --no-fund --loglevel=error; })
   fi
-  say "building the UI (vite)"
-  (cd ui && npm run --silent build >/dev/null)
+  # Only when a source changed: a rebuild rewrites ui/dist, which the app embeds, so an
+  # unneeded one would make cargo rebuild the app in release (~60 s on every launch).
+  local changed
+  changed=$(find ui/src ui/index.html ui/package.json ui/package-lock.json ui/vite.config.ts ui/tsconfig.json \
+    -newer ui/dist/index.html -print -quit 2>/dev/null || true)
+  if [ ! -f ui/dist/index.html ] || [ -n "$changed" ]; then
+    say "building the UI (vite)"
+    (cd ui && npm run --silent build >/dev/null)
+  else
+    say "the UI build is up to date (ui/dist)"
+  fi
 }
 
 # The desktop app (Tauri 2 on WebKitGTK): build libraries, and for its end-to-end test Xvfb,

@@ -10,12 +10,23 @@ cd "$(dirname "$0")/.."
 ensure_rust
 project="${1:-${PROJECT_DIR:-examples/sample-project}}"
 [ -d "$project" ] || die "project directory not found: $project"
+# The coach runs in Claude Code: without `claude` the terminal could only open a shell.
+if ! command -v claude >/dev/null; then
+  ensure_claude_code
+  export PATH="$(dirname "$PAIGE_TEST_CLAUDE"):$PATH"
+fi
 ensure_tauri_build_deps
 build_ui
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  say "building and starting the Paige desktop app on $project"
-  exec cargo run --quiet --release --locked -p paige-app -- "$project"
+  say "building and starting the Paige desktop app on $project (the first build takes several minutes)"
+  exec cargo run --release --locked -p paige-app -- "$project"
+fi
+# `paige serve` needs the key up front; say so before a long build, not after it.
+settings="${DATA_DIR:-$HOME/.paige}/settings.json"
+if [ -z "${ANTHROPIC_API_KEY:-}" ] && ! grep -qs '^ANTHROPIC_API_KEY=.' .env \
+  && ! grep -qs '"anthropicApiKey": *"[^"]' "$settings"; then
+  die "paige serve needs an Anthropic API key: set ANTHROPIC_API_KEY, put it in ./.env, or save it once in the desktop app's settings ($settings)"
 fi
 say "no display (DISPLAY and WAYLAND_DISPLAY are unset): starting paige serve with the browser UI instead"
-say "open the ui: address it prints (http://127.0.0.1:PORT/?token=...) in a browser — Ctrl-C to stop"
-exec cargo run --quiet --release --locked -p paige-cli -- serve --project "$project" --ui-dir ui/dist
+say "when it is ready, open the ui: address it prints (http://127.0.0.1:PORT/?token=...) in a browser — Ctrl-C to stop"
+exec cargo run --release --locked -p paige-cli -- serve --project "$project" --ui-dir ui/dist

@@ -83,7 +83,9 @@ fn a_flood_of_half_sent_requests_neither_stops_health_nor_leaves_memory_behind()
         "flood of {flood_size}: RSS before {before:.1} MB, peak {peak:.1} MB, after {after:.1} MB; /health worst {worst:?}"
     );
     assert!(after <= before + 50.0, "RSS {after:.1} MB, {before:.1} MB before the flood");
-    assert!(worst < Duration::from_secs(1), "/health took {worst:?} during the flood");
+    // Answering is the property; how fast depends on the machine (a SYN the kernel dropped
+    // while the accept queue was full is retried after 1 s), so only a stall fails.
+    assert!(worst < Duration::from_secs(3), "/health took {worst:?} during the flood");
     health(port).expect("/health after");
 }
 

@@ -39,7 +39,10 @@ impl World {
             .stderr(Stdio::piped())
             .spawn()
             .expect("paige runs");
-        child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+        // A command that refuses its arguments may exit before reading stdin at all.
+        if let Err(err) = child.stdin.take().expect("stdin").write_all(stdin.as_bytes()) {
+            assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {err}");
+        }
         let output = child.wait_with_output().expect("output");
         (output.status, String::from_utf8_lossy(&output.stdout).into(), String::from_utf8_lossy(&output.stderr).into())
     }

@@ -61,10 +61,11 @@ pub struct ConfigOverrides {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
     #[error(
-        "missing required environment variable{}: {} (set {} in the environment or in .env)",
+        "missing required environment variable{}: {} (set {} in the environment or in .env{})",
         if .0.len() == 1 { "" } else { "s" },
         .0.join(", "),
-        if .0.len() == 1 { "it" } else { "them" }
+        if .0.len() == 1 { "it" } else { "them" },
+        if .0.contains(&"ANTHROPIC_API_KEY") { "; a key saved in the desktop app's settings also counts" } else { "" }
     )]
     Missing(Vec<&'static str>),
     #[error("PROJECT_DIR does not exist: {0}")]

@@ -22,6 +22,18 @@ pub struct Instance {
     serving: Mutex<Option<tokio::task::JoinHandle<std::io::Result<()>>>>,
 }
 
+/// Connections the kernel queues before they are accepted. A flood fills the queue faster
+/// than a busy machine accepts; once it is full, new SYNs are dropped and a real client (or
+/// `/health`) waits a 1 s retransmit. The kernel caps it at `net.core.somaxconn`.
+const BACKLOG: u32 = 4096;
+
+fn listen(port: u16) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.set_reuseaddr(true)?;
+    socket.bind(std::net::SocketAddr::from(([127, 0, 0, 1], port)))?;
+    socket.listen(BACKLOG)
+}
+
 impl Instance {
     /// Opens the core for `config`, starts its watcher, binds 127.0.0.1 on `config.port` (0:
     /// a free one), writes the run file and serves — with the web UI in `ui_dir` if given.
@@ -34,9 +46,7 @@ impl Instance {
         let core = Arc::new(Core::open(config, clock)?);
         core.start_watcher()?;
         let wanted = core.config().port;
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", wanted))
-            .await
-            .with_context(|| format!("cannot listen on 127.0.0.1:{wanted}"))?;
+        let listener = listen(wanted).with_context(|| format!("cannot listen on 127.0.0.1:{wanted}"))?;
         let port = listener.local_addr().context("cannot read the bound address")?.port();
         let (info, run_file) = core.announce(port, &token)?;
         let mut server = crate::app(core.clone(), token.expose());

