@@ -96,19 +96,6 @@ impl Buffers {
         }
     }
 
-    /// Bytes of content held by all buffers.
-    pub fn total_bytes(&self) -> usize {
-        self.total_bytes
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     pub fn get(&self, path: &str) -> Option<&BufferEntry> {
         self.entries.get(path)
     }

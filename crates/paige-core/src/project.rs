@@ -8,11 +8,6 @@ use crate::core::{CachedDiff, Core};
 use crate::files::{self, FileContent, FileError, PathError, ProjectPath, TreeNode};
 use crate::protocol::CursorPosition;
 
-enum Cached {
-    Diff(String),
-    Stale { version: u64 },
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum ProjectError {
     #[error(transparent)]
@@ -94,7 +89,7 @@ impl Core {
         };
         let mut diffs = Vec::new();
         for path in paths {
-            let Cached::Diff(diff) = self.cached_diff(&path) else { return None };
+            let diff = self.cached_diff(&path)?;
             if !diff.is_empty() {
                 diffs.push(FileDiff { path: path.rel().to_owned(), diff });
             }
@@ -103,20 +98,22 @@ impl Core {
     }
 
     /// The cached diff of `path` if it is still valid (the empty diff for a clean or missing
-    /// buffer), else the buffer version to compute it for.
-    fn cached_diff(&self, path: &ProjectPath) -> Cached {
-        let version = match self.live().buffers.get(path.rel()).filter(|e| e.dirty) {
-            Some(entry) => entry.version,
-            None => return Cached::Diff(String::new()),
-        };
-        // Outside the lock: no I/O under it.
-        let disk = files::disk_stamp(path);
-        match self.live().diffs.get(path.rel()) {
-            Some(cached) if cached.buffer_version == version && cached.disk == disk => {
-                Cached::Diff(cached.diff.clone())
-            }
-            _ => Cached::Stale { version },
-        }
+    /// buffer); `None` when it must be computed.
+    fn cached_diff(&self, path: &ProjectPath) -> Option<String> {
+        let Some(version) = self.dirty_version(path) else { return Some(String::new()) };
+        self.cached_at(path, version, files::disk_stamp(path))
+    }
+
+    /// The version of `path`'s buffer when it has unsaved changes.
+    fn dirty_version(&self, path: &ProjectPath) -> Option<u64> {
+        self.live().buffers.get(path.rel()).filter(|e| e.dirty).map(|e| e.version)
+    }
+
+    /// The cached diff for buffer `version` against the file as `disk` stamps it.
+    fn cached_at(&self, path: &ProjectPath, version: u64, disk: Option<files::DiskStamp>) -> Option<String> {
+        let live = self.live();
+        let cached = live.diffs.get(path.rel())?;
+        (cached.buffer_version == version && cached.disk == disk).then(|| cached.diff.clone())
     }
 
     /// Diffs of every dirty buffer, by path.
@@ -152,16 +149,23 @@ impl Core {
     /// changed (checked by buffer version and the file's size and mtime). Cut at
     /// `PAIGE_MAX_DIFF_BYTES` with a marker.
     fn diff_resolved(&self, path: &ProjectPath) -> Result<String, FileError> {
-        let version = match self.cached_diff(path) {
-            Cached::Diff(diff) => return Ok(diff),
-            Cached::Stale { version } => version,
-        };
-        // The stamp of what was read keys the cache: the file may have changed since the check.
-        let (saved, disk) = match files::read_bytes(path) {
-            Ok((bytes, _)) if files::sniff_binary(&bytes) => return Ok(String::new()),
-            Ok((bytes, stamp)) => (String::from_utf8(bytes).unwrap_or_default(), Some(stamp)),
-            Err(FileError::NotFound(_)) => (String::new(), None),
+        let Some(version) = self.dirty_version(path) else { return Ok(String::new()) };
+        // One open: its stamp checks the cache, and on a miss the same handle is read.
+        let opened = match files::Opened::open(path) {
+            Ok(opened) => Some(opened),
+            Err(FileError::NotFound(_)) => None,
             Err(err) => return Err(err),
+        };
+        let disk = opened.as_ref().map(files::Opened::stamp);
+        if let Some(diff) = self.cached_at(path, version, disk) {
+            return Ok(diff);
+        }
+        let saved = match opened {
+            Some(opened) => match opened.read_all(path)? {
+                bytes if files::sniff_binary(&bytes) => return Ok(String::new()),
+                bytes => String::from_utf8(bytes).unwrap_or_default(),
+            },
+            None => String::new(),
         };
         let max = self.config().limits.max_diff_bytes;
         let diff_of = |current: &str| {

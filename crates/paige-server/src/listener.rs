@@ -95,12 +95,11 @@ pub(crate) async fn run(
 /// shutdown.
 async fn serve_connection(stream: TcpStream, slot: Slot, router: Router, stop: CancellationToken) {
     let state = slot.state.clone();
-    let registry = slot.registry.clone();
     let io = TokioIo::new(TrackedIo { stream, state: state.clone(), _slot: slot });
     let service = {
         let state = state.clone();
         hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-            let in_flight = InFlight::begin(&state, &registry);
+            let in_flight = InFlight::begin(&state);
             let router = router.clone();
             async move {
                 let response = router.oneshot(request.map(Body::new)).await.unwrap_or_else(|never| match never {});
@@ -197,10 +196,6 @@ impl Registry {
         inner.open.insert(id, state.clone());
         Some(Slot { registry: self.clone(), id, state })
     }
-
-    fn now_ms(&self) -> u64 {
-        self.started.elapsed().as_millis() as u64
-    }
 }
 
 impl ConnState {
@@ -253,20 +248,19 @@ impl Drop for Slot {
 /// One request from its head to the end of its response body.
 struct InFlight {
     state: Arc<ConnState>,
-    registry: Arc<Registry>,
 }
 
 impl InFlight {
-    fn begin(state: &Arc<ConnState>, registry: &Arc<Registry>) -> InFlight {
+    fn begin(state: &Arc<ConnState>) -> InFlight {
         state.in_flight.fetch_add(1, Ordering::Relaxed);
         state.head_started_ms.store(0, Ordering::Relaxed);
-        InFlight { state: state.clone(), registry: registry.clone() }
+        InFlight { state: state.clone() }
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.state.idle_since_ms.store(self.registry.now_ms(), Ordering::Relaxed);
+        self.state.idle_since_ms.store(self.state.now_ms(), Ordering::Relaxed);
         self.state.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 }

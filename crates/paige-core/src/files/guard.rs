@@ -101,11 +101,6 @@ impl ProjectRoot {
         &self.handle
     }
 
-    /// The largest file the file layer reads.
-    pub fn max_file_bytes(&self) -> u64 {
-        self.handle.max_file_bytes
-    }
-
     pub fn path(&self) -> &Path {
         &self.root
     }

@@ -15,7 +15,7 @@ pub use diff::unified_diff;
 pub use guard::DEFAULT_MAX_FILE_BYTES;
 pub use guard::{PathError, ProjectPath, ProjectRoot};
 pub use language::language_for;
-pub(crate) use read::{DiskStamp, check_bufferable, disk_stamp, read_bytes};
+pub(crate) use read::{DiskStamp, Opened, check_bufferable, disk_stamp, read_bytes};
 pub use read::{FileContent, FileError, read_file, sniff_binary};
 pub(crate) use tree::walker;
 pub use tree::{EXCLUDED_DIRS, TreeNode, TreeNodeKind, project_tree};

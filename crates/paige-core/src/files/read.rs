@@ -59,31 +59,53 @@ pub(crate) fn open_regular(path: &ProjectPath) -> Result<(std::fs::File, rustix:
     }
 }
 
+/// A regular file opened for reading (see [`open_regular`]): its stamp is known before any
+/// byte is read, so a cache can be checked and the file read with one open.
+pub(crate) struct Opened {
+    file: std::fs::File,
+    stat: rustix::fs::Stat,
+}
+
+impl Opened {
+    pub(crate) fn open(path: &ProjectPath) -> Result<Opened, FileError> {
+        open_regular(path).map(|(file, stat)| Opened { file, stat })
+    }
+
+    pub(crate) fn stamp(&self) -> DiskStamp {
+        stamp(&self.stat)
+    }
+
+    /// The whole file, up to the root's size cap.
+    pub(crate) fn read_all(self, path: &ProjectPath) -> Result<Vec<u8>, FileError> {
+        use std::io::Read;
+        let limit = path.handle().max_file_bytes;
+        let size = self.stat.st_size as u64;
+        let too_large = |size| FileError::TooLarge { path: path.rel().to_owned(), size, limit };
+        if size > limit {
+            return Err(too_large(size));
+        }
+        let mut bytes = Vec::with_capacity(size as usize);
+        self.file
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|source| FileError::Read { path: path.rel().to_owned(), source })?;
+        if bytes.len() as u64 > limit {
+            // It grew while being read.
+            return Err(too_large(bytes.len() as u64));
+        }
+        Ok(bytes)
+    }
+}
+
 /// Reads a whole regular file, up to the root's size cap.
-pub(crate) fn read_bytes(path: &ProjectPath) -> Result<(Vec<u8>, DiskStamp), FileError> {
-    use std::io::Read;
-    let (file, stat) = open_regular(path)?;
-    let limit = path.handle().max_file_bytes;
-    let size = stat.st_size as u64;
-    let too_large = |size| FileError::TooLarge { path: path.rel().to_owned(), size, limit };
-    if size > limit {
-        return Err(too_large(size));
-    }
-    let mut bytes = Vec::with_capacity(size as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| FileError::Read { path: path.rel().to_owned(), source })?;
-    if bytes.len() as u64 > limit {
-        // It grew while being read.
-        return Err(too_large(bytes.len() as u64));
-    }
-    Ok((bytes, stamp(&stat)))
+pub(crate) fn read_bytes(path: &ProjectPath) -> Result<Vec<u8>, FileError> {
+    Opened::open(path)?.read_all(path)
 }
 
 /// The file's current size and mtime (for caches), without reading it; `None` when it is
 /// missing or not a regular file.
 pub(crate) fn disk_stamp(path: &ProjectPath) -> Option<DiskStamp> {
-    open_regular(path).ok().map(|(_, stat)| stamp(&stat))
+    Opened::open(path).ok().map(|opened| opened.stamp())
 }
 
 // The fields' types differ between platforms; on some the casts are no-ops.
@@ -120,7 +142,7 @@ pub(crate) fn kind_name(kind: rustix::fs::FileType) -> &'static str {
 
 /// Reads a file: content, language id, line count; binary files are flagged, not returned.
 pub fn read_file(path: &ProjectPath) -> Result<FileContent, FileError> {
-    let (bytes, _) = read_bytes(path)?;
+    let bytes = read_bytes(path)?;
     let language = language_for(path.abs()).to_owned();
     let text = match binary_by_extension(path.abs()) {
         Some(true) => None,

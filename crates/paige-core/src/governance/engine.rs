@@ -464,7 +464,7 @@ impl Core {
             );
         }
         if let Some(seen) = self.db().file_view(&session.session_id, &rel)?
-            && let Ok((bytes, _)) = crate::files::read_bytes(&path)
+            && let Ok(bytes) = crate::files::read_bytes(&path)
             && ledger::sha256_hex(&bytes) != seen
         {
             return self.deny(
@@ -536,7 +536,7 @@ impl Core {
         }
         if tool == "Read" {
             if let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok())
-                && let Ok((bytes, _)) = crate::files::read_bytes(&path)
+                && let Ok(bytes) = crate::files::read_bytes(&path)
             {
                 self.db().record_file_view(&session.session_id, path.rel(), &ledger::sha256_hex(&bytes))?;
             }
@@ -564,7 +564,7 @@ impl Core {
             let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok()) else {
                 return Ok(());
             };
-            let (content, _) = crate::files::read_bytes(&path).map_err(|err| GovernanceError::Io {
+            let content = crate::files::read_bytes(&path).map_err(|err| GovernanceError::Io {
                 path: path.abs().to_owned(),
                 source: std::io::Error::other(err.to_string()),
             })?;
