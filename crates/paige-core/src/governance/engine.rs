@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use serde::Serialize;
 use serde_json::Value;
 
+use super::context::IntentContext;
 use super::intents::{self, Intent, IntentStatus, IntentsFile, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
 use super::tools;
@@ -22,46 +22,6 @@ pub const FAILURE_LESSON_AT: i64 = 3;
 /// Governed decisions read, change and write a session's state and the sidecar files;
 /// Claude Code runs hooks of parallel tool calls concurrently, so they take turns.
 static GOVERNED: std::sync::Mutex<()> = std::sync::Mutex::new(());
-const SHARED_BRAIN_FILES: [&str; 2] = ["AGENT.md", "CLAUDE.md"];
-const SHARED_BRAIN_MAX_CHARS: usize = 4000;
-
-/// What `select_active_intent` returns: everything the agent needs to act within the intent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct IntentContext {
-    pub intent_id: String,
-    pub name: String,
-    pub owned_scope: Vec<String>,
-    pub constraints: Vec<String>,
-    pub acceptance_criteria: Vec<String>,
-    /// A summary of the intent's recent entries in `agent_trace.jsonl`.
-    pub recent_history: String,
-    /// `AGENT.md` / `CLAUDE.md`, to be followed as high-priority constraints.
-    pub shared_brain: String,
-}
-
-impl IntentContext {
-    pub fn to_text(&self) -> String {
-        let list = |items: &[String]| {
-            if items.is_empty() {
-                "- (none)".to_owned()
-            } else {
-                items.iter().map(|i| format!("- {i}")).collect::<Vec<_>>().join("\n")
-            }
-        };
-        format!(
-            "Active intent {} — {}\n\nOwned scope (you may only change files matching these globs):\n{}\n\n\
-             Constraints:\n{}\n\nAcceptance criteria:\n{}\n\nRecent history:\n{}\n\n\
-             Shared Brain (high-priority constraints):\n{}",
-            self.intent_id,
-            self.name,
-            list(&self.owned_scope),
-            list(&self.constraints),
-            list(&self.acceptance_criteria),
-            self.recent_history.trim_end(),
-            if self.shared_brain.is_empty() { "(no lessons yet)" } else { self.shared_brain.trim_end() },
-        )
-    }
-}
 
 impl Core {
     fn orchestration(&self) -> Orchestration {
@@ -93,19 +53,6 @@ impl Core {
         Ok(self.intent_context(&orch, intent))
     }
 
-    fn intent_context(&self, orch: &Orchestration, intent: &Intent) -> IntentContext {
-        let entries = ledger::read_all(&orch.trace_path()).unwrap_or_default();
-        IntentContext {
-            intent_id: intent.id.clone(),
-            name: intent.name.clone(),
-            owned_scope: intent.owned_scope.clone(),
-            constraints: intent.constraints.clone(),
-            acceptance_criteria: intent.acceptance_criteria.clone(),
-            recent_history: ledger::summary(&entries, &intent.id, 10),
-            shared_brain: shared_brain(orch.project_root()),
-        }
-    }
-
     /// The one entry point for every hook. Never panics on outside data; an internal error
     /// on a mutating PreToolUse becomes a deny.
     pub fn handle_hook(&self, event: HookEvent, input: &HookInput) -> HookDecision {
@@ -130,86 +77,6 @@ impl Core {
                 HookDecision::None
             }
         }
-    }
-
-    // ---- coach mode ------------------------------------------------------------------
-
-    fn coach(&self, event: HookEvent, input: &HookInput) -> HookDecision {
-        let tool = input.tool_name.as_deref().unwrap_or("");
-        match event {
-            HookEvent::PreToolUse if tools::is_write_tool(tool) => HookDecision::Deny {
-                reason: format!(
-                    "Paige is in coach mode: the learner writes the code. Do not use {tool}; instead explain \
-                     the change, point to the file and lines, and let the learner type it."
-                ),
-            },
-            HookEvent::PreToolUse if tool == "Bash" && tools::is_mutating(tool, input.tool_input.as_ref()) => {
-                HookDecision::Deny {
-                    reason: "Paige is in coach mode: only read-only commands may run. Suggest the command to the \
-                             learner and let them run it."
-                        .into(),
-                }
-            }
-            HookEvent::SessionStart => HookDecision::Context {
-                context: format!(
-                    "{}\n\n{}",
-                    crate::prompts::coach_persona::SYSTEM_PROMPT.trim_end(),
-                    self.coach_state()
-                ),
-            },
-            HookEvent::UserPromptSubmit => HookDecision::Context { context: self.coach_prompt_context() },
-            _ => HookDecision::None,
-        }
-    }
-
-    fn coach_state(&self) -> String {
-        let Some(session) = self.active_session() else {
-            return "Session state: no coaching session is active yet.".into();
-        };
-        let issue = match (session.issue_number, &session.issue_title) {
-            (Some(n), Some(t)) => format!("#{n} {t}"),
-            (Some(n), None) => format!("#{n}"),
-            (None, Some(t)) => t.clone(),
-            (None, None) => "(none)".into(),
-        };
-        let phase = self
-            .current_phase(&session.id)
-            .map(|p| {
-                format!(
-                    "phase {} \"{}\" ({}), hint level {}",
-                    p.number,
-                    p.title,
-                    p.status.as_str(),
-                    p.hint_level.as_str()
-                )
-            })
-            .unwrap_or_else(|| "no phase yet".into());
-        format!("Session state: issue {issue}; {phase}.")
-    }
-
-    fn current_phase(&self, session_id: &str) -> Option<crate::db::Phase> {
-        let plans = self.db().plans_for_session(session_id).ok()?;
-        let plan = plans.last()?;
-        let phases = self.db().phases_for_plan(&plan.id).ok()?;
-        phases
-            .iter()
-            .find(|p| p.status == crate::db::PhaseStatus::Active)
-            .or_else(|| phases.iter().find(|p| p.status != crate::db::PhaseStatus::Complete))
-            .cloned()
-    }
-
-    fn coach_prompt_context(&self) -> String {
-        let mut out = self.coach_state();
-        let diffs = self.dirty_diffs();
-        if diffs.is_empty() {
-            out.push_str("\n\nThe learner has no unsaved changes in the editor.");
-        } else {
-            out.push_str("\n\nThe learner's unsaved changes in the editor (what is on screen now):");
-            for diff in diffs {
-                out.push_str(&format!("\n\n{}:\n{}", diff.path, diff.diff));
-            }
-        }
-        out
     }
 
     // ---- governed mode ----------------------------------------------------------------
@@ -426,7 +293,7 @@ impl Core {
         }
         if let (Some(limit), Some(used)) = (
             intent.budget.as_ref().and_then(|b| b.tokens),
-            input.transcript_path.as_deref().and_then(transcript_tokens),
+            input.transcript_path.as_deref().and_then(super::transcript::tokens),
         ) && used > limit
         {
             let reason = format!(
@@ -545,7 +412,7 @@ impl Core {
         if !tools::is_mutating(tool, tool_input) {
             return Ok(());
         }
-        let model = input.transcript_path.as_deref().and_then(transcript_model);
+        let model = input.transcript_path.as_deref().and_then(super::transcript::model);
         let mut trace = NewTrace {
             id: uuid::Uuid::new_v4().to_string(),
             timestamp: self.now(),
@@ -579,7 +446,7 @@ impl Core {
             trace.command = tool_input.and_then(|i| i.get("command")).and_then(Value::as_str).map(str::to_owned);
         }
         ledger::append(&orch.trace_path(), trace)?;
-        write_intent_map(orch, file)
+        ledger::write_intent_map(orch, file)
     }
 
     fn deny(
@@ -703,71 +570,4 @@ fn written_blocks(tool: &str, input: Option<&Value>) -> Vec<String> {
         "NotebookEdit" => text(input, "new_source").into_iter().collect(),
         _ => Vec::new(),
     }
-}
-
-/// Regenerates `intent_map.md` (file → intents that changed it) from the ledger.
-fn write_intent_map(orch: &Orchestration, file: &IntentsFile) -> Result<(), GovernanceError> {
-    let mut map: std::collections::BTreeMap<String, Vec<String>> = Default::default();
-    for entry in ledger::read_all(&orch.trace_path())? {
-        if let (TraceKind::Mutation, Some(path), Some(intent)) = (entry.kind, entry.file, entry.intent_id) {
-            let ids = map.entry(path).or_default();
-            if !ids.contains(&intent) {
-                ids.push(intent);
-            }
-        }
-    }
-    let mut text =
-        String::from("# Intent map\n\nFiles and the intents that changed them (generated from agent_trace.jsonl).\n\n");
-    for (path, ids) in map {
-        let named: Vec<String> = ids
-            .iter()
-            .map(|id| match file.get(id) {
-                Some(i) => format!("{id} ({}, {})", i.name, i.status.as_str()),
-                None => id.clone(),
-            })
-            .collect();
-        text.push_str(&format!("- `{path}`: {}\n", named.join("; ")));
-    }
-    intents::write_atomic(&orch.map_path(), text.as_bytes())
-}
-
-fn shared_brain(root: &Path) -> String {
-    let mut out = String::new();
-    for name in SHARED_BRAIN_FILES {
-        if let Ok(text) = std::fs::read_to_string(root.join(name)) {
-            let start = text.len().saturating_sub(SHARED_BRAIN_MAX_CHARS);
-            let start = (start..text.len()).find(|i| text.is_char_boundary(*i)).unwrap_or(text.len());
-            out.push_str(&format!("From {name}:\n{}\n", &text[start..]));
-        }
-    }
-    out
-}
-
-fn transcript_lines(path: &Path) -> Option<Vec<Value>> {
-    let text = std::fs::read_to_string(path).ok()?;
-    Some(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
-}
-
-/// The model of the latest assistant message in the transcript.
-pub(crate) fn transcript_model(path: &Path) -> Option<String> {
-    transcript_lines(path)?
-        .iter()
-        .rev()
-        .find_map(|l| l.pointer("/message/model").and_then(Value::as_str).map(str::to_owned))
-}
-
-/// Tokens used so far in the transcript: input + output of every assistant message.
-pub(crate) fn transcript_tokens(path: &Path) -> Option<i64> {
-    let lines = transcript_lines(path)?;
-    let total = lines
-        .iter()
-        .filter_map(|l| l.pointer("/message/usage"))
-        .map(|u| {
-            ["input_tokens", "output_tokens", "cache_creation_input_tokens"]
-                .iter()
-                .filter_map(|k| u.get(k).and_then(Value::as_i64))
-                .sum::<i64>()
-        })
-        .sum();
-    Some(total)
 }

@@ -289,3 +289,29 @@ pub fn blame(entries: &[TraceEntry], content: &str, line: usize) -> Option<Blame
     }
     best.map(|(i, exact)| BlameHit { entry: entries[i].clone(), exact })
 }
+
+/// Regenerates `intent_map.md` (file → intents that changed it) from the ledger.
+pub(crate) fn write_intent_map(orch: &super::Orchestration, file: &super::IntentsFile) -> Result<(), GovernanceError> {
+    let mut map: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for entry in read_all(&orch.trace_path())? {
+        if let (TraceKind::Mutation, Some(path), Some(intent)) = (entry.kind, entry.file, entry.intent_id) {
+            let ids = map.entry(path).or_default();
+            if !ids.contains(&intent) {
+                ids.push(intent);
+            }
+        }
+    }
+    let mut text =
+        String::from("# Intent map\n\nFiles and the intents that changed them (generated from agent_trace.jsonl).\n\n");
+    for (path, ids) in map {
+        let named: Vec<String> = ids
+            .iter()
+            .map(|id| match file.get(id) {
+                Some(i) => format!("{id} ({}, {})", i.name, i.status.as_str()),
+                None => id.clone(),
+            })
+            .collect();
+        text.push_str(&format!("- `{path}`: {}\n", named.join("; ")));
+    }
+    super::intents::write_atomic(&orch.map_path(), text.as_bytes())
+}

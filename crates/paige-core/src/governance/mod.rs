@@ -9,16 +9,20 @@
 //!   three-state handshake, scope and ownership, stale files, circuit breaker, budgets, and the
 //!   audit ledger. A missing or corrupt sidecar then denies every mutating action.
 
+mod coach;
+mod context;
 mod engine;
 pub mod intents;
 pub mod ledger;
 pub mod tools;
+mod transcript;
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use engine::{IntentContext, SELECT_TOOL};
+pub use context::IntentContext;
+pub use engine::SELECT_TOOL;
 pub use intents::{Budget, Intent, IntentStatus, IntentsFile, Orchestration};
 
 /// The Claude Code hook events Paige listens to.
