@@ -137,7 +137,11 @@ impl FakeAnthropic {
 
     /// The `POST /v1/messages` requests received so far, oldest first.
     pub fn message_requests(&self) -> Vec<RecordedRequest> {
-        self.requests().into_iter().filter(|r| r.method == "POST" && r.path == "/v1/messages").collect()
+        // Claude Code posts to `/v1/messages?beta=true`; the query does not change the call.
+        self.requests()
+            .into_iter()
+            .filter(|r| r.method == "POST" && r.path.split('?').next() == Some("/v1/messages"))
+            .collect()
     }
 }
 
