@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use paige_core::governance::{HookDecision, HookEvent, tools};
+use paige_core::governance::{HookDecision, HookEvent, ToolCall};
 
 /// How long Paige may take to answer (PAIGE_HOOK_TIMEOUT_MS overrides).
 const DEFAULT_TIMEOUT: Duration = Duration::from_millis(3000);
@@ -58,7 +58,9 @@ fn slugs() -> String {
 fn fail(event: HookEvent, payload: Option<&serde_json::Value>, err: &anyhow::Error) -> ExitCode {
     let tool = payload.and_then(|p| p.get("tool_name")).and_then(|t| t.as_str());
     let input = payload.and_then(|p| p.get("tool_input"));
-    let must_deny = event == HookEvent::PreToolUse && tool.is_none_or(|t| tools::is_mutating(t, input));
+    // Without Paige the change detector cannot watch: only calls known not to change files
+    // may run (a Bash command must be known read-only).
+    let must_deny = event == HookEvent::PreToolUse && tool.is_none_or(|t| ToolCall::parse(t, input).may_mutate());
     if must_deny {
         eprintln!(
             "Paige could not check this {} call, so it is denied (fail closed): {err:#}. Is Paige running?",

@@ -27,9 +27,36 @@ pub struct Settings {
     /// Most recent first, one entry per directory.
     #[serde(default)]
     pub recent_projects: Vec<RecentProject>,
+    /// Coach mode's choices.
+    #[serde(default, skip_serializing_if = "CoachSettings::is_default")]
+    pub coach: CoachSettings,
     /// Whatever a newer (or older) Paige wrote that this one does not know.
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_json::Value>,
+}
+
+/// `coach` in settings.json.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CoachSettings {
+    /// Other MCP servers' tools coach mode lets Claude Code call (`mcp__server__tool`, or
+    /// `mcp__server__*` for all of a server's). Their file changes are still watched.
+    #[serde(default)]
+    pub allowed_mcp_tools: Vec<String>,
+}
+
+impl CoachSettings {
+    fn is_default(&self) -> bool {
+        self == &CoachSettings::default()
+    }
+
+    /// Whether the user listed this MCP tool.
+    pub fn allows(&self, tool: &str) -> bool {
+        self.allowed_mcp_tools.iter().any(|allowed| match allowed.strip_suffix('*') {
+            Some(prefix) => tool.starts_with(prefix),
+            None => allowed == tool,
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

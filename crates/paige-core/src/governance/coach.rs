@@ -2,37 +2,54 @@
 //! the code. Writes and mutating Bash are denied with a coaching reason; the persona, the
 //! session state and the learner's unsaved diffs are added as context.
 
-use super::tools;
-use super::{HookDecision, HookEvent, HookInput};
+use super::bash::Effect;
+use super::tools::ToolCall;
+use super::{HookDecision, HookEvent};
 use crate::Core;
 
 impl Core {
-    pub(super) fn coach(&self, event: HookEvent, input: &HookInput) -> HookDecision {
-        let tool = input.tool_name.as_deref().unwrap_or("");
-        match event {
-            HookEvent::PreToolUse if tools::is_write_tool(tool) => HookDecision::Deny {
+    pub(super) fn coach(&self, event: HookEvent, call: &ToolCall) -> HookDecision {
+        match (event, call) {
+            (HookEvent::PreToolUse, ToolCall::Write { tool, .. }) => HookDecision::Deny {
                 reason: format!(
                     "Paige is in coach mode: the learner writes the code. Do not use {tool}; instead explain \
                      the change, point to the file and lines, and let the learner type it."
                 ),
             },
-            HookEvent::PreToolUse if tool == "Bash" && tools::is_mutating(tool, input.tool_input.as_ref()) => {
+            (HookEvent::PreToolUse, ToolCall::Bash { parsed, .. }) => match &parsed.effect {
+                Effect::Mutating(why) => HookDecision::Deny {
+                    reason: format!(
+                        "Paige is in coach mode: the learner's files are theirs to change, and this command \
+                         would change files ({why}). Suggest the command to the learner and let them run it."
+                    ),
+                },
+                // Unknown commands run, watched: the change detector undoes what they change.
+                _ => HookDecision::None,
+            },
+            (HookEvent::PreToolUse, ToolCall::OtherMcp { tool }) if !self.coach_allows_mcp(tool) => {
                 HookDecision::Deny {
-                    reason: "Paige is in coach mode: only read-only commands may run. Suggest the command to the \
-                             learner and let them run it."
-                        .into(),
+                    reason: format!(
+                        "Paige is in coach mode and {tool} is another server's tool that may change the \
+                         learner's files. The learner can allow it in Paige's settings (coach.allowedMcpTools)."
+                    ),
                 }
             }
-            HookEvent::SessionStart => HookDecision::Context {
+            (HookEvent::SessionStart, _) => HookDecision::Context {
                 context: format!(
                     "{}\n\n{}",
                     crate::prompts::coach_persona::SYSTEM_PROMPT.trim_end(),
                     self.coach_state()
                 ),
             },
-            HookEvent::UserPromptSubmit => HookDecision::Context { context: self.coach_prompt_context() },
+            (HookEvent::UserPromptSubmit, _) => HookDecision::Context { context: self.coach_prompt_context() },
             _ => HookDecision::None,
         }
+    }
+
+    /// Whether the user allowed another server's MCP tool in coach mode. Unreadable
+    /// settings allow nothing.
+    fn coach_allows_mcp(&self, tool: &str) -> bool {
+        crate::settings::Settings::load(&self.config().data_dir).is_ok_and(|s| s.coach.allows(tool))
     }
 
     fn coach_state(&self) -> String {

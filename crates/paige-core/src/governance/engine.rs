@@ -8,13 +8,11 @@ use serde_json::Value;
 use super::context::IntentContext;
 use super::intents::{self, Intent, IntentStatus, IntentsFile, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
-use super::tools;
+use super::tools::{SELECT_TOOL, ToolCall};
 use super::{GovernanceError, HookDecision, HookEvent, HookInput};
 use crate::Core;
 use crate::db::{AgentSession, AgentState};
 
-/// Paige's handshake tool as Claude Code names it.
-pub const SELECT_TOOL: &str = "mcp__paige__select_active_intent";
 /// The circuit breaker trips on this many identical calls in a row.
 pub const BREAKER_LIMIT: i64 = 3;
 /// A tool failing this many times in a row is a lesson for the Shared Brain.
@@ -56,11 +54,11 @@ impl Core {
     /// The one entry point for every hook. Never panics on outside data; an internal error
     /// on a mutating PreToolUse becomes a deny.
     pub fn handle_hook(&self, event: HookEvent, input: &HookInput) -> HookDecision {
-        let tool = input.tool_name.as_deref().unwrap_or("");
-        let mutating = event == HookEvent::PreToolUse && tools::is_mutating(tool, input.tool_input.as_ref());
+        let call = input.call();
+        let mutating = event == HookEvent::PreToolUse && call.may_mutate();
         let result = match self.governance_enabled() {
-            Ok(false) => Ok(self.coach(event, input)),
-            Ok(true) => self.governed(event, input),
+            Ok(false) => Ok(self.coach(event, &call)),
+            Ok(true) => self.governed(event, input, &call),
             Err(err) => Err(err),
         };
         match result {
@@ -81,11 +79,11 @@ impl Core {
 
     // ---- governed mode ----------------------------------------------------------------
 
-    fn governed(&self, event: HookEvent, input: &HookInput) -> Result<HookDecision, GovernanceError> {
+    fn governed(&self, event: HookEvent, input: &HookInput, call: &ToolCall) -> Result<HookDecision, GovernanceError> {
         let _turn = GOVERNED.lock().unwrap_or_else(|p| p.into_inner());
         let orch = self.orchestration();
         let root = orch.project_root().to_owned();
-        let tool = input.tool_name.as_deref().unwrap_or("");
+        let tool = call.tool();
         let file = match orch.exists() {
             true => orch.load(),
             false => Err(GovernanceError::Io {
@@ -95,7 +93,7 @@ impl Core {
         };
         let mut file = match file {
             Ok(file) => file,
-            Err(err) => return Ok(fail_safe(event, tool, input, &err)),
+            Err(err) => return Ok(fail_safe(event, call, &err)),
         };
         let mut session = self.db().agent_session(&input.session_id)?;
         let decision = match event {
@@ -114,9 +112,9 @@ impl Core {
                 session.repeat_count = 0;
                 HookDecision::Context { context: self.state_prompt(&orch, &file, &session) }
             }
-            HookEvent::PreToolUse => self.pre_tool_use(&orch, &mut file, &mut session, input)?,
+            HookEvent::PreToolUse => self.pre_tool_use(&orch, &mut file, &mut session, input, call)?,
             HookEvent::PostToolUse => {
-                self.post_tool_use(&orch, &mut file, &mut session, input)?;
+                self.post_tool_use(&orch, &mut file, &mut session, input, call)?;
                 HookDecision::None
             }
             HookEvent::PostToolUseFailure => {
@@ -216,12 +214,13 @@ impl Core {
         file: &mut IntentsFile,
         session: &mut AgentSession,
         input: &HookInput,
+        call: &ToolCall,
     ) -> Result<HookDecision, GovernanceError> {
-        let tool = input.tool_name.as_deref().unwrap_or("");
+        let tool = call.tool();
         let tool_input = input.tool_input.as_ref();
         let root = orch.project_root();
-        if tool == SELECT_TOOL {
-            let id = tool_input.and_then(|i| i.get("intent_id")).and_then(Value::as_str).unwrap_or("");
+        if let ToolCall::SelectIntent { intent_id } = call {
+            let id = intent_id.as_str();
             if session.state == AgentState::Request {
                 session.state = AgentState::ReasoningIntercept;
             }
@@ -303,10 +302,10 @@ impl Core {
             return self.trip(orch, file, session, input, &intent.id, reason);
         }
 
-        if !tools::is_write_tool(tool) {
+        let ToolCall::Write { file: target, .. } = call else {
             return Ok(HookDecision::None);
-        }
-        let Some(target) = tools::target_file(tool_input) else {
+        };
+        let Some(target) = target.as_deref() else {
             return self.deny(orch, session, input, format!("{tool} names no file"));
         };
         let path = match self.project_root().resolve(target) {
@@ -377,11 +376,11 @@ impl Core {
         file: &mut IntentsFile,
         session: &mut AgentSession,
         input: &HookInput,
+        call: &ToolCall,
     ) -> Result<(), GovernanceError> {
-        let tool = input.tool_name.as_deref().unwrap_or("");
-        let tool_input = input.tool_input.as_ref();
-        if tool == SELECT_TOOL {
-            let id = tool_input.and_then(|i| i.get("intent_id")).and_then(Value::as_str).unwrap_or("");
+        let tool = call.tool();
+        if let ToolCall::SelectIntent { intent_id } = call {
+            let id = intent_id.as_str();
             if session.pending_intent_id.as_deref() == Some(id) {
                 session.pending_intent_id = None;
                 session.state = AgentState::ContextualizedAction;
@@ -401,15 +400,15 @@ impl Core {
             session.last_failed_tool = None;
             session.failure_count = 0;
         }
-        if tool == "Read" {
-            if let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok())
+        if let ToolCall::Read { file } = call {
+            if let Some(path) = file.as_deref().and_then(|t| self.project_root().resolve(t).ok())
                 && let Ok(bytes) = crate::files::read_bytes(&path)
             {
                 self.db().record_file_view(&session.session_id, path.rel(), &ledger::sha256_hex(&bytes))?;
             }
             return Ok(());
         }
-        if !tools::is_mutating(tool, tool_input) {
+        if !call.may_mutate() {
             return Ok(());
         }
         let model = input.transcript_path.as_deref().and_then(super::transcript::model);
@@ -427,8 +426,8 @@ impl Core {
             command: None,
             reason: None,
         };
-        if tools::is_write_tool(tool) {
-            let Some(path) = tools::target_file(tool_input).and_then(|t| self.project_root().resolve(t).ok()) else {
+        if let ToolCall::Write { file: target, blocks, .. } = call {
+            let Some(path) = target.as_deref().and_then(|t| self.project_root().resolve(t).ok()) else {
                 return Ok(());
             };
             let content = crate::files::read_bytes(&path).map_err(|err| GovernanceError::Io {
@@ -437,13 +436,12 @@ impl Core {
             })?;
             let file_hash = ledger::sha256_hex(&content);
             let text = String::from_utf8_lossy(&content);
-            trace.blocks =
-                written_blocks(tool, tool_input).iter().filter_map(|b| ledger::locate_block(&text, b)).collect();
+            trace.blocks = blocks.iter().filter_map(|b| ledger::locate_block(&text, b)).collect();
             trace.file = Some(path.rel().to_owned());
             trace.file_hash = Some(file_hash.clone());
             self.db().record_file_view(&session.session_id, path.rel(), &file_hash)?;
         } else {
-            trace.command = tool_input.and_then(|i| i.get("command")).and_then(Value::as_str).map(str::to_owned);
+            trace.command = call.command().map(str::to_owned);
         }
         ledger::append(&orch.trace_path(), trace)?;
         ledger::write_intent_map(orch, file)
@@ -490,7 +488,7 @@ impl Core {
         kind: TraceKind,
         reason: &str,
     ) -> Result<(), GovernanceError> {
-        let tool_input = input.tool_input.as_ref();
+        let call = input.call();
         ledger::append(
             &orch.trace_path(),
             NewTrace {
@@ -500,11 +498,11 @@ impl Core {
                 intent_id: session.intent_id.clone().or_else(|| session.pending_intent_id.clone()),
                 session_id: session.session_id.clone(),
                 model: None,
-                tool: input.tool_name.clone().unwrap_or_default(),
-                file: tools::target_file(tool_input).map(str::to_owned),
+                tool: call.tool().to_owned(),
+                file: call.file().map(str::to_owned),
                 blocks: Vec::new(),
                 file_hash: None,
-                command: tool_input.and_then(|i| i.get("command")).and_then(Value::as_str).map(str::to_owned),
+                command: call.command().map(str::to_owned),
                 reason: Some(reason.to_owned()),
             },
         )?;
@@ -539,35 +537,18 @@ fn selectable<'a>(file: &'a IntentsFile, id: &str, root: &Path) -> Result<&'a In
 }
 
 /// Governance was enabled but its state is missing or corrupt: deny every mutating action.
-fn fail_safe(event: HookEvent, tool: &str, input: &HookInput, err: &GovernanceError) -> HookDecision {
+fn fail_safe(event: HookEvent, call: &ToolCall, err: &GovernanceError) -> HookDecision {
     let message = format!(
         "Fail-Safe: governance state is missing or corrupt ({err}). Every change is denied until a human \
          restores .orchestration/ or runs `paige intents init`."
     );
     match event {
-        HookEvent::PreToolUse if tool == SELECT_TOOL || tools::is_mutating(tool, input.tool_input.as_ref()) => {
+        HookEvent::PreToolUse if matches!(call, ToolCall::SelectIntent { .. }) || call.may_mutate() => {
             HookDecision::Deny { reason: message }
         }
         // The spec's fail-safe halts the system: no new request is processed until restored.
         HookEvent::UserPromptSubmit => HookDecision::Block { reason: message },
         HookEvent::SessionStart => HookDecision::Context { context: message },
         _ => HookDecision::None,
-    }
-}
-
-/// The text blocks a write tool put into the file.
-fn written_blocks(tool: &str, input: Option<&Value>) -> Vec<String> {
-    let Some(input) = input else { return Vec::new() };
-    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
-    match tool {
-        "Write" => text(input, "content").into_iter().collect(),
-        "Edit" => text(input, "new_string").into_iter().collect(),
-        "MultiEdit" => input
-            .get("edits")
-            .and_then(Value::as_array)
-            .map(|edits| edits.iter().filter_map(|e| text(e, "new_string")).collect())
-            .unwrap_or_default(),
-        "NotebookEdit" => text(input, "new_source").into_iter().collect(),
-        _ => Vec::new(),
     }
 }

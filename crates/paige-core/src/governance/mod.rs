@@ -9,11 +9,13 @@
 //!   three-state handshake, scope and ownership, stale files, circuit breaker, budgets, and the
 //!   audit ledger. A missing or corrupt sidecar then denies every mutating action.
 
+pub mod bash;
 mod coach;
 mod context;
 mod engine;
 pub mod intents;
 pub mod ledger;
+mod programs;
 pub mod tools;
 mod transcript;
 
@@ -22,8 +24,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use context::IntentContext;
-pub use engine::SELECT_TOOL;
 pub use intents::{Budget, Intent, IntentStatus, IntentsFile, Orchestration};
+pub use tools::{SELECT_TOOL, ToolCall};
 
 /// The Claude Code hook events Paige listens to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -100,12 +102,22 @@ pub struct HookInput {
     pub tool_name: Option<String>,
     #[serde(default)]
     pub tool_input: Option<serde_json::Value>,
+    /// Claude Code's id of the tool call; pairs a PreToolUse with its PostToolUse.
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
     #[serde(default)]
     pub tool_response: Option<serde_json::Value>,
     #[serde(default)]
     pub prompt: Option<String>,
     #[serde(default)]
     pub source: Option<String>,
+}
+
+impl HookInput {
+    /// The tool call, parsed once.
+    pub fn call(&self) -> ToolCall {
+        ToolCall::parse(self.tool_name.as_deref().unwrap_or(""), self.tool_input.as_ref())
+    }
 }
 
 /// What the engine decided. `None` means no objection: the hook prints nothing, so Claude

@@ -1,7 +1,11 @@
-//! Which tool calls mutate. Used by the engine and by `paige hook` itself, which must fail
-//! closed for these when Paige cannot answer.
+//! Every tool call, parsed once into a [`ToolCall`]: the engine, coach mode, the change
+//! detector and `paige hook` itself (which must fail closed for calls that may change files
+//! when Paige cannot answer) all read this one type.
 
+use serde::Deserialize;
 use serde_json::Value;
+
+use super::bash::{self, BashCommand};
 
 /// Claude Code's file-writing tools.
 pub const WRITE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
@@ -9,62 +13,152 @@ pub const WRITE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"
 /// Paige's own MCP tools; none writes files (`select_active_intent` only changes governance
 /// state, which the engine tracks).
 pub const PAIGE_MCP_PREFIX: &str = "mcp__paige__";
+/// Paige's handshake tool as Claude Code names it.
+pub const SELECT_TOOL: &str = "mcp__paige__select_active_intent";
 
-pub fn is_write_tool(tool: &str) -> bool {
-    WRITE_TOOLS.contains(&tool)
+/// A tool call as Paige understands it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolCall {
+    /// Write, Edit, MultiEdit, NotebookEdit: the file and the text blocks put into it.
+    Write {
+        tool: String,
+        file: Option<String>,
+        blocks: Vec<String>,
+    },
+    Read {
+        file: Option<String>,
+    },
+    Bash {
+        command: String,
+        run_in_background: bool,
+        parsed: BashCommand,
+    },
+    SelectIntent {
+        intent_id: String,
+    },
+    /// Paige's own MCP tools: they read, or steer Paige's UI.
+    PaigeMcp {
+        tool: String,
+    },
+    /// Another MCP server's tool: Paige cannot know what it does.
+    OtherMcp {
+        tool: String,
+    },
+    /// Everything else Claude Code runs (Glob, Grep, WebFetch, Task, TodoWrite, ...): no
+    /// file changes.
+    Other {
+        tool: String,
+    },
 }
 
-/// True for calls that may change the project: the write tools, Bash that is not read-only,
-/// and MCP tools of other servers (Paige cannot know what they do).
-pub fn is_mutating(tool: &str, input: Option<&Value>) -> bool {
-    if is_write_tool(tool) {
-        return true;
-    }
-    if tool == "Bash" {
-        let command = input.and_then(|i| i.get("command")).and_then(Value::as_str).unwrap_or("");
-        return !is_read_only_command(command);
-    }
-    tool.starts_with("mcp__") && !tool.starts_with(PAIGE_MCP_PREFIX)
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WriteInput {
+    file_path: Option<String>,
+    notebook_path: Option<String>,
+    content: Option<String>,
+    new_string: Option<String>,
+    new_source: Option<String>,
+    edits: Vec<EditInput>,
 }
 
-/// The file a write tool targets.
-pub fn target_file(input: Option<&Value>) -> Option<&str> {
-    let input = input?;
-    input.get("file_path").or_else(|| input.get("notebook_path")).and_then(Value::as_str)
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct EditInput {
+    new_string: Option<String>,
 }
 
-const READ_ONLY: &[&str] = &[
-    "ls", "cat", "head", "tail", "grep", "rg", "pwd", "echo", "wc", "which", "file", "stat", "tree", "sort", "uniq",
-    "diff", "du", "df", "env", "printenv", "date", "whoami", "uname", "ps", "type", "true", "less", "more", "cut",
-    "basename", "dirname", "realpath", "readlink", "jq", "test", "[",
-];
-const GIT_READ_ONLY: &[&str] =
-    &["status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "grep", "describe", "shortlog"];
-const CARGO_READ_ONLY: &[&str] = &["check", "test", "clippy", "tree", "metadata", "build", "doc", "bench"];
-
-/// A conservative allow-list: every segment of the command (split on `|`, `;`, `&&`, `||`)
-/// starts with a known read-only program, and nothing redirects into a file.
-pub fn is_read_only_command(command: &str) -> bool {
-    let command = command.trim();
-    if command.is_empty() {
-        return false;
-    }
-    if command.contains('>') || command.contains('`') || command.contains("$(") {
-        return false;
-    }
-    command.split(['|', ';', '&', '\n']).map(str::trim).filter(|s| !s.is_empty()).all(read_only_segment)
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct BashInput {
+    command: String,
+    run_in_background: bool,
 }
 
-fn read_only_segment(segment: &str) -> bool {
-    let words: Vec<&str> = segment.split_whitespace().collect();
-    let Some(program) = words.first() else { return true };
-    let arg = |i: usize| words.get(i).copied().unwrap_or("");
-    match *program {
-        "git" => GIT_READ_ONLY.contains(&arg(1)),
-        "cargo" => CARGO_READ_ONLY.contains(&arg(1)),
-        "sed" => !words.iter().any(|w| w.starts_with("-i") || *w == "--in-place"),
-        "find" => !words.iter().any(|w| matches!(*w, "-delete" | "-exec" | "-execdir" | "-ok" | "-fprint")),
-        "tee" => false,
-        program => READ_ONLY.contains(&program),
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SelectInput {
+    intent_id: String,
+}
+
+/// The typed input, or its default when it is missing or of another shape.
+fn input<T: for<'de> Deserialize<'de> + Default>(input: Option<&Value>) -> T {
+    input.and_then(|v| T::deserialize(v).ok()).unwrap_or_default()
+}
+
+impl ToolCall {
+    pub fn parse(tool: &str, tool_input: Option<&Value>) -> ToolCall {
+        match tool {
+            _ if WRITE_TOOLS.contains(&tool) => {
+                let i: WriteInput = input(tool_input);
+                let blocks = match tool {
+                    "Write" => i.content.into_iter().collect(),
+                    "Edit" => i.new_string.into_iter().collect(),
+                    "MultiEdit" => i.edits.into_iter().filter_map(|e| e.new_string).collect(),
+                    _ => i.new_source.into_iter().collect(),
+                };
+                ToolCall::Write { tool: tool.to_owned(), file: i.file_path.or(i.notebook_path), blocks }
+            }
+            "Read" => ToolCall::Read { file: input::<WriteInput>(tool_input).file_path },
+            "Bash" => {
+                let i: BashInput = input(tool_input);
+                let parsed = bash::classify(&i.command);
+                ToolCall::Bash { command: i.command, run_in_background: i.run_in_background, parsed }
+            }
+            SELECT_TOOL => ToolCall::SelectIntent { intent_id: input::<SelectInput>(tool_input).intent_id },
+            _ if tool.starts_with(PAIGE_MCP_PREFIX) => ToolCall::PaigeMcp { tool: tool.to_owned() },
+            _ if tool.starts_with("mcp__") => ToolCall::OtherMcp { tool: tool.to_owned() },
+            _ => ToolCall::Other { tool: tool.to_owned() },
+        }
+    }
+
+    /// Claude Code's name of the tool.
+    pub fn tool(&self) -> &str {
+        match self {
+            ToolCall::Write { tool, .. }
+            | ToolCall::PaigeMcp { tool }
+            | ToolCall::OtherMcp { tool }
+            | ToolCall::Other { tool } => tool,
+            ToolCall::Read { .. } => "Read",
+            ToolCall::Bash { .. } => "Bash",
+            ToolCall::SelectIntent { .. } => SELECT_TOOL,
+        }
+    }
+
+    /// May change files: the write tools, Bash not known to be read-only, other servers'
+    /// MCP tools. What `paige hook` denies when it cannot reach Paige.
+    pub fn may_mutate(&self) -> bool {
+        match self {
+            ToolCall::Write { .. } | ToolCall::OtherMcp { .. } => true,
+            ToolCall::Bash { parsed, .. } => !parsed.is_read_only(),
+            _ => false,
+        }
+    }
+
+    /// Calls the change detector watches: whatever may change files other than through a
+    /// write tool (whose target the hooks check and record exactly).
+    pub fn is_watched(&self) -> bool {
+        matches!(self, ToolCall::Bash { .. } | ToolCall::OtherMcp { .. })
+    }
+
+    /// Leaves something running after the call (`run_in_background`, `&`, `nohup`): its
+    /// watch lasts until the session's next Stop.
+    pub fn backgrounds(&self) -> bool {
+        matches!(self, ToolCall::Bash { run_in_background, parsed, .. } if *run_in_background || parsed.backgrounds)
+    }
+
+    /// The file a write tool or Read targets.
+    pub fn file(&self) -> Option<&str> {
+        match self {
+            ToolCall::Write { file, .. } | ToolCall::Read { file } => file.as_deref(),
+            _ => None,
+        }
+    }
+
+    pub fn command(&self) -> Option<&str> {
+        match self {
+            ToolCall::Bash { command, .. } => Some(command),
+            _ => None,
+        }
     }
 }
