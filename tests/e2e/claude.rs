@@ -20,6 +20,11 @@ fn claude_prompt(claude: &str, world: &World) -> Vec<Value> {
 
 /// [`claude_prompt`] with extra environment (e.g. the fake Messages API and a key).
 fn claude_prompt_with(claude: &str, world: &World, env: &[(&str, &str)]) -> Vec<Value> {
+    claude_prompt_args(claude, world, &[], env)
+}
+
+/// [`claude_prompt_with`] with extra arguments for `claude`.
+fn claude_prompt_args(claude: &str, world: &World, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
     let info = read_json(&world.data_dir().join("run/server.json"));
     let settings = paige_core::governance::claude_settings(PAIGE);
     let settings_path = world.root.path().join("claude-settings.json");
@@ -29,6 +34,7 @@ fn claude_prompt_with(claude: &str, world: &World, env: &[(&str, &str)]) -> Vec<
     let output = Command::new(claude)
         .args(["-p", "hello", "--verbose", "--output-format", "stream-json", "--settings"])
         .arg(&settings_path)
+        .args(args)
         .current_dir(world.project())
         .env_clear()
         .env("HOME", &home)
@@ -172,4 +178,99 @@ async fn real_claude_gets_the_learners_unsaved_changes_cut_at_the_hook_context_c
     assert!(with_context.contains("context cut at 2048 bytes"), "the context is cut at the cap");
     assert!(!with_context.contains("+new line"), "not the whole 36 KB diff: its additions were cut");
     drop(world);
+}
+
+/// Claude Code in print mode with Bash allowed (its own permission prompt would refuse it
+/// before Paige's hooks matter); `turns` are the model's scripted tool calls, in order.
+async fn claude_runs_bash(world: World, claude: String, turns: &[&str]) -> (World, Vec<Value>, Vec<String>) {
+    use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+    let fake = FakeAnthropic::start().await.expect("fake");
+    // Only the agent loop's requests carry tools; side requests (titles) get plain text.
+    let agent_loop =
+        || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
+    for (i, command) in turns.iter().enumerate() {
+        let call = serde_json::json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": "Bash",
+            "input": {"command": command, "description": "scripted"}});
+        fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
+    }
+    fake.always(Matcher::Any, Reply::text("done"));
+    let base = fake.base_url();
+    let (world, events) = tokio::task::spawn_blocking(move || {
+        let env = [("ANTHROPIC_BASE_URL", base.as_str()), ("ANTHROPIC_API_KEY", "sk-ant-e2e")];
+        let events = claude_prompt_args(&claude, &world, &["--allowedTools", "Bash"], &env);
+        (world, events)
+    })
+    .await
+    .expect("claude");
+    let sent = fake.message_requests().iter().map(|r| r.body.to_string()).collect();
+    (world, events, sent)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_in_coach_mode_leaves_the_learners_files_byte_for_byte_unchanged_and_is_told_why() {
+    let Some(claude) = claude() else { return };
+    let world = World::ready();
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src")).expect("mkdir");
+    std::fs::write(project.join("src/main.rs"), "fn main() {}\n").expect("main");
+    // A project script Paige cannot read into: it runs, watched, and what it did is undone.
+    std::fs::write(project.join("tool.sh"), "#!/bin/sh\necho '// tool' >> src/main.rs\ntouch src/extra.rs\n")
+        .expect("script");
+    std::fs::write(project.join(".gitignore"), "target/\n").expect("ignore");
+    // A build writes only ignored paths: it runs, and nothing is undone.
+    std::fs::write(project.join("build.sh"), "mkdir -p target && echo built > target/out\n").expect("build");
+    let snapshot = |root: &std::path::Path| -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<(String, Vec<u8>)> = walk(root)
+            .into_iter()
+            .filter(|p| !p.starts_with("target/"))
+            .map(|p| (p.clone(), std::fs::read(root.join(&p)).expect("read")))
+            .collect();
+        files.sort();
+        files
+    };
+    let before = snapshot(&project);
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    let turns = [
+        "echo x >> src/main.rs",
+        "python3 -c \"open('src/main.rs','w').write('')\"",
+        "env sh -c 'rm -rf src'",
+        "sh tool.sh",
+        "wc -c src/main.rs && sh build.sh",
+    ];
+    let (world, events, sent) = claude_runs_bash(world, claude, &turns).await;
+    assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished: {events:?}");
+    assert_eq!(snapshot(&world.project()), before, "the learner's files are byte-for-byte unchanged");
+    assert_eq!(std::fs::read_to_string(world.project().join("target/out")).ok().as_deref(), Some("built\n"));
+    let told = sent.join("\n");
+    assert!(told.contains("13 src/main.rs"), "a read-only command ran and its output reached the model");
+    assert!(told.contains("would change files"), "the model hears why a command was denied");
+    assert!(told.contains("Paige undid what this call changed"), "the model hears what was undone");
+    assert!(told.contains("src/extra.rs (created): undone"), "{told:.2000}");
+    // What the script wrote is kept: `paige restore` lists it and brings it back.
+    let project_arg = world.project().display().to_string();
+    let (status, listing, _) = world.run(&["restore", "--project", &project_arg, "--file", "src/main.rs"]);
+    assert!(status.success());
+    let line = listing.lines().find(|l| l.contains("undone")).unwrap_or_else(|| panic!("{listing}"));
+    let id = line.split_whitespace().next().expect("id");
+    assert!(world.run(&["restore", "--project", &project_arg, id]).0.success());
+    assert_eq!(std::fs::read_to_string(world.project().join("src/main.rs")).expect("main"), "fn main() {}\n// tool\n");
+    drop(paige);
+}
+
+/// Every file under `root`, relative, `/`-separated.
+fn walk(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read_dir").flatten() {
+            let path = entry.path();
+            if entry.file_type().expect("type").is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path.strip_prefix(root).expect("rel").to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out
 }

@@ -3,6 +3,7 @@
 mod doctor;
 mod hook;
 mod intents;
+mod restore;
 mod serve;
 mod session;
 
@@ -48,6 +49,12 @@ enum Command {
     Hook(HookArgs),
     /// Create and manage the governance intents in .orchestration/active_intents.yaml.
     Intents(IntentsArgs),
+    /// List the versions of your files Paige kept, or bring one back: `paige restore` lists
+    /// (id, time, before/undone, size, path), `paige restore <id>` restores that version.
+    ///
+    /// Paige keeps what a file held before a tool call changed it and what the call left
+    /// there before Paige undid it, in DATA_DIR/versions/.
+    Restore(restore::RestoreArgs),
     /// Which intent produced a line: `paige blame src/app.rs:42`, matched by content hash in
     /// .orchestration/agent_trace.jsonl, also after the block moved.
     Blame(BlameArgs),
@@ -132,6 +139,7 @@ fn main() -> ExitCode {
         Command::Hook(args) => return hook::run(&args.event),
         Command::Intents(args) => intents::run(args),
         Command::Blame(args) => intents::blame(args),
+        Command::Restore(args) => restore::run(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

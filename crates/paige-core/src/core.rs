@@ -36,6 +36,7 @@ pub struct Core {
     live: Mutex<Live>,
     watcher: Mutex<Option<Watcher>>,
     terminals: crate::terminal::Terminals,
+    detector: crate::detector::Detector,
 }
 
 /// In-memory state, behind one short-held lock. Never held across I/O or `.await`.
@@ -104,6 +105,10 @@ impl Core {
         let db = Db::open(&config.db_path(), clock.clone())?;
         let api = ApiClient::new(ApiSettings::from_config(&config)?)?;
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
+        let detector = crate::detector::Detector::new(crate::detector::Store::new(
+            config.data_dir.join("versions"),
+            config.limits.max_version_store_bytes,
+        ));
         let live = Live {
             buffers: Buffers::with_limits(config.limits.max_buffer_bytes, config.limits.max_buffers_bytes),
             ..Live::default()
@@ -121,6 +126,7 @@ impl Core {
             live: Mutex::new(live),
             watcher: Mutex::new(None),
             terminals: Default::default(),
+            detector,
         })
     }
 
@@ -130,6 +136,10 @@ impl Core {
 
     pub fn project_root(&self) -> &ProjectRoot {
         &self.root
+    }
+
+    pub(crate) fn detector(&self) -> &crate::detector::Detector {
+        &self.detector
     }
 
     pub fn db(&self) -> &Db {

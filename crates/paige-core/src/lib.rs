@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 mod core;
 pub mod db;
+pub mod detector;
 mod dispatch;
 pub mod event;
 pub mod files;

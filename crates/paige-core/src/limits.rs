@@ -28,6 +28,9 @@ pub struct Limits {
     /// `PAIGE_IDLE_TIMEOUT_MS`: a connection with no request in flight is closed after this
     /// (WebSockets and MCP streams are exempt: they live long by design).
     pub idle_timeout: Duration,
+    /// `PAIGE_MAX_VERSION_STORE_BYTES`: the versions of learner files the change detector
+    /// keeps in `DATA_DIR/versions/` (oldest out first; never a file's latest version).
+    pub max_version_store_bytes: u64,
 }
 
 /// The fewest connections a listener may be limited to: the load test runs 110 clients.
@@ -45,6 +48,7 @@ impl Default for Limits {
             max_connections: 512,
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
+            max_version_store_bytes: 512 << 20,
         }
     }
 }
@@ -87,6 +91,9 @@ impl Limits {
         }
         if let Some(n) = number("PAIGE_IDLE_TIMEOUT_MS", 100)? {
             limits.idle_timeout = Duration::from_millis(n);
+        }
+        if let Some(n) = number("PAIGE_MAX_VERSION_STORE_BYTES", 1 << 20)? {
+            limits.max_version_store_bytes = n;
         }
         Ok(limits)
     }

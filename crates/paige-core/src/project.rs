@@ -40,6 +40,8 @@ impl Core {
     /// MCP surface has no write tool.
     pub fn write_file(&self, path: &str, content: String) -> Result<ProjectPath, ProjectError> {
         let path = self.resolve_path(path)?;
+        // The learner's save: the change detector must not undo it.
+        self.detector().note_save(path.rel(), content.as_bytes());
         files::write_file(&path, &content)?;
         let live = &mut *self.live();
         live.buffers.saved(path.rel(), content, None, self.now());

@@ -261,9 +261,16 @@ async fn write_sse(
     ];
     for (index, block) in message.content.iter().enumerate() {
         let text = block.get("text").and_then(Value::as_str).filter(|_| block.get("type") == Some(&json!("text")));
-        let start = match text {
-            Some(_) => json!({"type": "text", "text": ""}),
-            None => block.clone(),
+        // As the real API streams: text in text deltas; a tool call's input in JSON deltas.
+        let tool_input = block.get("input").filter(|_| block.get("type") == Some(&json!("tool_use")));
+        let start = match (text, tool_input) {
+            (Some(_), _) => json!({"type": "text", "text": ""}),
+            (None, Some(_)) => {
+                let mut start = block.clone();
+                start["input"] = json!({});
+                start
+            }
+            (None, None) => block.clone(),
         };
         events.push((
             "content_block_start",
@@ -278,6 +285,13 @@ async fn write_sse(
                     json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}}),
                 ));
             }
+        }
+        if let Some(input) = tool_input {
+            events.push((
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index,
+                       "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+            ));
         }
         events.push(("content_block_stop", json!({"type": "content_block_stop", "index": index})));
     }

@@ -88,5 +88,6 @@ text_enum!(
         DecorationsApplied => "decorations_applied", FileHintsApplied => "file_hints_applied",
         ExplainCompleted => "explain_completed", ReviewCompleted => "review_completed",
         DashboardLoaded => "dashboard_loaded",
+        ChangeReverted => "change_reverted",
     }
 );

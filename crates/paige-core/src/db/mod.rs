@@ -9,6 +9,7 @@ mod api_call_log;
 mod dreyfus;
 mod enums;
 mod error;
+mod file_versions;
 mod governance;
 mod kata_specs;
 mod knowledge_gaps;
@@ -36,6 +37,7 @@ pub use enums::{
     ActionType, DreyfusStage, HintLevel, HintStyle, HintType, PhaseStatus, ProgressEventType, SessionStatus, Severity,
 };
 pub use error::DbError;
+pub use file_versions::{FileVersion, VersionKind};
 pub use governance::{AgentSession, AgentState};
 pub use kata_specs::{KataAttempt, KataConstraint, KataSpec, NewKataSpec};
 pub use knowledge_gaps::{GapFilter, KnowledgeGap, NewKnowledgeGap};

@@ -13,6 +13,7 @@ mod write;
 
 pub use diff::unified_diff;
 pub use guard::DEFAULT_MAX_FILE_BYTES;
+pub(crate) use guard::to_slash;
 pub use guard::{PathError, ProjectPath, ProjectRoot};
 pub use language::language_for;
 pub(crate) use read::{DiskStamp, Opened, check_bufferable, disk_stamp, read_bytes};
@@ -21,3 +22,4 @@ pub(crate) use tree::walker;
 pub use tree::{EXCLUDED_DIRS, TreeNode, TreeNodeKind, project_tree};
 pub use watcher::{FsChange, FsChangeAction, Watcher};
 pub use write::{TEMP_PREFIX, sweep_temp_files, write_file};
+pub(crate) use write::{remove_file, set_mode, write_bytes};

@@ -15,6 +15,12 @@ pub const TEMP_PREFIX: &str = ".paige-save-";
 /// fails instead of writing outside the project. An existing file keeps its permissions; a
 /// new one gets 0666 less the umask, like any file an editor creates. Never reachable from MCP.
 pub fn write_file(path: &ProjectPath, content: &str) -> Result<(), FileError> {
+    write_bytes(path, content.as_bytes(), None)
+}
+
+/// [`write_file`] for any bytes; `mode` (permission bits) for the file, else an existing
+/// file's own or 0666 less the umask. The change detector restores versions with it.
+pub(crate) fn write_bytes(path: &ProjectPath, content: &[u8], mode: Option<u32>) -> Result<(), FileError> {
     let rel = path.rel();
     let err = |errno: Errno| match errno {
         Errno::LOOP | Errno::NOTDIR | Errno::XDEV => FileError::Changed(rel.to_owned()),
@@ -35,6 +41,7 @@ pub fn write_file(path: &ProjectPath, content: &str) -> Result<(), FileError> {
         Err(Errno::NOENT) => None,
         Err(errno) => return Err(err(errno)),
     };
+    let existing = mode.map(Mode::from_raw_mode).or(existing);
     let (tmp_name, fd) = create_temp(at, existing.unwrap_or(Mode::from_raw_mode(0o666))).map_err(err)?;
     let written = (|| {
         if let Some(mode) = existing {
@@ -42,7 +49,7 @@ pub fn write_file(path: &ProjectPath, content: &str) -> Result<(), FileError> {
             rustix::fs::fchmod(&fd, mode)?;
         }
         let mut file = std::fs::File::from(fd);
-        file.write_all(content.as_bytes())?;
+        file.write_all(content)?;
         file.sync_all()?;
         rustix::fs::renameat(at, &tmp_name, at, name)?;
         Ok::<(), std::io::Error>(())
@@ -54,6 +61,22 @@ pub fn write_file(path: &ProjectPath, content: &str) -> Result<(), FileError> {
             None => FileError::Write { path: rel.to_owned(), source },
         }
     })
+}
+
+/// Removes a regular file (never through a symlink).
+pub(crate) fn remove_file(path: &ProjectPath) -> Result<(), FileError> {
+    let rel = path.rel();
+    path.handle().dir.unlink(rel).map_err(|errno| match errno {
+        Errno::LOOP | Errno::NOTDIR | Errno::XDEV => FileError::Changed(rel.to_owned()),
+        other => FileError::Write { path: rel.to_owned(), source: other.into() },
+    })
+}
+
+/// Sets a regular file's permission bits (never through a symlink).
+pub(crate) fn set_mode(path: &ProjectPath, mode: u32) -> Result<(), FileError> {
+    let (file, _) = super::read::open_regular(path)?;
+    rustix::fs::fchmod(&file, Mode::from_raw_mode(mode & 0o7777))
+        .map_err(|errno| FileError::Write { path: path.rel().to_owned(), source: errno.into() })
 }
 
 /// A new, exclusive `.paige-save-<random>` file in `dir`.

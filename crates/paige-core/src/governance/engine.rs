@@ -57,8 +57,8 @@ impl Core {
         let call = input.call();
         let mutating = event == HookEvent::PreToolUse && call.may_mutate();
         let result = match self.governance_enabled() {
-            Ok(false) => Ok(self.coach(event, &call)),
-            Ok(true) => self.governed(event, input, &call),
+            Ok(false) => Ok(self.coach(event, &call)).and_then(|d| self.watch(event, input, &call, d, false)),
+            Ok(true) => self.governed(event, input, &call).and_then(|d| self.watch(event, input, &call, d, true)),
             Err(err) => Err(err),
         };
         match result {

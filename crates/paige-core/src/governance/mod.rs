@@ -18,6 +18,7 @@ pub mod ledger;
 mod programs;
 pub mod tools;
 mod transcript;
+mod watch;
 
 use std::path::PathBuf;
 

@@ -40,7 +40,7 @@ fn migrations_are_valid() {
 }
 
 #[test]
-fn fresh_database_has_the_ten_spec_tables_and_four_governance_tables_in_wal_mode() {
+fn fresh_database_has_the_ten_spec_tables_four_governance_tables_and_the_version_index_in_wal_mode() {
     let (_dir, db) = temp_db();
     assert_eq!(
         db.table_names().expect("tables"),
@@ -50,6 +50,7 @@ fn fresh_database_has_the_ten_spec_tables_and_four_governance_tables_in_wal_mode
             "agent_sessions",
             "api_call_log",
             "dreyfus_assessments",
+            "file_versions",
             "governed_projects",
             "intent_usage",
             "kata_specs",
@@ -77,7 +78,7 @@ fn reopening_keeps_data() {
     let db = Db::open(&path, clock()).expect("reopen");
     let back = db.session(&id).expect("session survives reopen");
     assert_eq!(back.issue_title.as_deref(), Some("Add a weather widget"));
-    assert_eq!(db.table_names().expect("tables").len(), 14);
+    assert_eq!(db.table_names().expect("tables").len(), 15);
 }
 
 #[test]
@@ -278,7 +279,7 @@ fn action_log_is_queryable_by_session_and_type() {
         Some(last_open.created_at - Duration::seconds(1))
     );
     assert_eq!(db.last_action_at(&s.id, Some(ActionType::IdleStart)).expect("none"), None);
-    assert_eq!(ActionType::ALL.len(), 27, "the spec's 27 action types");
+    assert_eq!(ActionType::ALL.len(), 28, "the spec's 27 action types and change_reverted");
 }
 
 #[test]

@@ -12,10 +12,10 @@ use paige_core::{Core, ManualClock};
 use serde_json::{Value, json};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/claude-code-hooks");
-const A: &str = "session-a";
+pub(crate) const A: &str = "session-a";
 const B: &str = "session-b";
 
-const INTENTS: &str = r#"
+pub(crate) const INTENTS: &str = r#"
 active_intents:
   - id: INT-001
     name: Build the weather widget
@@ -43,21 +43,21 @@ active_intents:
     budget: {tokens: 1000}
 "#;
 
-struct Gov {
-    core: Arc<Core>,
+pub(crate) struct Gov {
+    pub(crate) core: Arc<Core>,
     clock: Arc<ManualClock>,
     project: tempfile::TempDir,
     data: tempfile::TempDir,
 }
 
 impl Gov {
-    fn coach(files: &[(&str, &str)]) -> Gov {
+    pub(crate) fn coach(files: &[(&str, &str)]) -> Gov {
         let t = super::test_core(files);
         let data = tempfile::tempdir().expect("data");
         Gov { core: t.core, clock: t.clock, project: t.project, data }
     }
 
-    fn governed(yaml: &str, files: &[(&str, &str)]) -> Gov {
+    pub(crate) fn governed(yaml: &str, files: &[(&str, &str)]) -> Gov {
         let project = tempfile::tempdir().expect("project");
         for (path, content) in files {
             let full = project.path().join(path);
@@ -74,24 +74,24 @@ impl Gov {
     }
 
     /// A new `Core` over the same project and database: Paige restarted.
-    fn restart(self) -> Gov {
+    pub(crate) fn restart(self) -> Gov {
         let Gov { core, clock, project, data } = self;
         drop(core);
         let core = open(&project, &data, &clock);
         Gov { core, clock, project, data }
     }
 
-    fn root(&self) -> PathBuf {
+    pub(crate) fn root(&self) -> PathBuf {
         self.core.project_root().path().to_owned()
     }
 
-    fn orch(&self) -> Orchestration {
+    pub(crate) fn orch(&self) -> Orchestration {
         Orchestration::new(&self.root())
     }
 
     /// A recorded payload with the project path rewritten, the session set, and `patch`'s
     /// top-level keys replacing the recorded ones.
-    fn payload(&self, fixture: &str, session: &str, patch: Value) -> (HookEvent, HookInput) {
+    pub(crate) fn payload(&self, fixture: &str, session: &str, patch: Value) -> (HookEvent, HookInput) {
         let text = std::fs::read_to_string(format!("{FIXTURES}/{fixture}.json")).expect("fixture");
         let text = text.replace("/home/learner/project", &self.root().display().to_string());
         let mut value: Value = serde_json::from_str(&text).expect("fixture json");
@@ -105,25 +105,25 @@ impl Gov {
         (event, serde_json::from_value(value).expect("hook input"))
     }
 
-    fn hook(&self, fixture: &str, session: &str, patch: Value) -> HookDecision {
+    pub(crate) fn hook(&self, fixture: &str, session: &str, patch: Value) -> HookDecision {
         let (event, input) = self.payload(fixture, session, patch);
         self.core.handle_hook(event, &input)
     }
 
-    fn pre(&self, session: &str, tool: &str, input: Value) -> HookDecision {
+    pub(crate) fn pre(&self, session: &str, tool: &str, input: Value) -> HookDecision {
         self.hook("PreToolUse-Write", session, json!({"tool_name": tool, "tool_input": input}))
     }
 
-    fn post(&self, session: &str, tool: &str, input: Value) -> HookDecision {
+    pub(crate) fn post(&self, session: &str, tool: &str, input: Value) -> HookDecision {
         self.hook("PostToolUse-Write-create", session, json!({"tool_name": tool, "tool_input": input}))
     }
 
-    fn prompt(&self, session: &str) -> HookDecision {
+    pub(crate) fn prompt(&self, session: &str) -> HookDecision {
         self.hook("UserPromptSubmit", session, json!({}))
     }
 
     /// The handshake as Claude Code runs it: PreToolUse, the MCP call, PostToolUse.
-    fn select(&self, session: &str, id: &str) -> HookDecision {
+    pub(crate) fn select(&self, session: &str, id: &str) -> HookDecision {
         let input = json!({"intent_id": id});
         let patch = json!({"tool_name": SELECT_TOOL, "tool_input": input, "mcp_server": {"name": "paige"}});
         let pre = self.hook("PreToolUse-mcp-check", session, patch.clone());
@@ -134,13 +134,13 @@ impl Gov {
         pre
     }
 
-    fn abs(&self, rel: &str) -> String {
+    pub(crate) fn abs(&self, rel: &str) -> String {
         self.root().join(rel).display().to_string()
     }
 
     /// A Write through the hooks: PreToolUse; when not denied, the file is written and
     /// PostToolUse runs.
-    fn write(&self, session: &str, rel: &str, content: &str) -> HookDecision {
+    pub(crate) fn write(&self, session: &str, rel: &str, content: &str) -> HookDecision {
         let input = json!({"file_path": self.abs(rel), "content": content});
         let decision = self.pre(session, "Write", input.clone());
         if decision == HookDecision::None {
@@ -152,15 +152,15 @@ impl Gov {
         decision
     }
 
-    fn intents(&self) -> IntentsFile {
+    pub(crate) fn intents(&self) -> IntentsFile {
         self.orch().load().expect("intents")
     }
 
-    fn status(&self, id: &str) -> IntentStatus {
+    pub(crate) fn status(&self, id: &str) -> IntentStatus {
         self.intents().get(id).expect("intent").status
     }
 
-    fn trace(&self) -> Vec<TraceEntry> {
+    pub(crate) fn trace(&self) -> Vec<TraceEntry> {
         ledger::read_all(&self.orch().trace_path()).expect("trace")
     }
 }
@@ -170,7 +170,7 @@ fn open(project: &tempfile::TempDir, data: &tempfile::TempDir, clock: &Arc<Manua
     Arc::new(Core::open(config, clock.clone()).expect("core"))
 }
 
-fn denied(decision: &HookDecision) -> &str {
+pub(crate) fn denied(decision: &HookDecision) -> &str {
     match decision {
         HookDecision::Deny { reason } => reason,
         other => panic!("expected a deny, got {other:?}"),

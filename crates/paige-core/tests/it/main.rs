@@ -6,6 +6,7 @@ mod bindings;
 mod buffer_logging;
 mod config;
 mod db;
+mod detector;
 mod files;
 mod governance;
 mod hostile;

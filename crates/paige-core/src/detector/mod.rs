@@ -1,0 +1,351 @@
+//! The change detector, the last layer of "the AI never changes the learner's files": around
+//! every Bash call and every other server's MCP call (PreToolUse → PostToolUse or
+//! PostToolUseFailure) it compares a manifest of the learner files, and settles what changed
+//! — in coach mode by undoing it, in governed mode by undoing what lies outside the bound
+//! intent's scope and ledgering what lies inside.
+//!
+//! - **Window.** The first watched call opens a window over the baseline; parallel calls
+//!   join it; it closes when the last of them ends. A call that leaves a process running
+//!   (`run_in_background`, `&`, `nohup`) keeps it open until the session's next Stop.
+//! - **Baseline.** What each learner file held, hashed and kept (content-addressed) the first
+//!   time a window opens over it and again whenever it changed outside a window — so a call
+//!   costs one metadata walk, not a copy of the project.
+//! - **Saves through Paige** during a window are the learner's: their content hash is noted
+//!   and a file holding it is not undone.
+//! - Nothing is lost: every version Paige replaces is kept first (`paige restore`).
+
+mod manifest;
+mod store;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+pub use manifest::is_lockfile;
+use manifest::{Manifest, Meta};
+pub use store::Store;
+
+use crate::Core;
+use crate::db::VersionKind;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DetectorError {
+    #[error("cannot use the version store at {}: {source}", path.display())]
+    Store { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    File(#[from] crate::files::FileError),
+    #[error(transparent)]
+    Path(#[from] crate::files::PathError),
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
+    #[error("no kept version {0} (`paige restore` lists them)")]
+    UnknownVersion(i64),
+    #[error("version {id} belongs to another project ({})", project.display())]
+    OtherProject { id: i64, project: PathBuf },
+}
+
+/// What a file went through during a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Created,
+    Modified,
+    Deleted,
+    /// Same content, other permissions (`chmod`).
+    ModeChanged,
+}
+
+/// What the policy decided for one change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Undo,
+    /// Kept, with the reason (a lockfile; inside the intent's scope).
+    Keep(&'static str),
+}
+
+/// One settled change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Settled {
+    pub path: String,
+    pub change: ChangeKind,
+    /// `undone`, `kept: <why>`, or `could not undo: <error>`.
+    pub outcome: String,
+    pub undone: bool,
+    /// SHA-256 of what the call left in the file (absent when it deleted it).
+    pub sha256: Option<String>,
+}
+
+/// A file as the baseline knows it.
+#[derive(Debug, Clone)]
+struct Known {
+    meta: Meta,
+    /// `None` for a file too large to keep versions of.
+    sha256: Option<String>,
+}
+
+#[derive(Default)]
+struct State {
+    baseline: BTreeMap<String, Known>,
+    /// Open window: the calls in it, and whether one left a process running.
+    window: Option<(HashSet<String>, bool)>,
+}
+
+pub(crate) struct Detector {
+    state: Mutex<State>,
+    /// Content hashes of the learner's saves through Paige while a window is open.
+    saves: Mutex<HashMap<String, HashSet<String>>>,
+    store: Store,
+}
+
+impl Detector {
+    pub(crate) fn new(store: Store) -> Detector {
+        Detector { state: Mutex::default(), saves: Mutex::default(), store }
+    }
+
+    /// A save through Paige's own path (the learner's): not undone if it lands in a window.
+    pub(crate) fn note_save(&self, rel: &str, content: &[u8]) {
+        let sha = crate::governance::ledger::sha256_hex(content);
+        self.saves.lock().unwrap_or_else(|p| p.into_inner()).entry(rel.to_owned()).or_default().insert(sha);
+    }
+
+    fn saved(&self, rel: &str, sha: &str) -> bool {
+        self.saves.lock().unwrap_or_else(|p| p.into_inner()).get(rel).is_some_and(|s| s.contains(sha))
+    }
+}
+
+impl Core {
+    /// Opens (or joins) the watch window for a tool call about to run. The baseline takes in
+    /// whatever changed since the last window: those changes were the learner's.
+    pub(crate) fn watch_begin(&self, call_id: &str, backgrounds: bool) -> Result<(), DetectorError> {
+        let detector = self.detector();
+        let mut state = detector.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((calls, background)) = &mut state.window {
+            calls.insert(call_id.to_owned());
+            *background |= backgrounds;
+            return Ok(());
+        }
+        let now = manifest::scan(self.project_root().path());
+        state.baseline.retain(|path, _| now.contains_key(path));
+        for (path, meta) in &now {
+            if state.baseline.get(path).is_some_and(|k| k.meta == *meta) {
+                continue;
+            }
+            let known = self.remember(path, *meta, VersionKind::Seen)?;
+            state.baseline.insert(path.clone(), known);
+        }
+        detector.saves.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        state.window = Some((HashSet::from([call_id.to_owned()]), backgrounds));
+        Ok(())
+    }
+
+    /// A call ended: when it was the window's last (and nothing runs on in the background),
+    /// the window closes and every change is settled by `verdict`. `None` closes the window
+    /// whatever is in it (the session's Stop or end).
+    pub(crate) fn watch_end(
+        &self,
+        call_id: Option<&str>,
+        verdict: impl Fn(&str) -> Verdict,
+    ) -> Result<Vec<Settled>, DetectorError> {
+        let detector = self.detector();
+        let mut state = detector.state.lock().unwrap_or_else(|p| p.into_inner());
+        let Some((calls, background)) = &mut state.window else { return Ok(Vec::new()) };
+        if let Some(id) = call_id {
+            calls.remove(id);
+            if !calls.is_empty() || *background {
+                return Ok(Vec::new());
+            }
+        }
+        state.window = None;
+        let now = manifest::scan(self.project_root().path());
+        let mut settled = Vec::new();
+        let paths: Vec<String> =
+            state.baseline.keys().chain(now.keys()).cloned().collect::<HashSet<_>>().into_iter().collect();
+        for path in paths {
+            let before = state.baseline.get(&path).cloned();
+            let after = now.get(&path).copied();
+            let Some(change) = self.compare(&path, before.as_ref(), after)? else {
+                if let Some(meta) = after {
+                    // Same content (a touch), or the learner's own save: the new baseline.
+                    let known = self.remember(&path, meta, VersionKind::Seen)?;
+                    state.baseline.insert(path, known);
+                }
+                continue;
+            };
+            let outcome = match verdict(&path) {
+                Verdict::Keep(why) => {
+                    if let Some(meta) = after {
+                        let known = self.remember(&path, meta, VersionKind::Seen)?;
+                        state.baseline.insert(path.clone(), known);
+                    } else {
+                        state.baseline.remove(&path);
+                    }
+                    Settled { path, change: change.0, outcome: format!("kept: {why}"), undone: false, sha256: change.1 }
+                }
+                Verdict::Undo => match self.undo(&path, before.as_ref(), change.0) {
+                    Ok(restored) => {
+                        match restored {
+                            Some(known) => state.baseline.insert(path.clone(), known),
+                            None => state.baseline.remove(&path),
+                        };
+                        Settled { path, change: change.0, outcome: "undone".into(), undone: true, sha256: change.1 }
+                    }
+                    Err(err) => {
+                        tracing::warn!(path, "could not undo a change: {err}");
+                        Settled {
+                            path,
+                            change: change.0,
+                            outcome: format!("could not undo: {err}"),
+                            undone: false,
+                            sha256: change.1,
+                        }
+                    }
+                },
+            };
+            settled.push(outcome);
+        }
+        settled.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(settled)
+    }
+
+    /// Whether a window is open (for tests and the UI).
+    pub fn watching(&self) -> bool {
+        self.detector().state.lock().unwrap_or_else(|p| p.into_inner()).window.is_some()
+    }
+
+    /// The change, if the file's content, existence or permissions differ from the baseline
+    /// and the learner did not save this content through Paige; with the new content's hash.
+    fn compare(
+        &self,
+        path: &str,
+        before: Option<&Known>,
+        after: Option<Meta>,
+    ) -> Result<Option<(ChangeKind, Option<String>)>, DetectorError> {
+        let current = |meta: Meta| -> Result<Option<String>, DetectorError> {
+            let file = self.project_root().resolve(path)?;
+            if meta.size > self.config().limits.max_file_bytes {
+                return Ok(None);
+            }
+            Ok(crate::files::read_bytes(&file).ok().map(|b| crate::governance::ledger::sha256_hex(&b)))
+        };
+        Ok(match (before, after) {
+            (None, None) => None,
+            (Some(_), None) => Some((ChangeKind::Deleted, None)),
+            (Some(known), Some(meta)) if known.meta == meta => None,
+            (before, Some(meta)) => {
+                let sha = current(meta)?;
+                if sha.as_deref().is_some_and(|s| self.detector().saved(path, s)) {
+                    return Ok(None);
+                }
+                match before {
+                    None => Some((ChangeKind::Created, sha)),
+                    Some(known) if known.sha256.is_some() && known.sha256 == sha => {
+                        (known.meta.mode != meta.mode).then_some((ChangeKind::ModeChanged, sha))
+                    }
+                    Some(_) => Some((ChangeKind::Modified, sha)),
+                }
+            }
+        })
+    }
+
+    /// Hashes and keeps the file's current content.
+    fn remember(&self, path: &str, meta: Meta, kind: VersionKind) -> Result<Known, DetectorError> {
+        if meta.size > self.config().limits.max_file_bytes {
+            return Ok(Known { meta, sha256: None });
+        }
+        let file = self.project_root().resolve(path)?;
+        let Ok(bytes) = crate::files::read_bytes(&file) else {
+            // Gone or swapped since the walk: the next window sees it as it is then.
+            return Ok(Known { meta, sha256: None });
+        };
+        let sha = self.detector().store.keep(self.db(), self.project_root().path(), path, &bytes, meta.mode, kind)?;
+        Ok(Known { meta, sha256: Some(sha) })
+    }
+
+    /// Puts the file back as the baseline had it; what the call left is kept first.
+    fn undo(&self, path: &str, before: Option<&Known>, change: ChangeKind) -> Result<Option<Known>, DetectorError> {
+        let file = self.project_root().resolve(path)?;
+        let store = &self.detector().store;
+        if change != ChangeKind::Deleted
+            && let Ok(bytes) = crate::files::read_bytes(&file)
+        {
+            let mode = std::fs::symlink_metadata(file.abs()).map(|m| Meta::of(&m).mode).unwrap_or(0o644);
+            store.keep(self.db(), self.project_root().path(), path, &bytes, mode, VersionKind::Replaced)?;
+        }
+        let Some(known) = before else {
+            crate::files::remove_file(&file)?;
+            return Ok(None);
+        };
+        match change {
+            ChangeKind::ModeChanged => crate::files::set_mode(&file, known.meta.mode)?,
+            _ => {
+                let sha = known.sha256.as_deref().ok_or_else(|| DetectorError::Store {
+                    path: file.abs().to_owned(),
+                    source: std::io::Error::other("too large: no earlier version was kept"),
+                })?;
+                let bytes = store.get(sha)?;
+                crate::files::write_bytes(&file, &bytes, Some(known.meta.mode))?;
+            }
+        }
+        let meta = std::fs::symlink_metadata(file.abs()).map(|m| Meta::of(&m)).unwrap_or(known.meta);
+        Ok(Some(Known { meta, sha256: known.sha256.clone() }))
+    }
+}
+
+impl Core {
+    /// Brings a kept version back into its file (`paige restore <id>`); what the file holds
+    /// now is kept first, so a restore loses nothing either. Returns the file's path.
+    pub fn restore_version(&self, id: i64) -> Result<String, DetectorError> {
+        restore_version(self.db(), &self.detector().store, self.project_root(), id)
+    }
+}
+
+/// [`Core::restore_version`] without a running core: the CLI's way.
+pub fn restore_version(
+    db: &crate::db::Db,
+    store: &Store,
+    root: &crate::files::ProjectRoot,
+    id: i64,
+) -> Result<String, DetectorError> {
+    let (project, version) = db.file_version(id)?.ok_or(DetectorError::UnknownVersion(id))?;
+    if std::path::Path::new(&project) != root.path() {
+        return Err(DetectorError::OtherProject { id, project: project.into() });
+    }
+    let file = root.resolve(&version.path)?;
+    if let Ok(bytes) = crate::files::read_bytes(&file) {
+        let mode = std::fs::symlink_metadata(file.abs()).map(|m| Meta::of(&m).mode).unwrap_or(0o644);
+        store.keep(db, root.path(), &version.path, &bytes, mode, VersionKind::Replaced)?;
+    }
+    let bytes = store.get(&version.sha256)?;
+    crate::files::write_bytes(&file, &bytes, Some(version.mode))?;
+    Ok(version.path)
+}
+
+/// What Claude Code and the learner are told about settled changes; `None` when nothing
+/// was undone or kept.
+pub fn describe(settled: &[Settled], why: &str) -> Option<String> {
+    if settled.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = settled
+        .iter()
+        .map(|s| {
+            let change = match s.change {
+                ChangeKind::Created => "created",
+                ChangeKind::Modified => "changed",
+                ChangeKind::Deleted => "deleted",
+                ChangeKind::ModeChanged => "re-permissioned",
+            };
+            format!("- {} ({change}): {}", s.path, s.outcome)
+        })
+        .collect();
+    Some(format!("{why}\n{}", lines.join("\n")))
+}
+
+/// The manifest type, for benchmarks.
+#[doc(hidden)]
+pub fn scan_for_bench(root: &std::path::Path) -> usize {
+    let manifest: Manifest = manifest::scan(root);
+    manifest.len()
+}

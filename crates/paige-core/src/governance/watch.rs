@@ -1,0 +1,136 @@
+//! Layer 3 in the hooks: the change detector's window around watched calls (Bash, other
+//! servers' MCP tools), and what is done with what it finds — coach mode undoes every change
+//! to a learner file (lockfiles kept), governed mode undoes changes outside the bound intent's
+//! scope (a denial on the ledger) and ledgers those inside with their SHA-256.
+
+use super::intents::{self, Orchestration};
+use super::ledger::{self, NewTrace, TraceKind};
+use super::tools::ToolCall;
+use super::{GovernanceError, HookDecision, HookEvent, HookInput};
+use crate::Core;
+use crate::detector::{self, Settled, Verdict};
+
+impl Core {
+    /// Runs after the mode's own decision for the same hook.
+    pub(super) fn watch(
+        &self,
+        event: HookEvent,
+        input: &HookInput,
+        call: &ToolCall,
+        decision: HookDecision,
+        governed: bool,
+    ) -> Result<HookDecision, GovernanceError> {
+        let call_id = input.tool_use_id.as_deref().unwrap_or("unidentified call");
+        match event {
+            HookEvent::PreToolUse if call.is_watched() && decision == HookDecision::None => {
+                if let Err(err) = self.watch_begin(call_id, call.backgrounds()) {
+                    return Ok(HookDecision::Deny {
+                        reason: format!("Paige cannot watch this call's file changes, so it is denied: {err}"),
+                    });
+                }
+                Ok(decision)
+            }
+            HookEvent::PostToolUse | HookEvent::PostToolUseFailure if call.is_watched() => {
+                let settled = self.settle(Some(call_id), input, call, governed)?;
+                let Some(report) = self.report(&settled, governed) else { return Ok(decision) };
+                Ok(match event {
+                    HookEvent::PostToolUse => HookDecision::Block { reason: report },
+                    _ => HookDecision::Context { context: report },
+                })
+            }
+            HookEvent::Stop | HookEvent::SessionEnd => {
+                let settled = self.settle(None, input, call, governed)?;
+                self.report(&settled, governed);
+                Ok(decision)
+            }
+            _ => Ok(decision),
+        }
+    }
+
+    fn settle(
+        &self,
+        call_id: Option<&str>,
+        input: &HookInput,
+        call: &ToolCall,
+        governed: bool,
+    ) -> Result<Vec<Settled>, GovernanceError> {
+        let root = self.project_root().path().to_owned();
+        let io = |err: detector::DetectorError| GovernanceError::Io {
+            path: root.clone(),
+            source: std::io::Error::other(err.to_string()),
+        };
+        if !governed {
+            let verdict = |path: &str| match detector::is_lockfile(path) {
+                true => Verdict::Keep("a lockfile builds rewrite"),
+                false => Verdict::Undo,
+            };
+            return self.watch_end(call_id, verdict).map_err(io);
+        }
+        let orch = Orchestration::new(&root);
+        let session = self.db().agent_session(&input.session_id)?;
+        let intent = orch.load().ok().and_then(|f| session.intent_id.as_deref().and_then(|id| f.get(id).cloned()));
+        let scope = intent.as_ref().map(intents::scope_set).transpose()?;
+        let verdict = |path: &str| match &scope {
+            Some(scope) if scope.is_match(path) => Verdict::Keep("inside the intent's owned scope"),
+            _ => Verdict::Undo,
+        };
+        let settled = self.watch_end(call_id, verdict).map_err(io)?;
+        for change in &settled {
+            let (kind, reason) = match change.undone {
+                true => (
+                    TraceKind::Denial,
+                    Some(format!(
+                        "Scope Violation: {} changed {} outside intent {}'s owned_scope; Paige undid it",
+                        call.tool(),
+                        change.path,
+                        session.intent_id.as_deref().unwrap_or("(none bound)")
+                    )),
+                ),
+                false => (TraceKind::Mutation, None),
+            };
+            ledger::append(
+                &orch.trace_path(),
+                NewTrace {
+                    id: uuid::Uuid::new_v4().to_string(),
+                    timestamp: self.now(),
+                    kind,
+                    intent_id: session.intent_id.clone(),
+                    session_id: session.session_id.clone(),
+                    model: None,
+                    tool: call.tool().to_owned(),
+                    file: Some(change.path.clone()),
+                    blocks: Vec::new(),
+                    file_hash: change.sha256.clone(),
+                    command: call.command().map(str::to_owned),
+                    reason,
+                },
+            )?;
+        }
+        Ok(settled)
+    }
+
+    /// Tells the learner (UI, log, action log) what was settled; returns the text for Claude
+    /// Code when something was undone.
+    fn report(&self, settled: &[Settled], governed: bool) -> Option<String> {
+        let undone: Vec<Settled> = settled.iter().filter(|s| !s.outcome.starts_with("kept")).cloned().collect();
+        for kept in settled.iter().filter(|s| s.outcome.starts_with("kept")) {
+            tracing::info!(path = kept.path, outcome = kept.outcome, "a tool call changed a file; kept");
+        }
+        let why = match governed {
+            true => "Paige undid file changes outside the bound intent's owned scope:",
+            false => {
+                "Paige is in coach mode: the learner's files are theirs to change. Paige undid what this call \
+                 changed (explain the change to the learner and let them make it):"
+            }
+        };
+        let text = detector::describe(&undone, why)?;
+        tracing::warn!("{text}");
+        self.broadcast(crate::protocol::ServerMessage::CoachingMessage(crate::protocol::CoachingMessage {
+            message: format!("{text}\nEvery replaced version is kept: `paige restore` lists them."),
+            kind: crate::protocol::MessageKind::Warning,
+            anchor: None,
+        }));
+        self.log_action(crate::db::ActionType::ChangeReverted, serde_json::json!({ "changes": undone }));
+        Some(text)
+    }
+}
