@@ -63,6 +63,8 @@ ensure_python_mcp() {
 # The real Claude Code CLI; exports PAIGE_TEST_CLAUDE.
 ensure_claude_code() {
   local prefix="$tools_dir/npm"
+  # Claude Code's Bash sandbox (coach mode's OS layer) runs on bubblewrap and socat.
+  apt_install bubblewrap socat
   if ! "$prefix/node_modules/.bin/claude" --version >/dev/null 2>&1; then
     say "installing Claude Code (npm, into $prefix)"
     command -v npm >/dev/null || apt_install nodejs npm

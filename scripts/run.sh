@@ -15,6 +15,8 @@ if ! command -v claude >/dev/null; then
   ensure_claude_code
   export PATH="$(dirname "$PAIGE_TEST_CLAUDE"):$PATH"
 fi
+# Coach mode's OS layer: Claude Code's Bash sandbox runs on bubblewrap and socat.
+apt_install bubblewrap socat
 ensure_tauri_build_deps
 build_ui
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then

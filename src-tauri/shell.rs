@@ -143,10 +143,12 @@ impl Shell {
         if let Some(spec) = &backend.terminal {
             let config = backend.core.config();
             let env = &self.launch.env;
+            let mode = backend.core.agent_mode(env.get("PATH").map(std::ffi::OsStr::new));
             let command = agent_command(
                 &config.project_dir,
                 &config.data_dir.join("run"),
                 &spec.server,
+                mode,
                 spec.agent_override.as_deref(),
                 env.get("PATH").map(std::ffi::OsStr::new),
                 env.get("SHELL").map(String::as_str),

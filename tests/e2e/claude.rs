@@ -26,7 +26,12 @@ fn claude_prompt_with(claude: &str, world: &World, env: &[(&str, &str)]) -> Vec<
 /// [`claude_prompt_with`] with extra arguments for `claude`.
 fn claude_prompt_args(claude: &str, world: &World, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
     let info = read_json(&world.data_dir().join("run/server.json"));
-    let settings = paige_core::governance::claude_settings(PAIGE);
+    let mut settings = paige_core::governance::claude_settings(PAIGE);
+    // As Paige's terminal launches coach mode where the sandbox can run.
+    if args.contains(&"--sandboxed") {
+        settings["sandbox"] = paige_core::sandbox::settings(&world.project().canonicalize().expect("project"));
+    }
+    let args: Vec<&str> = args.iter().copied().filter(|a| *a != "--sandboxed").collect();
     let settings_path = world.root.path().join("claude-settings.json");
     std::fs::write(&settings_path, settings.to_string()).expect("settings");
     let home = world.root.path().join("claude-home");
@@ -182,7 +187,12 @@ async fn real_claude_gets_the_learners_unsaved_changes_cut_at_the_hook_context_c
 
 /// Claude Code in print mode with Bash allowed (its own permission prompt would refuse it
 /// before Paige's hooks matter); `turns` are the model's scripted tool calls, in order.
-async fn claude_runs_bash(world: World, claude: String, turns: &[&str]) -> (World, Vec<Value>, Vec<String>) {
+async fn claude_runs_bash(
+    world: World,
+    claude: String,
+    turns: &[&str],
+    sandboxed: bool,
+) -> (World, Vec<Value>, Vec<String>) {
     use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
     let fake = FakeAnthropic::start().await.expect("fake");
     // Only the agent loop's requests carry tools; side requests (titles) get plain text.
@@ -197,7 +207,9 @@ async fn claude_runs_bash(world: World, claude: String, turns: &[&str]) -> (Worl
     let base = fake.base_url();
     let (world, events) = tokio::task::spawn_blocking(move || {
         let env = [("ANTHROPIC_BASE_URL", base.as_str()), ("ANTHROPIC_API_KEY", "sk-ant-e2e")];
-        let events = claude_prompt_args(&claude, &world, &["--allowedTools", "Bash"], &env);
+        let args: &[&str] =
+            if sandboxed { &["--allowedTools", "Bash", "--sandboxed"] } else { &["--allowedTools", "Bash"] };
+        let events = claude_prompt_args(&claude, &world, args, &env);
         (world, events)
     })
     .await
@@ -208,6 +220,21 @@ async fn claude_runs_bash(world: World, claude: String, turns: &[&str]) -> (Worl
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_claude_in_coach_mode_leaves_the_learners_files_byte_for_byte_unchanged_and_is_told_why() {
+    coach_mode_keeps_the_learners_files(false).await;
+}
+
+/// The same turn with Claude Code's Bash sandbox on (bubblewrap): the script's writes fail
+/// inside the sandbox, the build's ignored output is written, and the detector finds nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_in_sandboxed_coach_mode_cannot_write_the_learners_files_but_builds_write_ignored_dirs() {
+    if let Err(why) = paige_core::sandbox::probe(std::env::var_os("PATH").as_deref()) {
+        eprintln!("the sandbox cannot run here ({why}); scripts/test.sh installs bubblewrap and socat");
+        return;
+    }
+    coach_mode_keeps_the_learners_files(true).await;
+}
+
+async fn coach_mode_keeps_the_learners_files(sandboxed: bool) {
     let Some(claude) = claude() else { return };
     let world = World::ready();
     let project = world.project();
@@ -238,13 +265,18 @@ async fn real_claude_in_coach_mode_leaves_the_learners_files_byte_for_byte_uncha
         "sh tool.sh",
         "wc -c src/main.rs && sh build.sh",
     ];
-    let (world, events, sent) = claude_runs_bash(world, claude, &turns).await;
+    let (world, events, sent) = claude_runs_bash(world, claude, &turns, sandboxed).await;
     assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished: {events:?}");
     assert_eq!(snapshot(&world.project()), before, "the learner's files are byte-for-byte unchanged");
     assert_eq!(std::fs::read_to_string(world.project().join("target/out")).ok().as_deref(), Some("built\n"));
     let told = sent.join("\n");
     assert!(told.contains("13 src/main.rs"), "a read-only command ran and its output reached the model");
     assert!(told.contains("would change files"), "the model hears why a command was denied");
+    if sandboxed {
+        assert!(!told.contains("Paige undid"), "inside the sandbox the script could not write: nothing to undo");
+        assert!(told.contains("Read-only file system") || told.contains("Permission denied"), "{told:.3000}");
+        return;
+    }
     assert!(told.contains("Paige undid what this call changed"), "the model hears what was undone");
     assert!(told.contains("src/extra.rs (created): undone"), "{told:.2000}");
     // What the script wrote is kept: `paige restore` lists it and brings it back.

@@ -103,3 +103,19 @@ async fn doctor_warns_when_data_dir_is_readable_by_others_without_failing() {
     let (_world, _, stdout, _) = doctor(world).await;
     assert!(stdout.contains("ok    data dir") && stdout.contains("private"), "{stdout}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_warns_that_coach_mode_runs_without_the_os_sandbox_when_bubblewrap_is_missing() {
+    let fake = FakeAnthropic::start().await.expect("fake starts");
+    let mut world = world_against(&fake.base_url(), KEY);
+    // A PATH without bwrap and socat (the doctor itself needs nothing from it).
+    let empty = world.root.path().join("empty-bin");
+    std::fs::create_dir_all(&empty).expect("dir");
+    world.set("PATH", &empty.display().to_string());
+    let (_world, status, stdout, _) = doctor(world).await;
+    assert!(status.success(), "a warning, not a failure:\n{stdout}");
+    assert!(
+        stdout.contains("WARN  sandbox") && stdout.contains("bwrap and socat not installed"),
+        "missing the sandbox warning in:\n{stdout}"
+    );
+}

@@ -24,6 +24,14 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
     let overrides = ConfigOverrides { project_dir: args.project, port: None, data_dir: args.data_dir };
     println!("paige doctor");
     let mut report = Report::default();
+    // Coach mode's OS layer; without it Paige still guards the files (hooks, detector).
+    match paige_core::sandbox::probe(env.get("PATH").map(std::ffi::OsStr::new)) {
+        Ok(()) => report.ok("sandbox", "Claude Code's Bash sandbox can run (bubblewrap, socat)".into()),
+        Err(why) => report.warn(
+            "sandbox",
+            format!("coach mode will run without the OS sandbox: {why}; Paige's hooks and change detector still hold"),
+        ),
+    }
 
     let config = match Config::load(&env, overrides) {
         Ok(config) => config,

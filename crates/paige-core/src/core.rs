@@ -50,6 +50,8 @@ pub(crate) struct Live {
     pub(crate) session: Option<ActiveSession>,
     /// Set when the system's inotify limit left part of the project unwatched.
     pub(crate) watch_notice: Option<String>,
+    /// Which mode the agent was launched in (and, without the OS sandbox, why).
+    pub(crate) agent_notice: Option<ServerMessage>,
     /// Last diff per path, valid while the buffer version and the file's disk stamp match.
     pub(crate) diffs: HashMap<String, CachedDiff>,
 }
@@ -256,7 +258,8 @@ impl Core {
     /// What a UI shows when it connects, besides the tree: why the project is only partly
     /// watched, if it is.
     pub(crate) fn notices(&self) -> Vec<ServerMessage> {
-        self.live().watch_notice.as_deref().map(watch_notice).into_iter().collect()
+        let live = self.live();
+        live.watch_notice.as_deref().map(watch_notice).into_iter().chain(live.agent_notice.clone()).collect()
     }
 
     /// Stops the watcher and every background task, then checkpoints the database.

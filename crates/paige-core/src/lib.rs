@@ -22,6 +22,7 @@ mod project;
 pub mod prompts;
 pub mod protocol;
 pub mod run_info;
+pub mod sandbox;
 pub mod settings;
 pub mod terminal;
 mod terminals;

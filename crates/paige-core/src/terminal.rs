@@ -29,6 +29,17 @@ pub struct AgentCommand {
     pub env: Vec<(OsString, OsString)>,
 }
 
+/// How Claude Code is launched for the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentMode {
+    /// The learner writes the code: the coach persona, no write tools, and — when it can run
+    /// here — Claude Code's Bash sandbox with the learner's files read-only.
+    Coach { sandbox: bool },
+    /// `.orchestration/` (now or once): Claude Code works under declared intents with all its
+    /// tools; Paige's hooks check every call.
+    Governed,
+}
+
 /// Where the server the agent talks to listens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentServer {
@@ -47,6 +58,7 @@ pub fn agent_command(
     project_dir: &Path,
     run_dir: &Path,
     server: &AgentServer,
+    mode: AgentMode,
     agent_override: Option<&str>,
     path: Option<&std::ffi::OsStr>,
     shell: Option<&str>,
@@ -76,21 +88,19 @@ pub fn agent_command(
         });
     };
     let mcp_config = write_mcp_config(run_dir, server)?;
-    let mut args: Vec<OsString> = vec![
-        "--mcp-config".into(),
-        mcp_config.into_os_string(),
-        "--append-system-prompt".into(),
-        crate::prompts::coach_persona::SYSTEM_PROMPT.into(),
-        "--disallowedTools".into(),
-    ];
-    args.extend(COACH_DISALLOWED_TOOLS.iter().map(OsString::from));
+    let mut args: Vec<OsString> = vec!["--mcp-config".into(), mcp_config.into_os_string()];
+    if let AgentMode::Coach { .. } = mode {
+        args.extend(["--append-system-prompt".into(), crate::prompts::coach_persona::SYSTEM_PROMPT.into()]);
+        args.push("--disallowedTools".into());
+        args.extend(COACH_DISALLOWED_TOOLS.iter().map(OsString::from));
+    }
     match &server.hook_command {
         Some(paige) => {
-            let settings = write_private_json(
-                run_dir,
-                "settings",
-                &crate::governance::claude_settings(&shell_quote(&paige.to_string_lossy())),
-            )?;
+            let mut settings = crate::governance::claude_settings(&shell_quote(&paige.to_string_lossy()));
+            if mode == (AgentMode::Coach { sandbox: true }) {
+                settings["sandbox"] = crate::sandbox::settings(project_dir);
+            }
+            let settings = write_private_json(run_dir, "settings", &settings)?;
             args.extend(["--settings".into(), settings.into_os_string()]);
         }
         None => tracing::warn!("no `paige` command found beside the app: Claude Code runs without Paige's hooks"),

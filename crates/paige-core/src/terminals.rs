@@ -44,4 +44,60 @@ impl Core {
             tracing::warn!(connection = id.0, "cannot resize the terminal: {err}");
         }
     }
+
+    /// How Claude Code is launched here (read at each terminal start, so switching a project
+    /// between modes takes effect on the next one); the UI is told which mode is active and,
+    /// in coach mode without the OS sandbox, why.
+    pub fn agent_mode(&self, path: Option<&std::ffi::OsStr>) -> crate::terminal::AgentMode {
+        use crate::protocol::MessageKind;
+        use crate::terminal::AgentMode;
+        let (mode, notice) = match self.governance_enabled() {
+            Ok(true) => (
+                AgentMode::Governed,
+                (
+                    MessageKind::Info,
+                    "Governed mode: Claude Code works under the intents in .orchestration/.".to_owned(),
+                ),
+            ),
+            _ => match sandbox_probe(path) {
+                Ok(()) => (
+                    AgentMode::Coach { sandbox: true },
+                    (MessageKind::Info, "Coach mode: you write the code; Claude Code's commands run sandboxed.".into()),
+                ),
+                Err(why) => (
+                    AgentMode::Coach { sandbox: false },
+                    (
+                        MessageKind::Warning,
+                        format!(
+                            "Coach mode runs without the OS sandbox ({why}). Paige's hooks and change detector \
+                             still keep your files yours."
+                        ),
+                    ),
+                ),
+            },
+        };
+        let message = |(kind, text): &(MessageKind, String)| {
+            crate::protocol::ServerMessage::CoachingMessage(crate::protocol::CoachingMessage {
+                message: text.clone(),
+                kind: *kind,
+                anchor: None,
+            })
+        };
+        self.broadcast(message(&notice));
+        self.live().agent_notice = Some(message(&notice));
+        mode
+    }
+}
+
+/// [`crate::sandbox::probe`], once per `PATH`.
+fn sandbox_probe(path: Option<&std::ffi::OsStr>) -> Result<(), String> {
+    type Probe = (Option<std::ffi::OsString>, Result<(), String>);
+    static PROBES: std::sync::Mutex<Vec<Probe>> = std::sync::Mutex::new(Vec::new());
+    let key = path.map(std::ffi::OsStr::to_owned);
+    if let Some((_, known)) = PROBES.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|(k, _)| *k == key) {
+        return known.clone();
+    }
+    let result = crate::sandbox::probe(path);
+    PROBES.lock().unwrap_or_else(|p| p.into_inner()).push((key, result.clone()));
+    result
 }

@@ -212,3 +212,20 @@ fn the_version_store_stays_under_its_cap_without_dropping_a_files_latest_version
     let latest = &core.db().file_versions(&root, Some("src/a.txt")).expect("versions")[0];
     assert_eq!(latest.sha256, paige_core::governance::ledger::sha256_hex("4".repeat(600 << 10).as_bytes()));
 }
+
+#[test]
+fn the_terminal_mode_follows_the_project_and_the_ui_is_told_when_the_os_sandbox_is_missing() {
+    use paige_core::terminal::AgentMode;
+    let coach = Gov::coach(FILES);
+    let mut events = coach.core.subscribe();
+    let empty = tempfile::tempdir().expect("empty PATH");
+    assert_eq!(coach.core.agent_mode(Some(empty.path().as_os_str())), AgentMode::Coach { sandbox: false });
+    let told = format!("{:?}", events.try_recv().expect("a notice"));
+    assert!(told.contains("without the OS sandbox") && told.contains("Warning"), "{told}");
+
+    let governed = Gov::governed(INTENTS, &[("src/weather/w.rs", "w\n")]);
+    assert_eq!(governed.core.agent_mode(Some(empty.path().as_os_str())), AgentMode::Governed);
+    // Switching takes effect on the next terminal start: the mode is read each time.
+    std::fs::create_dir_all(coach.root().join(".orchestration")).expect("mkdir");
+    assert_eq!(coach.core.agent_mode(Some(empty.path().as_os_str())), AgentMode::Governed);
+}

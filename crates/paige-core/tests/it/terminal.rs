@@ -4,7 +4,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use paige_core::protocol::TerminalSize;
-use paige_core::terminal::{AgentCommand, AgentServer, Terminal, agent_command, take_utf8};
+use paige_core::terminal::{AgentCommand, AgentMode, AgentServer, Terminal, agent_command, take_utf8};
+
+const COACH: AgentMode = AgentMode::Coach { sandbox: false };
 
 fn server() -> AgentServer {
     AgentServer { port: 4321, token: "tok-123".into(), hook_command: Some("/opt/paige app/paige".into()) }
@@ -17,7 +19,8 @@ fn dirs() -> (tempfile::TempDir, tempfile::TempDir) {
 #[test]
 fn paige_agent_cmd_overrides_the_command_word_by_word() {
     let (project, run) = dirs();
-    let cmd = agent_command(project.path(), run.path(), &server(), Some(" bash  --norc "), None, None).expect("cmd");
+    let cmd =
+        agent_command(project.path(), run.path(), &server(), COACH, Some(" bash  --norc "), None, None).expect("cmd");
     assert_eq!((cmd.program, cmd.args), (OsString::from("bash"), vec![OsString::from("--norc")]));
     assert_eq!(cmd.cwd, project.path());
     assert!(std::fs::read_dir(run.path()).expect("run dir").next().is_none(), "no MCP config for an override");
@@ -30,8 +33,8 @@ fn claude_gets_the_generated_mcp_config_persona_and_coach_mode_limits() {
     let claude = bin.path().join("claude");
     std::fs::write(&claude, "#!/bin/sh\n").expect("fake claude");
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let cmd =
-        agent_command(project.path(), run.path(), &server(), None, Some(bin.path().as_os_str()), None).expect("cmd");
+    let cmd = agent_command(project.path(), run.path(), &server(), COACH, None, Some(bin.path().as_os_str()), None)
+        .expect("cmd");
     assert_eq!(cmd.program, claude.as_os_str());
     let args: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     assert_eq!(args[0], "--mcp-config");
@@ -70,12 +73,19 @@ fn claude_gets_the_generated_mcp_config_persona_and_coach_mode_limits() {
 fn without_claude_the_terminal_opens_the_users_shell_with_an_install_hint() {
     let (project, run) = dirs();
     let empty = tempfile::tempdir().expect("empty PATH dir");
-    let cmd =
-        agent_command(project.path(), run.path(), &server(), None, Some(empty.path().as_os_str()), Some("/bin/zsh"))
-            .expect("cmd");
+    let cmd = agent_command(
+        project.path(),
+        run.path(),
+        &server(),
+        COACH,
+        None,
+        Some(empty.path().as_os_str()),
+        Some("/bin/zsh"),
+    )
+    .expect("cmd");
     assert_eq!(cmd.program, OsString::from("/bin/zsh"));
     assert!(cmd.banner.expect("hint").contains("npm install -g @anthropic-ai/claude-code"));
-    let fallback = agent_command(project.path(), run.path(), &server(), None, None, None).expect("cmd");
+    let fallback = agent_command(project.path(), run.path(), &server(), COACH, None, None, None).expect("cmd");
     assert_eq!(fallback.program, OsString::from("/bin/sh"));
 }
 
@@ -305,4 +315,72 @@ fn a_terminal_whose_output_nobody_reads_still_closes_at_once() {
     let started = Instant::now();
     t.core.close_terminal(window);
     assert!(started.elapsed() < Duration::from_secs(2), "closing took {:?}", started.elapsed());
+}
+
+#[test]
+fn governed_projects_launch_claude_with_all_its_tools_and_no_coach_persona() {
+    let (project, run) = dirs();
+    let bin = tempfile::tempdir().expect("bin dir");
+    std::fs::write(bin.path().join("claude"), "#!/bin/sh\n").expect("fake claude");
+    std::fs::set_permissions(bin.path().join("claude"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let cmd = agent_command(
+        project.path(),
+        run.path(),
+        &server(),
+        AgentMode::Governed,
+        None,
+        Some(bin.path().as_os_str()),
+        None,
+    )
+    .expect("cmd");
+    let args: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    assert!(!args.iter().any(|a| a == "--disallowedTools" || a == "--append-system-prompt"), "{args:?}");
+    let settings_at = args.iter().position(|a| a == "--settings").expect("hooks are wired");
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&args[settings_at + 1]).expect("settings")).expect("json");
+    assert!(settings["hooks"]["PreToolUse"].is_array());
+    assert!(settings.get("sandbox").is_none(), "the OS sandbox is coach mode's");
+}
+
+#[test]
+fn the_coach_sandbox_denies_writes_to_exactly_the_learners_paths() {
+    let (project, run) = dirs();
+    let root = project.path().canonicalize().expect("root");
+    for (path, content) in [
+        (".gitignore", "target/\nnode_modules/\n"),
+        ("Cargo.toml", "[package]\n"),
+        ("src/main.rs", "fn main() {}\n"),
+        ("src/bin/tool.rs", "fn main() {}\n"),
+        ("web/index.js", "x\n"),
+        ("web/node_modules/dep/index.js", "x\n"),
+        ("target/debug/app", "x"),
+        (".git/HEAD", "ref: refs/heads/main\n"),
+    ] {
+        std::fs::create_dir_all(root.join(path).parent().expect("parent")).expect("mkdir");
+        std::fs::write(root.join(path), content).expect("write");
+    }
+    let bin = tempfile::tempdir().expect("bin dir");
+    std::fs::write(bin.path().join("claude"), "#!/bin/sh\n").expect("fake claude");
+    std::fs::set_permissions(bin.path().join("claude"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let mode = AgentMode::Coach { sandbox: true };
+    let cmd = agent_command(&root, run.path(), &server(), mode, None, Some(bin.path().as_os_str()), None).expect("cmd");
+    let args: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let settings_at = args.iter().position(|a| a == "--settings").expect("settings");
+    let settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&args[settings_at + 1]).expect("settings")).expect("json");
+    let sandbox = &settings["sandbox"];
+    assert_eq!(sandbox["enabled"], true);
+    assert_eq!(sandbox["failIfUnavailable"], true, "never unsandboxed when Paige asked for the sandbox");
+    assert_eq!(sandbox["allowUnsandboxedCommands"], false);
+    let mut deny: Vec<String> = sandbox["filesystem"]["denyWrite"]
+        .as_array()
+        .expect("denyWrite")
+        .iter()
+        .map(|p| p.as_str().expect("path").to_owned())
+        .collect();
+    deny.sort();
+    let abs = |rel: &str| format!("/{}", root.join(rel).display());
+    // `src` is all the learner's: denied whole. `web` holds an ignored folder: its learner
+    // file is denied, the folder stays writable. Ignored and excluded paths are not denied.
+    assert_eq!(deny, [abs(".gitignore"), abs("Cargo.toml"), abs("src"), abs("web/index.js")]);
 }
