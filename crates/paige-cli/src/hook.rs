@@ -80,6 +80,14 @@ fn print_decision(event: HookEvent, decision: HookDecision) -> ExitCode {
             eprintln!("{reason}");
             return ExitCode::from(2);
         }
+        HookDecision::Stop { reason } => {
+            let mut answer = serde_json::json!({"continue": false, "stopReason": reason});
+            if event == HookEvent::PreToolUse {
+                answer["hookSpecificOutput"] = serde_json::json!({"hookEventName": "PreToolUse",
+                    "permissionDecision": "deny", "permissionDecisionReason": reason});
+            }
+            writeln!(out, "{answer}")
+        }
         HookDecision::Deny { reason } | HookDecision::Block { reason } => {
             writeln!(out, "{}", serde_json::json!({"decision": "block", "reason": reason}))
         }

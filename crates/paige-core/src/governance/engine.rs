@@ -13,7 +13,7 @@ use super::{GovernanceError, HookDecision, HookEvent, HookInput};
 use crate::Core;
 use crate::db::{AgentSession, AgentState};
 
-/// The circuit breaker trips on this many identical calls in a row.
+/// This many identical calls in a row pass; the next trips the circuit breaker.
 pub const BREAKER_LIMIT: i64 = 3;
 /// A tool failing this many times in a row is a lesson for the Shared Brain.
 pub const FAILURE_LESSON_AT: i64 = 3;
@@ -270,13 +270,14 @@ impl Core {
             session.last_call_hash = Some(call_hash);
             session.repeat_count = 1;
         }
-        if session.repeat_count >= BREAKER_LIMIT {
+        if session.repeat_count > BREAKER_LIMIT {
             let reason = format!(
-                "Circuit Breaker: {tool} was called {} times in a row with the same input. Intent {} is BLOCKED \
-                 until a human resets it (`paige intents reset {}`).",
+                "Circuit Breaker: loop detected — {tool} was called {} times in a row with the same input. Intent \
+                 {} is BLOCKED until a human resets it (`paige intents reset {}`); the session ends.",
                 session.repeat_count, intent.id, intent.id
             );
-            return self.trip(orch, file, session, input, &intent.id, reason);
+            self.trip(orch, file, session, input, &intent.id, reason.clone())?;
+            return Ok(HookDecision::Stop { reason });
         }
 
         // Budgets.

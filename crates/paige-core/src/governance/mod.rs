@@ -135,6 +135,11 @@ pub enum HookDecision {
     Block {
         reason: String,
     },
+    /// The session ends (`{"continue": false, "stopReason": ...}`); a PreToolUse's call is
+    /// denied too. The circuit breaker's loop-detection error.
+    Stop {
+        reason: String,
+    },
     /// SessionStart / UserPromptSubmit: added to the model's context; PreCompact: added to
     /// the compaction instructions.
     Context {
