@@ -332,13 +332,10 @@ fn intents_reset_unblocks_a_budget_trip_and_restarts_the_turn_count() {
 #[test]
 fn a_breaker_stop_ends_the_session_in_claude_codes_format_and_denies_the_call() {
     let mut world = World::ready();
-    const BODY: &str = r#"{"decision":"stop","reason":"Circuit Breaker: loop detected"}"#;
-    const REPLY: &str = concat!(
-        "HTTP/1.1 200 OK\r\nContent-Length: 60\r\n\r\n",
-        r#"{"decision":"stop","reason":"Circuit Breaker: loop detected"}"#
-    );
-    assert_eq!(BODY.len(), 60);
-    world.set("PAIGE_URL", &fake_paige(REPLY.as_bytes(), Duration::ZERO)).set("PAIGE_TOKEN", "t");
+    let body = r#"{"decision":"stop","reason":"Circuit Breaker: loop detected"}"#;
+    let reply = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let reply: &'static [u8] = Box::leak(reply.into_bytes().into_boxed_slice());
+    world.set("PAIGE_URL", &fake_paige(reply, Duration::ZERO)).set("PAIGE_TOKEN", "t");
     let (status, stdout, stderr) = world.run_stdin(&["hook", "pre-tool-use"], &write_payload(&world));
     assert_eq!(status.code(), Some(0), "{stderr}");
     let answer: Value = serde_json::from_str(stdout.trim()).expect("json on stdout");
