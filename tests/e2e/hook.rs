@@ -343,3 +343,37 @@ fn a_breaker_stop_ends_the_session_in_claude_codes_format_and_denies_the_call() 
     assert_eq!(answer["stopReason"], "Circuit Breaker: loop detected");
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
 }
+
+#[test]
+fn ledger_verify_passes_an_intact_chain_and_names_the_first_tampered_line() {
+    use paige_core::governance::ledger::{self, NewTrace, TraceKind};
+    let world = World::ready();
+    let project = world.project().display().to_string();
+    assert!(world.run(&["intents", "init", "--project", &project]).0.success());
+    let trace = world.project().join(".orchestration/agent_trace.jsonl");
+    for i in 0..3 {
+        let entry = NewTrace {
+            id: format!("e{i}"),
+            timestamp: "2026-11-22T10:00:00Z".parse().expect("time"),
+            kind: TraceKind::Mutation,
+            intent_id: Some("INT-001".into()),
+            session_id: "s".into(),
+            model: None,
+            tool: "Write".into(),
+            file: Some(format!("src/f{i}.rs")),
+            blocks: Vec::new(),
+            file_hash: Some(ledger::sha256_hex(b"x")),
+            command: None,
+            reason: None,
+        };
+        ledger::append(&trace, entry).expect("append");
+    }
+    let (status, stdout, _) = world.run(&["ledger", "verify", "--project", &project]);
+    assert!(status.success(), "{stdout}");
+    assert!(stdout.contains("3 lines, the hash chain is intact"), "{stdout}");
+    let text = std::fs::read_to_string(&trace).expect("trace");
+    std::fs::write(&trace, text.replacen("src/f1.rs", "src/evil.rs", 1)).expect("tamper");
+    let (status, stdout, _) = world.run(&["ledger", "verify", "--project", &project]);
+    assert_eq!(status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("BROKEN at agent_trace.jsonl line 2"), "{stdout}");
+}

@@ -77,6 +77,27 @@ pub fn run(args: IntentsArgs) -> anyhow::Result<bool> {
     Ok(true)
 }
 
+/// `paige ledger verify`.
+pub fn ledger(args: crate::LedgerArgs) -> anyhow::Result<bool> {
+    let project = project_dir(args.project)?;
+    let path = Orchestration::new(&project).trace_path();
+    match args.command {
+        crate::LedgerCommand::Verify => {
+            let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            match ledger::verify(&text) {
+                Ok(lines) => {
+                    println!("{}: {lines} lines, the hash chain is intact", path.display());
+                    Ok(true)
+                }
+                Err(broken) => {
+                    println!("{}: BROKEN at {broken}; every line from there on is unverified", path.display());
+                    Ok(false)
+                }
+            }
+        }
+    }
+}
+
 /// Clears the intent's turn count in Paige's database, when there is one.
 fn reset_usage(project: &Path, id: &str) -> anyhow::Result<()> {
     let data_dir = match std::env::var_os("DATA_DIR") {

@@ -49,6 +49,10 @@ enum Command {
     Hook(HookArgs),
     /// Create and manage the governance intents in .orchestration/active_intents.yaml.
     Intents(IntentsArgs),
+    /// Check the audit ledger, .orchestration/agent_trace.jsonl: `paige ledger verify` checks
+    /// every line's hash and its chain to the line before, and exits 1 naming the first
+    /// broken line.
+    Ledger(LedgerArgs),
     /// List the versions of your files Paige kept, or bring one back: `paige restore` lists
     /// (id, time, before/undone, size, path), `paige restore <id>` restores that version.
     ///
@@ -104,6 +108,21 @@ pub(crate) struct BlameArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct LedgerArgs {
+    /// The project [env: PROJECT_DIR] [default: the working directory]
+    #[arg(long, value_name = "DIR", global = true)]
+    project: Option<PathBuf>,
+    #[command(subcommand)]
+    command: LedgerCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum LedgerCommand {
+    /// Check every line's hash and chain; exit 1 naming the first broken line.
+    Verify,
+}
+
+#[derive(Debug, Args)]
 struct DoctorArgs {
     /// The project to check with [env: PROJECT_DIR]
     #[arg(long, value_name = "DIR")]
@@ -140,6 +159,7 @@ fn main() -> ExitCode {
         Command::Intents(args) => intents::run(args),
         Command::Blame(args) => intents::blame(args),
         Command::Restore(args) => restore::run(args),
+        Command::Ledger(args) => intents::ledger(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
