@@ -243,9 +243,11 @@ impl Core {
             let core = Arc::downgrade(self);
             let watcher = Watcher::start(&self.root, move |change| {
                 if let Some(core) = core.upgrade() {
+                    core.detector().journal_note(&change);
                     core.broadcast(ServerMessage::FsTreeUpdate(change));
                 }
             })?;
+            self.detector().journal_start(watcher.degraded().is_none());
             if let Some(notice) = watcher.degraded() {
                 self.live().watch_notice = Some(notice.to_owned());
                 self.broadcast(watch_notice(notice));

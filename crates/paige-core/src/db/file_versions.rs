@@ -51,7 +51,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileVersion> {
 const COLUMNS: &str = "id, path, sha256, size, mode, created_at, kind";
 
 impl Db {
-    /// Records a version unless it is already the path's latest of that kind.
+    /// Records a version unless it is already the path's latest of that kind; true when added.
     pub fn add_file_version(
         &self,
         project_dir: &Path,
@@ -60,7 +60,7 @@ impl Db {
         size: u64,
         mode: u32,
         kind: VersionKind,
-    ) -> Result<(), DbError> {
+    ) -> Result<bool, DbError> {
         let project = project_dir.display().to_string();
         let conn = self.conn();
         let latest: Option<String> = conn
@@ -72,14 +72,14 @@ impl Db {
             )
             .optional()?;
         if latest.as_deref() == Some(sha256) {
-            return Ok(());
+            return Ok(false);
         }
         conn.execute(
             "INSERT INTO file_versions (project_dir, path, sha256, size, mode, kind, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![project, path, sha256, size as i64, i64::from(mode), kind.as_str(), ts(self.now())],
         )?;
-        Ok(())
+        Ok(true)
     }
 
     /// The project's kept versions, newest first; of one path when given.

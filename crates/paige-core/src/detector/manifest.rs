@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
+use std::sync::Mutex;
 
 /// What a file's metadata says. `ctime` is compared too: a same-size write followed by
 /// `touch -r` keeps size and mtime, but not ctime.
@@ -32,20 +33,59 @@ impl Meta {
 
 pub(crate) type Manifest = BTreeMap<String, Meta>;
 
-/// The learner files under `root`, by their path relative to it (`/`-separated).
+/// The learner files under `root`, by their path relative to it (`/`-separated). Walks on
+/// two threads: a call pays this walk once.
 pub(crate) fn scan(root: &Path) -> Manifest {
-    let mut manifest = Manifest::new();
-    for entry in crate::files::walker(root, root).build().flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        if entry.file_name().to_string_lossy().starts_with(crate::files::TEMP_PREFIX) {
-            continue;
-        }
-        let (Ok(rel), Ok(metadata)) = (entry.path().strip_prefix(root), entry.metadata()) else { continue };
-        manifest.insert(crate::files::to_slash(rel), Meta::of(&metadata));
+    scan_from(root, root)
+}
+
+/// The learner files under `start` (a folder the tree keeps, inside `root`).
+pub(crate) fn scan_from(root: &Path, start: &Path) -> Manifest {
+    let found = Mutex::new(Vec::new());
+    crate::files::walker(root, start).threads(2).build_parallel().visit(&mut Collector { root, found: &found });
+    found.into_inner().unwrap_or_else(|p| p.into_inner()).into_iter().collect()
+}
+
+type Found = Mutex<Vec<(String, Meta)>>;
+
+struct Collector<'a> {
+    root: &'a Path,
+    found: &'a Found,
+}
+
+impl<'a> ignore::ParallelVisitorBuilder<'a> for Collector<'a> {
+    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 'a> {
+        Box::new(Batch { root: self.root, found: self.found, batch: Vec::new() })
     }
-    manifest
+}
+
+/// One walking thread's finds, handed over in batches and when the thread is done.
+struct Batch<'a> {
+    root: &'a Path,
+    found: &'a Found,
+    batch: Vec<(String, Meta)>,
+}
+
+impl ignore::ParallelVisitor for Batch<'_> {
+    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
+        if let Ok(entry) = entry
+            && entry.file_type().is_some_and(|t| t.is_file())
+            && !entry.file_name().to_string_lossy().starts_with(crate::files::TEMP_PREFIX)
+            && let (Ok(rel), Ok(metadata)) = (entry.path().strip_prefix(self.root), entry.metadata())
+        {
+            self.batch.push((crate::files::to_slash(rel), Meta::of(&metadata)));
+            if self.batch.len() >= 512 {
+                self.found.lock().unwrap_or_else(|p| p.into_inner()).append(&mut self.batch);
+            }
+        }
+        ignore::WalkState::Continue
+    }
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        self.found.lock().unwrap_or_else(|p| p.into_inner()).append(&mut self.batch);
+    }
 }
 
 /// Lockfiles builds and tests rewrite as a side effect: kept and reported, never undone.

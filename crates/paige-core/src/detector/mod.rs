@@ -88,12 +88,27 @@ struct Known {
 #[derive(Default)]
 struct State {
     baseline: BTreeMap<String, Known>,
+    /// A full walk made the baseline; from then on the watcher's journal keeps it current.
+    primed: bool,
     /// Open window: the calls in it, and whether one left a process running.
     window: Option<(HashSet<String>, bool)>,
 }
 
+/// The paths the watcher saw change since the last window opened. Trusted only while the
+/// watcher runs over the whole project; otherwise (or past [`MAX_JOURNAL`]) a window opens
+/// with a full walk.
+#[derive(Default)]
+struct Journal {
+    trusted: bool,
+    overflow: bool,
+    paths: HashSet<String>,
+}
+
+const MAX_JOURNAL: usize = 2000;
+
 pub(crate) struct Detector {
     state: Mutex<State>,
+    journal: Mutex<Journal>,
     /// Content hashes of the learner's saves through Paige while a window is open.
     saves: Mutex<HashMap<String, HashSet<String>>>,
     store: Store,
@@ -101,13 +116,41 @@ pub(crate) struct Detector {
 
 impl Detector {
     pub(crate) fn new(store: Store) -> Detector {
-        Detector { state: Mutex::default(), saves: Mutex::default(), store }
+        Detector { state: Mutex::default(), journal: Mutex::default(), saves: Mutex::default(), store }
     }
 
     /// A save through Paige's own path (the learner's): not undone if it lands in a window.
     pub(crate) fn note_save(&self, rel: &str, content: &[u8]) {
         let sha = crate::governance::ledger::sha256_hex(content);
         self.saves.lock().unwrap_or_else(|p| p.into_inner()).entry(rel.to_owned()).or_default().insert(sha);
+    }
+
+    /// The watcher started (over the whole project, or `degraded`): until the next full
+    /// walk nothing it missed before is known.
+    pub(crate) fn journal_start(&self, complete: bool) {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        *journal = Journal { trusted: complete, overflow: true, paths: HashSet::new() };
+    }
+
+    /// A change the watcher saw.
+    pub(crate) fn journal_note(&self, change: &crate::files::FsChange) {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        for path in std::iter::once(&change.path).chain(change.new_path.as_ref()) {
+            journal.paths.insert(path.clone());
+        }
+        if journal.paths.len() > MAX_JOURNAL {
+            journal.overflow = true;
+            journal.paths.clear();
+        }
+    }
+
+    /// The changed paths since the last call, or `None` when a full walk is needed.
+    fn journal_take(&self) -> Option<HashSet<String>> {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        let paths = std::mem::take(&mut journal.paths);
+        let usable = journal.trusted && !journal.overflow;
+        journal.overflow = false;
+        usable.then_some(paths)
     }
 
     fn saved(&self, rel: &str, sha: &str) -> bool {
@@ -126,17 +169,13 @@ impl Core {
             *background |= backgrounds;
             return Ok(());
         }
-        let now = manifest::scan(self.project_root().path());
-        state.baseline.retain(|path, _| now.contains_key(path));
-        for (path, meta) in &now {
-            if state.baseline.get(path).is_some_and(|k| k.meta == *meta) {
-                continue;
-            }
-            let known = self.remember(path, *meta, VersionKind::Seen)?;
-            state.baseline.insert(path.clone(), known);
+        match detector.journal_take().filter(|_| state.primed) {
+            Some(paths) => self.refresh(&mut state, paths)?,
+            None => self.refresh_all(&mut state)?,
         }
         detector.saves.lock().unwrap_or_else(|p| p.into_inner()).clear();
         state.window = Some((HashSet::from([call_id.to_owned()]), backgrounds));
+        detector.store.evict(self.db())?;
         Ok(())
     }
 
@@ -160,13 +199,18 @@ impl Core {
         state.window = None;
         let now = manifest::scan(self.project_root().path());
         let mut settled = Vec::new();
-        let paths: Vec<String> =
-            state.baseline.keys().chain(now.keys()).cloned().collect::<HashSet<_>>().into_iter().collect();
+        // Only paths whose metadata moved are looked at further.
+        let mut paths: Vec<String> = now
+            .iter()
+            .filter(|(path, meta)| state.baseline.get(*path).is_none_or(|k| k.meta != **meta))
+            .map(|(path, _)| path.clone())
+            .collect();
+        paths.extend(state.baseline.keys().filter(|path| !now.contains_key(*path)).cloned());
         for path in paths {
             let before = state.baseline.get(&path).cloned();
             let after = now.get(&path).copied();
             let Some(change) = self.compare(&path, before.as_ref(), after)? else {
-                if let Some(meta) = after {
+                if let Some(meta) = after.filter(|m| before.as_ref().is_none_or(|k| k.meta != *m)) {
                     // Same content (a touch), or the learner's own save: the new baseline.
                     let known = self.remember(&path, meta, VersionKind::Seen)?;
                     state.baseline.insert(path, known);
@@ -206,7 +250,50 @@ impl Core {
             settled.push(outcome);
         }
         settled.sort_by(|a, b| a.path.cmp(&b.path));
+        detector.store.evict(self.db())?;
         Ok(settled)
+    }
+
+    /// The baseline from a full walk: every file whose metadata moved is kept anew.
+    fn refresh_all(&self, state: &mut State) -> Result<(), DetectorError> {
+        let now = manifest::scan(self.project_root().path());
+        state.baseline.retain(|path, _| now.contains_key(path));
+        for (path, meta) in &now {
+            if state.baseline.get(path).is_none_or(|k| k.meta != *meta) {
+                let known = self.remember(path, *meta, VersionKind::Seen)?;
+                state.baseline.insert(path.clone(), known);
+            }
+        }
+        state.primed = true;
+        Ok(())
+    }
+
+    /// The baseline updated for the paths the watcher saw change since the last window: what
+    /// they are now (a file, a folder to walk, or gone). A change to ignore rules walks all.
+    fn refresh(&self, state: &mut State, paths: HashSet<String>) -> Result<(), DetectorError> {
+        let root = self.project_root().path().to_owned();
+        let rules = |p: &str| {
+            p == ".git/info/exclude" || p.rsplit('/').next().is_some_and(|n| n == ".gitignore" || n == ".ignore")
+        };
+        if paths.iter().any(|p| rules(p)) {
+            return self.refresh_all(state);
+        }
+        for path in paths {
+            let under = format!("{path}/");
+            let found = match std::fs::symlink_metadata(root.join(&path)) {
+                Ok(m) if m.is_file() => Manifest::from([(path.clone(), Meta::of(&m))]),
+                Ok(m) if m.is_dir() => manifest::scan_from(&root, &root.join(&path)),
+                _ => Manifest::new(),
+            };
+            state.baseline.retain(|p, _| !(p == &path || p.starts_with(&under)) || found.contains_key(p));
+            for (p, meta) in found {
+                if state.baseline.get(&p).is_none_or(|k| k.meta != meta) {
+                    let known = self.remember(&p, meta, VersionKind::Seen)?;
+                    state.baseline.insert(p, known);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Whether a window is open (for tests and the UI).
@@ -319,6 +406,7 @@ pub fn restore_version(
     }
     let bytes = store.get(&version.sha256)?;
     crate::files::write_bytes(&file, &bytes, Some(version.mode))?;
+    store.evict(db)?;
     Ok(version.path)
 }
 

@@ -12,12 +12,14 @@ use super::DetectorError;
 pub struct Store {
     dir: PathBuf,
     max_bytes: u64,
+    /// A version was added since the last eviction check.
+    pending: std::sync::atomic::AtomicBool,
 }
 
 impl Store {
     /// The store of a `DATA_DIR`.
     pub fn new(dir: PathBuf, max_bytes: u64) -> Store {
-        Store { dir, max_bytes }
+        Store { dir, max_bytes, pending: Default::default() }
     }
 
     fn object(&self, sha: &str) -> PathBuf {
@@ -41,8 +43,8 @@ impl Store {
     ) -> Result<String, DetectorError> {
         let sha = crate::governance::ledger::sha256_hex(bytes);
         self.put(&sha, bytes)?;
-        db.add_file_version(project, path, &sha, bytes.len() as u64, mode, kind)?;
-        self.evict(db)?;
+        let added = db.add_file_version(project, path, &sha, bytes.len() as u64, mode, kind)?;
+        self.pending.fetch_or(added, std::sync::atomic::Ordering::Relaxed);
         Ok(sha)
     }
 
@@ -73,8 +75,12 @@ impl Store {
         Ok(bytes)
     }
 
-    /// Drops the oldest versions until the store fits its cap (or only latest ones remain).
-    fn evict(&self, db: &Db) -> Result<(), DetectorError> {
+    /// Drops the oldest versions until the store fits its cap (or only latest ones remain);
+    /// a no-op unless something was kept since the last call.
+    pub(crate) fn evict(&self, db: &Db) -> Result<(), DetectorError> {
+        if !self.pending.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
         while db.file_versions_bytes()? > self.max_bytes {
             match db.drop_oldest_file_version()? {
                 None => break,

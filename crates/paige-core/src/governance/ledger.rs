@@ -34,6 +34,10 @@ pub struct Block {
     pub content_hash: String,
     /// SHA-256 of the block with every whitespace run collapsed to one space.
     pub normalized_hash: String,
+    /// SHA-256 of the block with all whitespace removed: the same after a formatter reflowed
+    /// it (line breaks and indentation). Absent in entries older than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compact_hash: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,6 +86,11 @@ pub fn normalize_ws(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The text without any whitespace.
+pub fn compact(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
 /// The block `text` as found in `file_content` (first occurrence), with its hashes.
 pub fn locate_block(file_content: &str, text: &str) -> Option<Block> {
     if text.trim().is_empty() {
@@ -95,6 +104,7 @@ pub fn locate_block(file_content: &str, text: &str) -> Option<Block> {
         end_line: start_line + lines_in_block - 1,
         content_hash: sha256_hex(text.as_bytes()),
         normalized_hash: sha256_hex(normalize_ws(text).as_bytes()),
+        compact_hash: Some(sha256_hex(compact(text).as_bytes())),
     })
 }
 
@@ -248,6 +258,7 @@ pub fn blame(entries: &[TraceEntry], content: &str, line: usize) -> Option<Blame
     }
     let mut exact: HashMap<&str, (usize, i64)> = HashMap::new();
     let mut normalized: HashMap<&str, (usize, i64)> = HashMap::new();
+    let mut compacted: HashMap<&str, usize> = HashMap::new();
     for (i, entry) in entries.iter().enumerate() {
         if entry.kind != TraceKind::Mutation {
             continue;
@@ -256,6 +267,9 @@ pub fn blame(entries: &[TraceEntry], content: &str, line: usize) -> Option<Blame
             let n = block.end_line - block.start_line + 1;
             exact.insert(block.content_hash.as_str(), (i, n));
             normalized.insert(block.normalized_hash.as_str(), (i, n));
+            if let Some(hash) = &block.compact_hash {
+                compacted.insert(hash.as_str(), i);
+            }
         }
     }
     let mut sizes: Vec<i64> = exact.values().map(|(_, n)| *n).collect();
@@ -287,8 +301,39 @@ pub fn blame(entries: &[TraceEntry], content: &str, line: usize) -> Option<Blame
             }
         }
     }
+    if best.is_none() {
+        best = reflowed(&compacted, &lines, target).map(|i| (i, false));
+    }
     best.map(|(i, exact)| BlameHit { entry: entries[i].clone(), exact })
 }
+
+/// A formatter may have split or joined the block's lines: the newest mutation whose block,
+/// all whitespace removed, equals a run of lines covering `target` (any length up to
+/// [`MAX_REFLOWED_LINES`]).
+fn reflowed(compacted: &HashMap<&str, usize>, lines: &[&str], target: usize) -> Option<usize> {
+    if compacted.is_empty() {
+        return None;
+    }
+    let mut best: Option<usize> = None;
+    for start in target.saturating_sub(MAX_REFLOWED_LINES - 1)..=target {
+        let mut text = String::new();
+        for (end, line) in lines.iter().enumerate().skip(start).take(MAX_REFLOWED_LINES) {
+            text.push_str(&compact(line));
+            if end < target || text.is_empty() {
+                continue;
+            }
+            if let Some(i) = compacted.get(sha256_hex(text.as_bytes()).as_str())
+                && best.is_none_or(|b| *i > b)
+            {
+                best = Some(*i);
+            }
+        }
+    }
+    best
+}
+
+/// The longest run of lines a reflowed block is looked for in.
+const MAX_REFLOWED_LINES: usize = 120;
 
 /// Regenerates `intent_map.md` (file → intents that changed it) from the ledger.
 pub(crate) fn write_intent_map(orch: &super::Orchestration, file: &super::IntentsFile) -> Result<(), GovernanceError> {

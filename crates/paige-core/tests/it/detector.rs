@@ -229,3 +229,27 @@ fn the_terminal_mode_follows_the_project_and_the_ui_is_told_when_the_os_sandbox_
     std::fs::create_dir_all(coach.root().join(".orchestration")).expect("mkdir");
     assert_eq!(coach.core.agent_mode(Some(empty.path().as_os_str())), AgentMode::Governed);
 }
+
+#[test]
+fn with_the_watcher_running_changes_between_calls_are_the_learners_and_stay() {
+    let gov = Gov::coach(FILES);
+    gov.core.start_watcher().expect("watcher");
+    assert_eq!(gov.bash_pre("t1", "make"), HookDecision::None);
+    assert_eq!(gov.bash_post("t1", "make"), HookDecision::None, "nothing changed");
+    // Between calls the learner edits in another editor, adds a folder and deletes a file.
+    gov.put("src/lib.rs", "pub fn add() { /* learner */ }\n");
+    gov.put("src/new/mod.rs", "// learner\n");
+    std::fs::remove_file(gov.root().join("run.sh")).expect("rm");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(gov.bash_pre("t2", "make"), HookDecision::None);
+    gov.put("src/main.rs", "// the command\n");
+    let reason = blocked(&gov.bash_post("t2", "make")).to_owned();
+    assert!(reason.contains("src/main.rs") && !reason.contains("src/lib.rs") && !reason.contains("run.sh"), "{reason}");
+    assert_eq!(gov.read("src/lib.rs").as_deref(), Some("pub fn add() { /* learner */ }\n"));
+    assert_eq!(gov.read("src/new/mod.rs").as_deref(), Some("// learner\n"));
+    assert_eq!(gov.read("run.sh"), None);
+    assert_eq!(gov.read("src/main.rs").as_deref(), Some("fn main() {}\n"));
+    // The learner's versions are kept too: the one before the edit is restorable.
+    let versions = gov.core.db().file_versions(&gov.root(), Some("src/lib.rs")).expect("versions");
+    assert_eq!(versions.len(), 2, "{versions:?}");
+}

@@ -413,6 +413,25 @@ fn blame_finds_the_intent_after_the_block_moves_within_and_across_files() {
 }
 
 #[test]
+fn blame_finds_the_intent_after_a_formatter_reflowed_the_block() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let block =
+        "fn total(items: &[Item]) -> u32 {\n    items.iter().map(|i| i.price).filter(|p| *p > 0).sum::<u32>()\n}\n";
+    g.write(A, "src/weather/total.rs", block);
+    let trace = g.trace();
+    // rustfmt split the chain over lines and re-indented it: neither hash of the block holds.
+    let reflowed = "use crate::Item;\n\nfn total(items: &[Item]) -> u32 {\n    items\n        .iter()\n        \
+                    .map(|i| i.price)\n        .filter(|p| *p > 0)\n        .sum::<u32>()\n}\n";
+    for line in 3..=9 {
+        let hit = ledger::blame(&trace, reflowed, line).unwrap_or_else(|| panic!("line {line} not found after reflow"));
+        assert_eq!((hit.entry.intent_id.as_deref(), hit.exact), (Some("INT-001"), false));
+    }
+    assert_eq!(ledger::blame(&trace, reflowed, 1), None, "the added import is nobody's");
+}
+
+#[test]
 fn tampering_with_any_ledger_line_breaks_the_chain() {
     let g = Gov::governed(INTENTS, &[]);
     g.prompt(A);
