@@ -363,11 +363,8 @@ impl Core {
                 }
             }
         }
-        let last_writer = ledger::read_all(&orch.trace_path())?
-            .into_iter()
-            .rev()
-            .find(|e| e.kind == TraceKind::Mutation && e.file.as_deref() == Some(rel))
-            .and_then(|e| e.intent_id);
+        self.ledger_index(orch)?;
+        let last_writer = self.db().ledger_last_writer(orch.project_root(), rel)?;
         Ok(last_writer.filter(|w| others.iter().any(|o| &o.id == w)))
     }
 
@@ -445,7 +442,14 @@ impl Core {
             trace.command = call.command().map(str::to_owned);
         }
         ledger::append(&orch.trace_path(), trace)?;
-        ledger::write_intent_map(orch, file)
+        self.write_intent_map(orch, file)
+    }
+
+    /// `intent_map.md` from the ledger's index, brought up to date first.
+    pub(super) fn write_intent_map(&self, orch: &Orchestration, file: &IntentsFile) -> Result<(), GovernanceError> {
+        self.ledger_index(orch)?;
+        let files = self.db().ledger_file_intents(orch.project_root())?;
+        ledger::write_intent_map(orch, file, &files)
     }
 
     fn deny(

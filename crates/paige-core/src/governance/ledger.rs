@@ -176,6 +176,33 @@ fn last_hash(file: &mut std::fs::File) -> std::io::Result<Option<String>> {
     }
 }
 
+/// The ledger's size and the `hash` of its last parseable line (reading from the end only).
+pub(crate) fn tail(path: &Path) -> std::io::Result<(u64, Option<String>)> {
+    let mut file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok((0, None)),
+        Err(err) => return Err(err),
+    };
+    let size = file.metadata()?.len();
+    Ok((size, last_hash(&mut file)?))
+}
+
+/// The entries after byte `offset` (a line boundary), and whether every line there parsed.
+pub(crate) fn read_from(path: &Path, offset: u64) -> std::io::Result<(Vec<TraceEntry>, bool)> {
+    let mut file = std::fs::File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    let mut entries = Vec::new();
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        match serde_json::from_str(line) {
+            Ok(entry) => entries.push(entry),
+            Err(_) => return Ok((entries, false)),
+        }
+    }
+    Ok((entries, true))
+}
+
 /// Every parseable entry, in order; unparseable lines are reported by [`verify`].
 pub fn read_all(path: &Path) -> Result<Vec<TraceEntry>, GovernanceError> {
     let text = match std::fs::read_to_string(path) {
@@ -335,20 +362,15 @@ fn reflowed(compacted: &HashMap<&str, usize>, lines: &[&str], target: usize) -> 
 /// The longest run of lines a reflowed block is looked for in.
 const MAX_REFLOWED_LINES: usize = 120;
 
-/// Regenerates `intent_map.md` (file → intents that changed it) from the ledger.
-pub(crate) fn write_intent_map(orch: &super::Orchestration, file: &super::IntentsFile) -> Result<(), GovernanceError> {
-    let mut map: std::collections::BTreeMap<String, Vec<String>> = Default::default();
-    for entry in read_all(&orch.trace_path())? {
-        if let (TraceKind::Mutation, Some(path), Some(intent)) = (entry.kind, entry.file, entry.intent_id) {
-            let ids = map.entry(path).or_default();
-            if !ids.contains(&intent) {
-                ids.push(intent);
-            }
-        }
-    }
+/// Regenerates `intent_map.md` (file → intents that changed them) from the ledger's index.
+pub(crate) fn write_intent_map(
+    orch: &super::Orchestration,
+    file: &super::IntentsFile,
+    files: &[(String, Vec<String>)],
+) -> Result<(), GovernanceError> {
     let mut text =
         String::from("# Intent map\n\nFiles and the intents that changed them (generated from agent_trace.jsonl).\n\n");
-    for (path, ids) in map {
+    for (path, ids) in files {
         let named: Vec<String> = ids
             .iter()
             .map(|id| match file.get(id) {

@@ -13,6 +13,7 @@ pub mod bash;
 mod coach;
 mod context;
 mod engine;
+mod index;
 pub mod intents;
 pub mod ledger;
 mod programs;

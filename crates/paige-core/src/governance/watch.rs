@@ -68,7 +68,8 @@ impl Core {
         }
         let orch = Orchestration::new(&root);
         let session = self.db().agent_session(&input.session_id)?;
-        let intent = orch.load().ok().and_then(|f| session.intent_id.as_deref().and_then(|id| f.get(id).cloned()));
+        let intents = orch.load().ok();
+        let intent = intents.as_ref().and_then(|f| session.intent_id.as_deref().and_then(|id| f.get(id).cloned()));
         let scope = intent.as_ref().map(intents::scope_set).transpose()?;
         let verdict = |path: &str| match &scope {
             Some(scope) if scope.is_match(path) => Verdict::Keep("inside the intent's owned scope"),
@@ -105,6 +106,9 @@ impl Core {
                     reason,
                 },
             )?;
+        }
+        if let Some(intents) = intents.filter(|_| settled.iter().any(|c| !c.undone)) {
+            self.write_intent_map(&orch, &intents)?;
         }
         Ok(settled)
     }

@@ -40,7 +40,7 @@ fn migrations_are_valid() {
 }
 
 #[test]
-fn fresh_database_has_the_ten_spec_tables_four_governance_tables_and_the_version_index_in_wal_mode() {
+fn fresh_database_has_the_ten_spec_tables_the_governance_and_detector_tables_in_wal_mode() {
     let (_dir, db) = temp_db();
     assert_eq!(
         db.table_names().expect("tables"),
@@ -55,6 +55,8 @@ fn fresh_database_has_the_ten_spec_tables_four_governance_tables_and_the_version
             "intent_usage",
             "kata_specs",
             "knowledge_gaps",
+            "ledger_files",
+            "ledger_heads",
             "phase_hints",
             "phases",
             "plans",
@@ -78,7 +80,7 @@ fn reopening_keeps_data() {
     let db = Db::open(&path, clock()).expect("reopen");
     let back = db.session(&id).expect("session survives reopen");
     assert_eq!(back.issue_title.as_deref(), Some("Add a weather widget"));
-    assert_eq!(db.table_names().expect("tables").len(), 15);
+    assert_eq!(db.table_names().expect("tables").len(), 17);
 }
 
 #[test]

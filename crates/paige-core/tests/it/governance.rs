@@ -413,6 +413,38 @@ fn blame_finds_the_intent_after_the_block_moves_within_and_across_files() {
 }
 
 #[test]
+fn ownership_reads_the_ledgers_index_which_follows_appends_and_rebuilds_after_an_outside_edit() {
+    let g = Gov::governed(INTENTS, &[("src/weather/w.rs", "w\n")]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    assert_eq!(g.write(A, "src/weather/a.rs", "a\n"), HookDecision::None, "indexes the empty ledger");
+    // Another tool appends a mutation of w.rs by INT-002 (in progress): the index follows it.
+    let entry = ledger::NewTrace {
+        id: "outside".into(),
+        timestamp: g.core.now(),
+        kind: TraceKind::Mutation,
+        intent_id: Some("INT-002".into()),
+        session_id: "other".into(),
+        model: None,
+        tool: "Write".into(),
+        file: Some("src/weather/w.rs".into()),
+        blocks: Vec::new(),
+        file_hash: None,
+        command: None,
+        reason: None,
+    };
+    ledger::append(&g.orch().trace_path(), entry).expect("append");
+    assert!(denied(&g.write(A, "src/weather/w.rs", "w2\n")).contains("File owned by Intent [INT-002]"));
+    // The ledger is rewritten without that line: the index is rebuilt from the file.
+    let text = std::fs::read_to_string(g.orch().trace_path()).expect("trace");
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("\"outside\"")).collect();
+    std::fs::write(g.orch().trace_path(), kept.join("\n") + "\n").expect("rewrite");
+    assert_eq!(g.write(A, "src/weather/w.rs", "w3\n"), HookDecision::None);
+    let map = std::fs::read_to_string(g.orch().map_path()).expect("intent map");
+    assert!(map.contains("`src/weather/a.rs`: INT-001"), "{map}");
+}
+
+#[test]
 fn blame_finds_the_intent_after_a_formatter_reflowed_the_block() {
     let g = Gov::governed(INTENTS, &[]);
     g.prompt(A);
