@@ -199,17 +199,31 @@ async fn claude_runs_bash(
     let agent_loop =
         || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
     for (i, command) in turns.iter().enumerate() {
-        let call = serde_json::json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": "Bash",
-            "input": {"command": command, "description": "scripted"}});
+        // `mcp__server__tool {json}` scripts an MCP call; anything else is a Bash command.
+        let (name, input) = match command.split_once(' ').filter(|(name, _)| name.starts_with("mcp__")) {
+            Some((name, input)) => (name.to_owned(), serde_json::from_str(input).expect("tool input")),
+            None => ("Bash".to_owned(), serde_json::json!({"command": command, "description": "scripted"})),
+        };
+        let call = serde_json::json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": name, "input": input});
         fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
     }
     fake.always(Matcher::Any, Reply::text("done"));
     let base = fake.base_url();
     let (world, events) = tokio::task::spawn_blocking(move || {
         let env = [("ANTHROPIC_BASE_URL", base.as_str()), ("ANTHROPIC_API_KEY", "sk-ant-e2e")];
-        let args: &[&str] =
-            if sandboxed { &["--allowedTools", "Bash", "--sandboxed"] } else { &["--allowedTools", "Bash"] };
-        let events = claude_prompt_args(&claude, &world, args, &env);
+        let info = read_json(&world.data_dir().join("run/server.json"));
+        let server = paige_core::terminal::AgentServer {
+            port: info["port"].as_u64().expect("port") as u16,
+            token: info["token"].as_str().expect("token").into(),
+            hook_command: None,
+        };
+        let mcp = paige_core::terminal::write_mcp_config(&world.root.path().join("run"), &server).expect("mcp config");
+        let mcp = mcp.display().to_string();
+        let mut args = vec!["--allowedTools", "Bash", "--mcp-config", &mcp];
+        if sandboxed {
+            args.push("--sandboxed");
+        }
+        let events = claude_prompt_args(&claude, &world, &args, &env);
         (world, events)
     })
     .await
@@ -305,4 +319,46 @@ fn walk(root: &std::path::Path) -> Vec<String> {
         }
     }
     out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_in_governed_mode_has_bash_writes_in_scope_ledgered_with_their_hash_and_the_rest_undone() {
+    let Some(claude) = claude() else { return };
+    let world = World::ready();
+    let project = world.project();
+    let project_arg = project.display().to_string();
+    assert!(world.run(&["intents", "init", "--project", &project_arg]).0.success());
+    std::fs::write(
+        project.join(".orchestration/active_intents.yaml"),
+        "active_intents:\n  - id: INT-001\n    name: Weather\n    status: IN_PROGRESS\n    owned_scope: [\"src/weather/**\"]\n",
+    )
+    .expect("intents");
+    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
+    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
+    std::fs::write(project.join("src/weather/w.rs"), "w1\n").expect("w");
+    std::fs::write(project.join("src/auth/a.rs"), "a1\n").expect("a");
+    std::fs::write(project.join("edit.sh"), "echo w2 > src/weather/w.rs\necho a2 > src/auth/a.rs\n").expect("script");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    let turns = [r#"mcp__paige__select_active_intent {"intent_id": "INT-001"}"#, "sh edit.sh"];
+    let (world, events, sent) = claude_runs_bash(world, claude, &turns, false).await;
+    assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished");
+    let project = world.project();
+    assert_eq!(std::fs::read_to_string(project.join("src/weather/w.rs")).expect("w"), "w2\n", "inside the scope: kept");
+    assert_eq!(std::fs::read_to_string(project.join("src/auth/a.rs")).expect("a"), "a1\n", "outside: undone");
+    let trace = std::fs::read_to_string(project.join(".orchestration/agent_trace.jsonl")).expect("trace");
+    let entries: Vec<Value> = trace.lines().map(|l| serde_json::from_str(l).expect("entry")).collect();
+    let kept = entries.iter().find(|e| e["file"] == "src/weather/w.rs").unwrap_or_else(|| panic!("{trace}"));
+    assert_eq!(kept["kind"], "mutation");
+    assert_eq!(kept["intent_id"], "INT-001");
+    assert_eq!(kept["file_hash"].as_str(), Some(paige_core::governance::ledger::sha256_hex(b"w2\n").as_str()));
+    let undone = entries.iter().find(|e| e["file"] == "src/auth/a.rs").unwrap_or_else(|| panic!("{trace}"));
+    assert_eq!(undone["kind"], "denial");
+    assert!(
+        entries.iter().filter(|e| e["kind"] == "mutation").all(|e| e["file_hash"].is_string()),
+        "every mutation is hashed (SC-002): {trace}"
+    );
+    assert!(sent.join("\n").contains("outside the bound intent"), "the model is told what was undone");
+    assert!(world.run(&["ledger", "verify", "--project", &project.display().to_string()]).0.success());
+    drop(paige);
 }

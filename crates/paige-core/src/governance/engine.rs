@@ -406,9 +406,11 @@ impl Core {
             }
             return Ok(());
         }
-        if !call.may_mutate() {
+        // Bash and other servers' tools are ledgered by the change detector, one entry per
+        // file they changed, with its hash (SC-002); only the write tools are recorded here.
+        let ToolCall::Write { file: target, blocks, .. } = call else {
             return Ok(());
-        }
+        };
         let model = input.transcript_path.as_deref().and_then(super::transcript::model);
         let mut trace = NewTrace {
             id: uuid::Uuid::new_v4().to_string(),
@@ -424,23 +426,19 @@ impl Core {
             command: None,
             reason: None,
         };
-        if let ToolCall::Write { file: target, blocks, .. } = call {
-            let Some(path) = target.as_deref().and_then(|t| self.project_root().resolve(t).ok()) else {
-                return Ok(());
-            };
-            let content = crate::files::read_bytes(&path).map_err(|err| GovernanceError::Io {
-                path: path.abs().to_owned(),
-                source: std::io::Error::other(err.to_string()),
-            })?;
-            let file_hash = ledger::sha256_hex(&content);
-            let text = String::from_utf8_lossy(&content);
-            trace.blocks = blocks.iter().filter_map(|b| ledger::locate_block(&text, b)).collect();
-            trace.file = Some(path.rel().to_owned());
-            trace.file_hash = Some(file_hash.clone());
-            self.db().record_file_view(&session.session_id, path.rel(), &file_hash)?;
-        } else {
-            trace.command = call.command().map(str::to_owned);
-        }
+        let Some(path) = target.as_deref().and_then(|t| self.project_root().resolve(t).ok()) else {
+            return Ok(());
+        };
+        let content = crate::files::read_bytes(&path).map_err(|err| GovernanceError::Io {
+            path: path.abs().to_owned(),
+            source: std::io::Error::other(err.to_string()),
+        })?;
+        let file_hash = ledger::sha256_hex(&content);
+        let text = String::from_utf8_lossy(&content);
+        trace.blocks = blocks.iter().filter_map(|b| ledger::locate_block(&text, b)).collect();
+        trace.file = Some(path.rel().to_owned());
+        trace.file_hash = Some(file_hash.clone());
+        self.db().record_file_view(&session.session_id, path.rel(), &file_hash)?;
         ledger::append(&orch.trace_path(), trace)?;
         self.write_intent_map(orch, file)
     }
