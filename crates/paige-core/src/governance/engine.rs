@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::context::IntentContext;
 use super::intents::{self, Intent, IntentStatus, IntentsFile, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
-use super::tools::{SELECT_TOOL, ToolCall};
+use super::tools::ToolCall;
 use super::{GovernanceError, HookDecision, HookEvent, HookInput};
 use crate::Core;
 use crate::db::{AgentSession, AgentState};
@@ -105,11 +105,7 @@ impl Core {
                 HookDecision::Context { context: self.state_prompt(&orch, &file, &session) }
             }
             HookEvent::UserPromptSubmit => {
-                session.state = AgentState::ReasoningIntercept;
-                session.intent_id = None;
-                session.pending_intent_id = None;
-                session.last_call_hash = None;
-                session.repeat_count = 0;
+                session.prompt_submitted();
                 HookDecision::Context { context: self.state_prompt(&orch, &file, &session) }
             }
             HookEvent::PreToolUse => self.pre_tool_use(&orch, &mut file, &mut session, input, call)?,
@@ -118,16 +114,7 @@ impl Core {
                 HookDecision::None
             }
             HookEvent::PostToolUseFailure => {
-                if tool == SELECT_TOOL {
-                    session.pending_intent_id = None;
-                }
-                if session.last_failed_tool.as_deref() == Some(tool) {
-                    session.failure_count += 1;
-                } else {
-                    session.last_failed_tool = Some(tool.to_owned());
-                    session.failure_count = 1;
-                }
-                if session.failure_count == FAILURE_LESSON_AT {
+                if session.tool_failed(tool) == FAILURE_LESSON_AT {
                     let intent = session.intent_id.as_deref().unwrap_or("no intent");
                     self.add_lesson(&root, &format!(
                         "{tool} failed {FAILURE_LESSON_AT} times in a row under {intent}; check its input before retrying."
@@ -152,12 +139,16 @@ impl Core {
                 None => HookDecision::None,
             },
             HookEvent::SessionEnd => {
-                session.state = AgentState::Request;
-                session.intent_id = None;
-                session.pending_intent_id = None;
+                session.ended();
                 HookDecision::None
             }
-            HookEvent::Stop => HookDecision::None,
+            HookEvent::Stop => {
+                // State 3 completes with the turn: an intent finished in it is a lesson (FR-010).
+                if session.state == AgentState::ContextualizedAction {
+                    self.revalidate(&orch, &file, &mut session);
+                }
+                HookDecision::None
+            }
         };
         if !input.session_id.is_empty() {
             self.db().save_agent_session(&root, &session)?;
@@ -197,8 +188,7 @@ impl Core {
         if status == Some(IntentStatus::InProgress) {
             return None;
         }
-        session.state = AgentState::ReasoningIntercept;
-        session.intent_id = None;
+        session.back_to_intercept();
         if status == Some(IntentStatus::Completed) {
             let summary = ledger::read_all(&orch.trace_path()).map(|e| ledger::summary(&e, &id, 3)).unwrap_or_default();
             let _ = self
@@ -264,13 +254,7 @@ impl Core {
         // Circuit breaker: the same call three times in a row.
         let call_hash =
             ledger::sha256_hex(format!("{tool}\n{}", tool_input.map(Value::to_string).unwrap_or_default()).as_bytes());
-        if session.last_call_hash.as_deref() == Some(call_hash.as_str()) {
-            session.repeat_count += 1;
-        } else {
-            session.last_call_hash = Some(call_hash);
-            session.repeat_count = 1;
-        }
-        if session.repeat_count > BREAKER_LIMIT {
+        if session.repeated(call_hash) > BREAKER_LIMIT {
             let reason = format!(
                 "Circuit Breaker: loop detected — {tool} was called {} times in a row with the same input. Intent \
                  {} is BLOCKED until a human resets it (`paige intents reset {}`); the session ends.",
@@ -303,69 +287,10 @@ impl Core {
             return self.trip(orch, file, session, input, &intent.id, reason);
         }
 
-        let ToolCall::Write { file: target, .. } = call else {
-            return Ok(HookDecision::None);
-        };
-        let Some(target) = target.as_deref() else {
-            return self.deny(orch, session, input, format!("{tool} names no file"));
-        };
-        let path = match self.project_root().resolve(target) {
-            Ok(path) => path,
-            Err(err) => return self.deny(orch, session, input, format!("Scope Violation: {target}: {err}")),
-        };
-        let rel = path.rel().to_owned();
-        let in_scope = intents::scope_set(&intent)?.is_match(&rel);
-        if let Some(owner) = self.other_owner(orch, file, &intent.id, &rel, in_scope)? {
-            return self.deny(orch, session, input, format!("Governance Violation: File owned by Intent [{owner}]"));
+        match self.check_write(orch, file, session, call, &intent)? {
+            Some(reason) => self.deny(orch, session, input, reason),
+            None => Ok(HookDecision::None),
         }
-        if !in_scope {
-            return self.deny(
-                orch,
-                session,
-                input,
-                format!(
-                    "Scope Violation: {rel} is outside intent {}'s owned_scope ({})",
-                    intent.id,
-                    intent.owned_scope.join(", ")
-                ),
-            );
-        }
-        if let Some(seen) = self.db().file_view(&session.session_id, &rel)?
-            && let Ok(bytes) = crate::files::read_bytes(&path)
-            && ledger::sha256_hex(&bytes) != seen
-        {
-            return self.deny(
-                orch,
-                session,
-                input,
-                format!("Stale File: {rel} changed on disk since you last read it; read it again before writing"),
-            );
-        }
-        Ok(HookDecision::None)
-    }
-
-    /// Another in-progress intent owning `rel`: by its scope (when ours does not cover the
-    /// file), or as the last intent recorded writing it.
-    fn other_owner(
-        &self,
-        orch: &Orchestration,
-        file: &IntentsFile,
-        mine: &str,
-        rel: &str,
-        in_scope: bool,
-    ) -> Result<Option<String>, GovernanceError> {
-        let others: Vec<&Intent> =
-            file.active_intents.iter().filter(|i| i.id != mine && i.status == IntentStatus::InProgress).collect();
-        if !in_scope {
-            for other in &others {
-                if intents::scope_set(other).map(|s| s.is_match(rel)).unwrap_or(false) {
-                    return Ok(Some(other.id.clone()));
-                }
-            }
-        }
-        self.ledger_index(orch)?;
-        let last_writer = self.db().ledger_last_writer(orch.project_root(), rel)?;
-        Ok(last_writer.filter(|w| others.iter().any(|o| &o.id == w)))
     }
 
     fn post_tool_use(
@@ -380,11 +305,7 @@ impl Core {
         if let ToolCall::SelectIntent { intent_id } = call {
             let id = intent_id.as_str();
             if session.pending_intent_id.as_deref() == Some(id) {
-                session.pending_intent_id = None;
-                session.state = AgentState::ContextualizedAction;
-                session.intent_id = Some(id.to_owned());
-                session.last_call_hash = None;
-                session.repeat_count = 0;
+                session.bind(id);
                 if let Some(intent) = file.get_mut(id)
                     && intent.status == IntentStatus::Pending
                 {
@@ -394,10 +315,7 @@ impl Core {
             }
             return Ok(());
         }
-        if session.last_failed_tool.as_deref() == Some(tool) {
-            session.last_failed_tool = None;
-            session.failure_count = 0;
-        }
+        session.tool_succeeded(tool);
         if let ToolCall::Read { file } = call {
             if let Some(path) = file.as_deref().and_then(|t| self.project_root().resolve(t).ok())
                 && let Ok(bytes) = crate::files::read_bytes(&path)
@@ -441,91 +359,6 @@ impl Core {
         self.db().record_file_view(&session.session_id, path.rel(), &file_hash)?;
         ledger::append(&orch.trace_path(), trace)?;
         self.write_intent_map(orch, file)
-    }
-
-    /// `intent_map.md` from the ledger's index, brought up to date first.
-    pub(super) fn write_intent_map(&self, orch: &Orchestration, file: &IntentsFile) -> Result<(), GovernanceError> {
-        self.ledger_index(orch)?;
-        let files = self.db().ledger_file_intents(orch.project_root())?;
-        ledger::write_intent_map(orch, file, &files)
-    }
-
-    fn deny(
-        &self,
-        orch: &Orchestration,
-        session: &AgentSession,
-        input: &HookInput,
-        reason: String,
-    ) -> Result<HookDecision, GovernanceError> {
-        self.record(orch, session, input, TraceKind::Denial, &reason)?;
-        Ok(HookDecision::Deny { reason })
-    }
-
-    /// Breaker or budget: the intent becomes BLOCKED and the session goes back to state 2.
-    fn trip(
-        &self,
-        orch: &Orchestration,
-        file: &mut IntentsFile,
-        session: &mut AgentSession,
-        input: &HookInput,
-        intent_id: &str,
-        reason: String,
-    ) -> Result<HookDecision, GovernanceError> {
-        if let Some(intent) = file.get_mut(intent_id) {
-            intent.status = IntentStatus::Blocked;
-            orch.save(file)?;
-        }
-        self.record(orch, session, input, TraceKind::Breaker, &reason)?;
-        session.state = AgentState::ReasoningIntercept;
-        session.intent_id = None;
-        session.last_call_hash = None;
-        session.repeat_count = 0;
-        Ok(HookDecision::Deny { reason })
-    }
-
-    fn record(
-        &self,
-        orch: &Orchestration,
-        session: &AgentSession,
-        input: &HookInput,
-        kind: TraceKind,
-        reason: &str,
-    ) -> Result<(), GovernanceError> {
-        let call = input.call();
-        ledger::append(
-            &orch.trace_path(),
-            NewTrace {
-                id: uuid::Uuid::new_v4().to_string(),
-                timestamp: self.now(),
-                kind,
-                intent_id: session.intent_id.clone().or_else(|| session.pending_intent_id.clone()),
-                session_id: session.session_id.clone(),
-                model: None,
-                tool: call.tool().to_owned(),
-                file: call.file().map(str::to_owned),
-                blocks: Vec::new(),
-                file_hash: None,
-                command: call.command().map(str::to_owned),
-                reason: Some(reason.to_owned()),
-            },
-        )?;
-        Ok(())
-    }
-
-    /// Appends a dated lesson to `AGENT.md` (created if missing).
-    fn add_lesson(&self, root: &Path, lesson: &str) -> Result<(), GovernanceError> {
-        use std::io::Write;
-        let path = root.join("AGENT.md");
-        let io = |source| GovernanceError::Io { path: path.clone(), source };
-        let fresh = !path.exists();
-        let mut out = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io)?;
-        let mut text = String::new();
-        if fresh {
-            text.push_str("# Shared Brain\n\nLessons agents learned in this project.\n\n");
-        }
-        text.push_str(&format!("- {}: {lesson}\n", self.now().format("%Y-%m-%d")));
-        out.write_all(text.as_bytes()).map_err(io)?;
-        Ok(())
     }
 }
 

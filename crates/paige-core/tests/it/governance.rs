@@ -759,6 +759,21 @@ fn a_tool_failing_three_times_in_a_row_becomes_a_shared_brain_lesson() {
     assert!(brain.contains("- 2026-11-22: Bash failed 3 times in a row under INT-001"), "{brain}");
 }
 
+#[test]
+fn an_intent_completed_in_a_turn_is_a_shared_brain_lesson_when_state_3_ends_at_stop() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    assert_eq!(g.write(A, "src/weather/w.rs", "fn w() {}\n"), HookDecision::None);
+    // The work is done: the intent is marked COMPLETED within the turn.
+    let mut file = g.intents();
+    file.get_mut("INT-001").expect("intent").status = IntentStatus::Completed;
+    g.orch().save(&file).expect("save");
+    assert_eq!(g.hook("Stop", A, json!({})), HookDecision::None);
+    let brain = std::fs::read_to_string(g.root().join("AGENT.md")).expect("AGENT.md written at State 3 completion");
+    assert!(brain.contains("INT-001 completed. 1 recorded action(s)"), "{brain}");
+}
+
 // ---- fail-safe ------------------------------------------------------------------------------
 
 #[test]

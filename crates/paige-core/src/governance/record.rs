@@ -1,0 +1,94 @@
+//! What governed mode writes down: ledger entries for denials and breaker trips, blocking an
+//! intent, lessons in the Shared Brain (`AGENT.md`), and `intent_map.md`.
+
+use std::path::Path;
+
+use super::intents::{IntentStatus, IntentsFile, Orchestration};
+use super::ledger::{self, NewTrace, TraceKind};
+use super::{GovernanceError, HookDecision, HookInput};
+use crate::Core;
+use crate::db::AgentSession;
+
+impl Core {
+    /// `intent_map.md` from the ledger's index, brought up to date first.
+    pub(super) fn write_intent_map(&self, orch: &Orchestration, file: &IntentsFile) -> Result<(), GovernanceError> {
+        self.ledger_index(orch)?;
+        let files = self.db().ledger_file_intents(orch.project_root())?;
+        ledger::write_intent_map(orch, file, &files)
+    }
+
+    pub(super) fn deny(
+        &self,
+        orch: &Orchestration,
+        session: &AgentSession,
+        input: &HookInput,
+        reason: String,
+    ) -> Result<HookDecision, GovernanceError> {
+        self.record(orch, session, input, TraceKind::Denial, &reason)?;
+        Ok(HookDecision::Deny { reason })
+    }
+
+    /// Breaker or budget: the intent becomes BLOCKED and the session goes back to state 2.
+    pub(super) fn trip(
+        &self,
+        orch: &Orchestration,
+        file: &mut IntentsFile,
+        session: &mut AgentSession,
+        input: &HookInput,
+        intent_id: &str,
+        reason: String,
+    ) -> Result<HookDecision, GovernanceError> {
+        if let Some(intent) = file.get_mut(intent_id) {
+            intent.status = IntentStatus::Blocked;
+            orch.save(file)?;
+        }
+        self.record(orch, session, input, TraceKind::Breaker, &reason)?;
+        session.back_to_intercept();
+        Ok(HookDecision::Deny { reason })
+    }
+
+    pub(super) fn record(
+        &self,
+        orch: &Orchestration,
+        session: &AgentSession,
+        input: &HookInput,
+        kind: TraceKind,
+        reason: &str,
+    ) -> Result<(), GovernanceError> {
+        let call = input.call();
+        ledger::append(
+            &orch.trace_path(),
+            NewTrace {
+                id: uuid::Uuid::new_v4().to_string(),
+                timestamp: self.now(),
+                kind,
+                intent_id: session.intent_id.clone().or_else(|| session.pending_intent_id.clone()),
+                session_id: session.session_id.clone(),
+                model: None,
+                tool: call.tool().to_owned(),
+                file: call.file().map(str::to_owned),
+                blocks: Vec::new(),
+                file_hash: None,
+                command: call.command().map(str::to_owned),
+                reason: Some(reason.to_owned()),
+            },
+        )?;
+        Ok(())
+    }
+
+    /// Appends a dated lesson to `AGENT.md` (created if missing).
+    pub(super) fn add_lesson(&self, root: &Path, lesson: &str) -> Result<(), GovernanceError> {
+        use std::io::Write;
+        let path = root.join("AGENT.md");
+        let io = |source| GovernanceError::Io { path: path.clone(), source };
+        let fresh = !path.exists();
+        let mut out = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io)?;
+        let mut text = String::new();
+        if fresh {
+            text.push_str("# Shared Brain\n\nLessons agents learned in this project.\n\n");
+        }
+        text.push_str(&format!("- {}: {lesson}\n", self.now().format("%Y-%m-%d")));
+        out.write_all(text.as_bytes()).map_err(io)?;
+        Ok(())
+    }
+}
