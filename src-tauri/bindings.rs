@@ -25,7 +25,7 @@ pub fn declarations() -> Vec<Declaration> {
     let cfg = config();
     let string = || String::name(&cfg);
     let state = || AppState::name(&cfg);
-    let commands: [Command; 6] = [
+    let commands: [Command; 7] = [
         (
             "ui_message",
             "One UI catalog frame to the core; the reply frame, if any.",
@@ -46,6 +46,12 @@ pub fn declarations() -> Vec<Declaration> {
             Option::<AppState>::name(&cfg),
         ),
         ("save_api_key", "Saves the Anthropic API key; an empty key removes it.", vec![("key", string())], state()),
+        (
+            "save_allowed_mcp_tools",
+            "Saves the other MCP servers' tools coach mode allows (mcp__server__tool or mcp__server__*).",
+            vec![("tools", Vec::<String>::name(&cfg))],
+            state(),
+        ),
         ("forget_project", "Removes a folder from the recent projects.", vec![("path", string())], state()),
     ];
     let mut text = String::from(

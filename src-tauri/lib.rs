@@ -10,7 +10,8 @@
 //!   emitted to that window only. The terminal opens with the window's first frame and is
 //!   killed when the page reloads or the window closes;
 //! - commands `app_state`, `open_project(path)`, `choose_project` (native folder dialog),
-//!   `save_api_key(key)`, `forget_project(path)`: the first-run and settings screens.
+//!   `save_api_key(key)`, `save_allowed_mcp_tools(tools)`, `forget_project(path)`: the first-run
+//!   and settings screens.
 //!   Opening another project replaces the backend; the window then reloads.
 
 mod backend;
@@ -105,6 +106,12 @@ fn save_api_key(key: String, shell: tauri::State<'_, Shell>) -> Result<AppState,
     shell.save_api_key(&key).map_err(CommandError::with(CommandErrorCode::Settings))
 }
 
+/// Saves the other MCP servers' tools coach mode allows.
+#[tauri::command]
+fn save_allowed_mcp_tools(tools: Vec<String>, shell: tauri::State<'_, Shell>) -> Result<AppState, CommandError> {
+    shell.save_allowed_mcp_tools(&tools).map_err(CommandError::with(CommandErrorCode::Settings))
+}
+
 /// Removes a project from the recent list.
 #[tauri::command]
 fn forget_project(path: String, shell: tauri::State<'_, Shell>) -> Result<AppState, CommandError> {
@@ -132,6 +139,7 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>, shell: Shell) -> tauri::Buil
             open_project,
             choose_project,
             save_api_key,
+            save_allowed_mcp_tools,
             forget_project
         ])
         .on_page_load(|webview, payload| {

@@ -44,6 +44,9 @@ pub struct AppState {
     pub settings_path: String,
     /// A problem to show: a project that did not open at launch, unreadable settings.
     pub notice: Option<String>,
+    /// Other MCP servers' tools coach mode lets Claude Code call (`mcp__server__tool` or
+    /// `mcp__server__*`); all others are denied.
+    pub allowed_mcp_tools: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -206,6 +209,7 @@ impl Shell {
             api_key: ApiKeyState { configured: key.is_some(), source, last_four },
             settings_path: settings::path(&self.launch.data_dir).display().to_string(),
             notice: lock(&self.notice).clone().or(settings_problem),
+            allowed_mcp_tools: settings.coach.allowed_mcp_tools.clone(),
         }
     }
 
@@ -259,6 +263,29 @@ impl Shell {
             backend.core.api().set_api_key(saved.anthropic_api_key);
         }
         Ok(state)
+    }
+
+    /// Saves the other MCP servers' tools coach mode allows: each `mcp__<server>__<tool>` or
+    /// `mcp__<server>__*`, never Paige's own. Blank lines and duplicates are dropped.
+    pub fn save_allowed_mcp_tools(&self, tools: &[String]) -> Result<AppState, String> {
+        let mut clean: Vec<String> = Vec::new();
+        for tool in tools.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+            let parts: Vec<&str> = tool.splitn(3, "__").collect();
+            let well_formed = parts.len() == 3 && parts[0] == "mcp" && !parts[1].is_empty() && !parts[2].is_empty();
+            if !well_formed || tool.contains(char::is_whitespace) {
+                return Err(format!(
+                    "{tool:?} is not an MCP tool name: write mcp__<server>__<tool> or mcp__<server>__*"
+                ));
+            }
+            if parts[1] == "paige" {
+                return Err(format!("{tool} is Paige's own tool: it needs no allowing"));
+            }
+            if !clean.iter().any(|t| t == tool) {
+                clean.push(tool.to_owned());
+            }
+        }
+        self.remember(|settings| settings.coach.allowed_mcp_tools = clean)?;
+        Ok(self.state())
     }
 
     /// Drops `dir` from the recent projects.

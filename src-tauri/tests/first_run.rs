@@ -184,6 +184,28 @@ fn a_saved_key_is_private_and_used_by_the_open_core_at_once() {
 }
 
 #[test]
+fn coach_modes_allowed_mcp_tools_are_saved_checked_and_read_by_the_hooks() {
+    let app = launch(&[]);
+    app.open(&app.project("alpha")).expect("opens");
+    assert_eq!(app.state()["allowedMcpTools"], json!([]));
+    let tools = json!({"tools": [" mcp__files__read_file ", "", "mcp__db__*", "mcp__db__*"]});
+    let state = app.invoke("save_allowed_mcp_tools", tools).expect("saved");
+    assert_eq!(state["allowedMcpTools"], json!(["mcp__files__read_file", "mcp__db__*"]));
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(app.data().join("settings.json")).expect("read")).expect("json");
+    assert_eq!(saved["coach"]["allowedMcpTools"], json!(["mcp__files__read_file", "mcp__db__*"]));
+    for bad in ["write_file", "mcp__paige__get_buffer", "mcp__x", "mcp__a b__c"] {
+        let err = app.invoke("save_allowed_mcp_tools", json!({"tools": [bad]})).expect_err(bad);
+        assert_eq!(err["code"], "settings", "{err}");
+    }
+    assert_eq!(
+        app.state()["allowedMcpTools"],
+        json!(["mcp__files__read_file", "mcp__db__*"]),
+        "a refusal keeps the list"
+    );
+}
+
+#[test]
 fn the_environment_key_wins_over_a_saved_one() {
     let app = launch(&[("ANTHROPIC_API_KEY", "sk-ant-from-env-9999")]);
     app.open(&app.project("alpha")).expect("opens");

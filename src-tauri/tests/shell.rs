@@ -222,9 +222,9 @@ fn every_command_in_the_bindings_is_registered() {
     let commands = paige_app::bindings::declarations().into_iter().find(|d| d.name == "Commands").expect("Commands");
     let names: Vec<&str> =
         commands.text.lines().filter_map(|line| line.trim().split_once(": { args:").map(|(name, _)| name)).collect();
-    assert_eq!(names.len(), 6, "{names:?}");
+    assert_eq!(names.len(), 7, "{names:?}");
     for name in names {
-        let args = json!({"frame": hello().to_string(), "path": app.project.path(), "key": ""});
+        let args = json!({"frame": hello().to_string(), "path": app.project.path(), "key": "", "tools": []});
         if let Err(err) = invoke(&app.webview, name, args) {
             let err = err.to_string();
             assert!(!err.contains("not found") && !err.contains("missing required key"), "{name}: {err}");

@@ -1,5 +1,5 @@
 // The desktop app's welcome and settings screen: open a project (native folder dialog or a
-// recent one), and the Anthropic API key. Full screen on first run; an overlay from the
+// recent one), the Anthropic API key, and the other MCP tools coach mode allows. Full screen on first run; an overlay from the
 // workspace's top bar later. Opening a project replaces the open one, so the page reloads.
 import { type AppState, type RecentEntry, call, errorText } from "./shell";
 
@@ -54,6 +54,14 @@ export function keyStatus(state: AppState): string {
   }
 }
 
+/** The MCP tools typed in the settings screen: one per line (or comma-separated), trimmed. */
+export function parseToolList(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((tool) => tool.trim())
+    .filter((tool) => tool.length > 0);
+}
+
 export class ProjectsPanel {
   private readonly root = el("section", "welcome");
   private readonly notice = el("p", "notice");
@@ -62,6 +70,7 @@ export class ProjectsPanel {
   private readonly keyInput = el("input");
   private readonly removeKey = el("button", "secondary", "Remove saved key");
   private readonly keyPlace = el("p", "fine");
+  private readonly mcpTools = el("textarea");
   private busy = false;
 
   constructor(
@@ -111,7 +120,32 @@ export class ProjectsPanel {
     this.keyState.dataset.testid = "key-status";
     settings.append(el("h2", "", "Anthropic API key"), this.keyState, form, this.keyPlace);
 
-    card.append(head, this.notice, projects, settings);
+    const coach = el("div", "welcome-section");
+    const toolsForm = el("form", "tools-form");
+    toolsForm.dataset.testid = "mcp-tools-form";
+    this.mcpTools.rows = 3;
+    this.mcpTools.placeholder = "mcp__server__tool or mcp__server__*, one per line";
+    this.mcpTools.setAttribute("aria-label", "Other MCP tools coach mode allows");
+    this.mcpTools.dataset.testid = "mcp-tools";
+    const saveTools = el("button", "primary", "Save tools");
+    saveTools.type = "submit";
+    toolsForm.append(this.mcpTools, saveTools);
+    toolsForm.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      void this.update(() => call("save_allowed_mcp_tools", { tools: parseToolList(this.mcpTools.value) }));
+    });
+    coach.append(
+      el("h2", "", "Other MCP tools in coach mode"),
+      el(
+        "p",
+        "fine",
+        "Claude Code may call these tools of other MCP servers while coaching; all others are refused. " +
+          "Whatever they change in your files is still undone.",
+      ),
+      toolsForm,
+    );
+
+    card.append(head, this.notice, projects, settings, coach);
     this.root.append(card);
     if (options.onClose) {
       // Escape or a click beside the card closes the overlay, as dialogs do.
@@ -137,6 +171,7 @@ export class ProjectsPanel {
     this.keyState.textContent = keyStatus(state);
     this.removeKey.hidden = state.apiKey.source !== "settings";
     this.keyPlace.textContent = `Saved in ${state.settingsPath}, readable only by you.`;
+    this.mcpTools.value = state.allowedMcpTools.join("\n");
   }
 
   remove(): void {

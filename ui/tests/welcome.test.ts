@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AppState } from "../src/shell";
-import { keyStatus, openedAgo } from "../src/welcome";
+import { keyStatus, openedAgo, parseToolList } from "../src/welcome";
 
 const now = Date.parse("2026-11-22T10:00:00Z");
 
@@ -23,6 +23,7 @@ function state(source: AppState["apiKey"]["source"], lastFour: string | null): A
     apiKey: { configured: source !== "none", source, lastFour },
     settingsPath: "/home/u/.paige/settings.json",
     notice: null,
+    allowedMcpTools: [],
   };
 }
 
@@ -33,5 +34,16 @@ describe("keyStatus", () => {
   });
   it("tells a user without a key that Paige still works", () => {
     expect(keyStatus(state("none", null))).toMatch(/Paige works without one/);
+  });
+});
+
+describe("parseToolList", () => {
+  it("reads one tool per line or comma, trimmed, without blanks", () => {
+    expect(parseToolList(" mcp__files__read_file \n\nmcp__db__*, mcp__git__log\n")).toEqual([
+      "mcp__files__read_file",
+      "mcp__db__*",
+      "mcp__git__log",
+    ]);
+    expect(parseToolList("  \n ")).toEqual([]);
   });
 });

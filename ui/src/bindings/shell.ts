@@ -13,6 +13,8 @@ export interface Commands {
   choose_project: { args: Record<string, never>; returns: AppState | null };
   /** Saves the Anthropic API key; an empty key removes it. */
   save_api_key: { args: { key: string }; returns: AppState };
+  /** Saves the other MCP servers' tools coach mode allows (mcp__server__tool or mcp__server__*). */
+  save_allowed_mcp_tools: { args: { tools: Array<string> }; returns: AppState };
   /** Removes a folder from the recent projects. */
   forget_project: { args: { path: string }; returns: AppState };
 }
@@ -40,7 +42,12 @@ settingsPath: string,
 /**
  * A problem to show: a project that did not open at launch, unreadable settings.
  */
-notice: string | null, };
+notice: string | null, 
+/**
+ * Other MCP servers' tools coach mode lets Claude Code call (`mcp__server__tool` or
+ * `mcp__server__*`); all others are denied.
+ */
+allowedMcpTools: Array<string>, };
 
 export type CommandError = { code: CommandErrorCode, message: string, };
 
