@@ -274,12 +274,17 @@ fn kill_9_during_1000_ledger_appends_leaves_every_line_parseable() {
     let port = info["port"].as_u64().expect("port") as u16;
     let token = info["token"].as_str().expect("token").to_owned();
     let trace = world.project().join(".orchestration/agent_trace.jsonl");
+    // Each answered PostToolUse of a Write appends one ledger line.
+    let written = world.project().join("src/written.rs");
+    std::fs::create_dir_all(written.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&written, "fn w() {}\n").expect("file");
     let writers: Vec<_> = (0..4)
         .map(|t| {
             let token = token.clone();
+            let written = written.clone();
             let body = move |i: usize| {
-                json!({"session_id": format!("s{t}"), "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                       "tool_input": {"command": format!("touch f{t}-{i}")}, "tool_response": {}})
+                json!({"session_id": format!("s{t}"), "hook_event_name": "PostToolUse", "tool_name": "Write",
+                       "tool_input": {"file_path": written, "content": format!("// {i}\n")}, "tool_response": {}})
                 .to_string()
             };
             std::thread::spawn(move || (0..250).take_while(|i| post_hook(port, &token, &body(*i))).count())

@@ -156,6 +156,22 @@ impl Core {
         Ok(decision)
     }
 
+    /// What the session last saw of a file (for the stale-file check). The session's row is
+    /// written first: its first hook may be this one.
+    fn remember_view(
+        &self,
+        orch: &Orchestration,
+        session: &AgentSession,
+        rel: &str,
+        sha256: &str,
+    ) -> Result<(), GovernanceError> {
+        if session.session_id.is_empty() {
+            return Ok(());
+        }
+        self.db().save_agent_session(orch.project_root(), session)?;
+        Ok(self.db().record_file_view(&session.session_id, rel, sha256)?)
+    }
+
     /// State 2 lists the intents; state 3 shows scope and constraints.
     fn state_prompt(&self, orch: &Orchestration, file: &IntentsFile, session: &AgentSession) -> String {
         if let (AgentState::ContextualizedAction, Some(intent)) =
@@ -320,7 +336,7 @@ impl Core {
             if let Some(path) = file.as_deref().and_then(|t| self.project_root().resolve(t).ok())
                 && let Ok(bytes) = crate::files::read_bytes(&path)
             {
-                self.db().record_file_view(&session.session_id, path.rel(), &ledger::sha256_hex(&bytes))?;
+                self.remember_view(orch, session, path.rel(), &ledger::sha256_hex(&bytes))?;
             }
             return Ok(());
         }
@@ -356,7 +372,7 @@ impl Core {
         trace.blocks = blocks.iter().filter_map(|b| ledger::locate_block(&text, b)).collect();
         trace.file = Some(path.rel().to_owned());
         trace.file_hash = Some(file_hash.clone());
-        self.db().record_file_view(&session.session_id, path.rel(), &file_hash)?;
+        self.remember_view(orch, session, path.rel(), &file_hash)?;
         ledger::append(&orch.trace_path(), trace)?;
         self.write_intent_map(orch, file)
     }

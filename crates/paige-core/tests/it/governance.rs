@@ -760,6 +760,16 @@ fn a_tool_failing_three_times_in_a_row_becomes_a_shared_brain_lesson() {
 }
 
 #[test]
+fn a_write_is_ledgered_even_when_its_post_tool_use_is_the_sessions_first_hook() {
+    let g = Gov::governed(INTENTS, &[("src/weather/w.rs", "w\n")]);
+    let input = json!({"file_path": g.abs("src/weather/w.rs"), "content": "w\n"});
+    assert_eq!(g.post("fresh-session", "Write", input), HookDecision::None);
+    let trace = g.trace();
+    assert_eq!(trace.len(), 1, "{trace:?}");
+    assert_eq!(trace[0].file.as_deref(), Some("src/weather/w.rs"));
+}
+
+#[test]
 fn an_intent_completed_in_a_turn_is_a_shared_brain_lesson_when_state_3_ends_at_stop() {
     let g = Gov::governed(INTENTS, &[]);
     g.prompt(A);
