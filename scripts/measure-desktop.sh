@@ -30,7 +30,7 @@ app="${1:-$target/release/paige-app}"
 project="${2:-examples/sample-project}"
 runs="${RUNS:-1}"
 idle="${IDLE_SECS:-10}"
-[ -x "$app" ] || { echo "error: no app binary at $app (build it: ui/node_modules/.bin/tauri build)" >&2; exit 1; }
+[ -x "$app" ] || { echo "error: no app binary at $app (build it: scripts/package.sh)" >&2; exit 1; }
 work=$(mktemp -d)
 cleanup() {
   [ -n "${app_pid:-}" ] && kill "$app_pid" 2>/dev/null || true

@@ -36,8 +36,14 @@ if [ "$desktop_e2e" = 1 ]; then
   (cd ui && PAIGE_APP="$(cd .. && realpath "$target")/debug/paige-app" PAIGE_TEST_PYTHON="$PAIGE_TEST_PYTHON" \
     xvfb-run -a -s "-screen 0 1400x900x24" node tests/desktop-e2e.mjs 2>&1) | tee -a "$log" || status=1
 fi
+if [ "$desktop_e2e" = 1 ]; then
+  say "package check: the .deb ships paige, and the unpacked app's hooks call it"
+  scripts/package.sh --debug deb 2>&1 | tail -3
+  PATH="$(dirname "$PAIGE_TEST_CLAUDE"):$PATH" \
+    scripts/check-package.sh "$target/debug/bundle/deb/Paige_0.1.0_amd64.deb" 2>&1 | tee -a "$log" || status=1
+fi
 awk '/^test result:/ { passed += $4; failed += $6 }
      /^ +Tests +[0-9]/ { for (i = 2; i < NF; i++) { if ($(i+1) ~ /^passed/) passed += $i; if ($(i+1) ~ /^failed/) failed += $i } }
-     /^(ui smoke|desktop e2e): [0-9]+ passed, [0-9]+ failed$/ { passed += $(NF-3); failed += $(NF-1) }
+     /^(ui smoke|desktop e2e|package check): [0-9]+ passed, [0-9]+ failed$/ { passed += $(NF-3); failed += $(NF-1) }
      END { printf "all: %d passed, %d failed\n", passed, failed }' "$log"
 exit "$status"
