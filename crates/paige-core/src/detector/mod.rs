@@ -209,18 +209,36 @@ impl Core {
         for path in paths {
             let before = state.baseline.get(&path).cloned();
             let after = now.get(&path).copied();
-            let Some(change) = self.compare(&path, before.as_ref(), after)? else {
+            // One path that cannot be checked must not leave the others unsettled.
+            let change = match self.compare(&path, before.as_ref(), after) {
+                Ok(change) => change,
+                Err(err) => {
+                    tracing::warn!(path, "could not check a change: {err}");
+                    let outcome = format!("could not check: {err}");
+                    settled.push(Settled { path, change: ChangeKind::Modified, outcome, undone: false, sha256: None });
+                    continue;
+                }
+            };
+            let Some(change) = change else {
                 if let Some(meta) = after.filter(|m| before.as_ref().is_none_or(|k| k.meta != *m)) {
                     // Same content (a touch), or the learner's own save: the new baseline.
-                    let known = self.remember(&path, meta, VersionKind::Seen)?;
-                    state.baseline.insert(path, known);
+                    match self.remember(&path, meta, VersionKind::Seen) {
+                        Ok(known) => state.baseline.insert(path, known),
+                        Err(err) => {
+                            tracing::warn!(path, "could not keep a version: {err}");
+                            state.baseline.insert(path, Known { meta, sha256: None })
+                        }
+                    };
                 }
                 continue;
             };
             let outcome = match verdict(&path) {
                 Verdict::Keep(why) => {
                     if let Some(meta) = after {
-                        let known = self.remember(&path, meta, VersionKind::Seen)?;
+                        let known = self.remember(&path, meta, VersionKind::Seen).unwrap_or_else(|err| {
+                            tracing::warn!(path, "could not keep a version: {err}");
+                            Known { meta, sha256: None }
+                        });
                         state.baseline.insert(path.clone(), known);
                     } else {
                         state.baseline.remove(&path);
@@ -369,7 +387,7 @@ impl Core {
             _ => {
                 let sha = known.sha256.as_deref().ok_or_else(|| DetectorError::Store {
                     path: file.abs().to_owned(),
-                    source: std::io::Error::other("too large: no earlier version was kept"),
+                    source: std::io::Error::other("no earlier version was kept (too large or unreadable)"),
                 })?;
                 let bytes = store.get(sha)?;
                 crate::files::write_bytes(&file, &bytes, Some(known.meta.mode))?;
