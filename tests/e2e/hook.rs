@@ -249,9 +249,13 @@ fn intents_list_and_reset_work_on_the_files() {
 }
 
 fn post_hook(port: u16, token: &str, body: &str) -> bool {
+    post_hook_to(port, token, "post-tool-use", body)
+}
+
+fn post_hook_to(port: u16, token: &str, event: &str, body: &str) -> bool {
     let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else { return false };
     let request = format!(
-        "POST /hooks/post-tool-use HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
+        "POST /hooks/{event} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
@@ -381,4 +385,37 @@ fn ledger_verify_passes_an_intact_chain_and_names_the_first_tampered_line() {
     let (status, stdout, _) = world.run(&["ledger", "verify", "--project", &project]);
     assert_eq!(status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("BROKEN at agent_trace.jsonl line 2"), "{stdout}");
+}
+
+#[test]
+fn a_restore_completes_even_when_the_hook_gives_up_before_paige_answers() {
+    let world = World::ready();
+    std::fs::write(world.project().join("main.rs"), "fn main() {}\n").expect("file");
+    let paige = world.serve();
+    let info = read_json(&world.data_dir().join("run/server.json"));
+    let port = info["port"].as_u64().expect("port") as u16;
+    let token = info["token"].as_str().expect("token").to_owned();
+    let call = |event: &str| {
+        json!({"session_id": "s", "hook_event_name": event, "tool_name": "Bash", "tool_use_id": "t1",
+               "tool_input": {"command": "make"}, "tool_response": {}})
+        .to_string()
+    };
+    assert!(post_hook_to(port, &token, "pre-tool-use", &call("PreToolUse")), "the window opens");
+    std::fs::write(world.project().join("main.rs"), "// the command\n").expect("change");
+    // The PostToolUse is sent and the connection dropped at once, as a hook past its deadline.
+    let body = call("PostToolUse");
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let request = format!(
+        "POST /hooks/post-tool-use HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("send");
+    drop(stream);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while std::fs::read_to_string(world.project().join("main.rs")).expect("read") != "fn main() {}\n" {
+        assert!(Instant::now() < deadline, "the change was not undone after the hook left");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    paige.signal("TERM");
 }
