@@ -2,7 +2,7 @@
 //! paths and Paige's excluded directories left out), by metadata only. Comparing two costs
 //! one metadata walk; content is hashed only where metadata changed.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Mutex;
@@ -31,7 +31,20 @@ impl Meta {
     }
 }
 
-pub(crate) type Manifest = BTreeMap<String, Meta>;
+impl Meta {
+    pub(crate) fn of_stat(stat: &rustix::fs::Stat) -> Meta {
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Meta {
+            size: stat.st_size as u64,
+            mtime_ns: ns(stat.st_mtime, stat.st_mtime_nsec as i64),
+            ctime_ns: ns(stat.st_ctime, stat.st_ctime_nsec as i64),
+            ino: stat.st_ino,
+            mode: stat.st_mode & 0o7777,
+        }
+    }
+}
+
+pub(crate) type Manifest = HashMap<String, Meta>;
 
 /// The learner files under `root`, by their path relative to it (`/`-separated). Walks on
 /// two threads: a call pays this walk once.

@@ -15,9 +15,10 @@
 //! - Nothing is lost: every version Paige replaces is kept first (`paige restore`).
 
 mod manifest;
+mod rewalk;
 mod store;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -87,7 +88,9 @@ struct Known {
 
 #[derive(Default)]
 struct State {
-    baseline: BTreeMap<String, Known>,
+    baseline: HashMap<String, Known>,
+    /// What the last walk kept, for a cheap re-walk at the window's close.
+    tree: Option<rewalk::Tree>,
     /// A full walk made the baseline; from then on the watcher's journal keeps it current.
     primed: bool,
     /// Open window: the calls in it, and whether one left a process running.
@@ -197,7 +200,7 @@ impl Core {
             }
         }
         state.window = None;
-        let now = manifest::scan(self.project_root().path());
+        let now = self.walk(&mut state);
         let mut settled = Vec::new();
         // Only paths whose metadata moved are looked at further.
         let mut paths: Vec<String> = now
@@ -268,13 +271,37 @@ impl Core {
             settled.push(outcome);
         }
         settled.sort_by(|a, b| a.path.cmp(&b.path));
+        if settled.iter().any(|s| rewalk::is_ignore_file(&s.path)) {
+            // The rules the re-walk remembers may be the call's: the next walk is a full one.
+            state.tree = None;
+        }
         detector.store.evict(self.db())?;
         Ok(settled)
+    }
+
+    /// The learner files now: a re-walk of what the last walk kept, or a full walk when there
+    /// is none or the ignore rules changed.
+    fn walk(&self, state: &mut State) -> Manifest {
+        let root = self.project_root().path();
+        let rewalked = state.tree.as_mut().and_then(|tree| tree.rewalk(root));
+        let rules_changed = |now: &Manifest| {
+            let ignore_files = now.keys().chain(state.baseline.keys()).filter(|p| rewalk::is_ignore_file(p));
+            ignore_files.into_iter().any(|p| now.get(p) != state.baseline.get(p).map(|k| &k.meta))
+        };
+        match rewalked {
+            Some(now) if !rules_changed(&now) => now,
+            _ => {
+                let now = manifest::scan(root);
+                state.tree = Some(rewalk::Tree::from_manifest(root, &now));
+                now
+            }
+        }
     }
 
     /// The baseline from a full walk: every file whose metadata moved is kept anew.
     fn refresh_all(&self, state: &mut State) -> Result<(), DetectorError> {
         let now = manifest::scan(self.project_root().path());
+        state.tree = Some(rewalk::Tree::from_manifest(self.project_root().path(), &now));
         state.baseline.retain(|path, _| now.contains_key(path));
         for (path, meta) in &now {
             if state.baseline.get(path).is_none_or(|k| k.meta != *meta) {
@@ -372,9 +399,8 @@ impl Core {
     fn undo(&self, path: &str, before: Option<&Known>, change: ChangeKind) -> Result<Option<Known>, DetectorError> {
         let file = self.project_root().resolve(path)?;
         let store = &self.detector().store;
-        if change != ChangeKind::Deleted
-            && let Ok(bytes) = crate::files::read_bytes(&file)
-        {
+        // A "deleted" file may exist but be ignored now (the call changed .gitignore): kept too.
+        if let Ok(bytes) = crate::files::read_bytes(&file) {
             let mode = std::fs::symlink_metadata(file.abs()).map(|m| Meta::of(&m).mode).unwrap_or(0o644);
             store.keep(self.db(), self.project_root().path(), path, &bytes, mode, VersionKind::Replaced)?;
         }

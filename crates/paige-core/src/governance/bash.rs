@@ -197,7 +197,13 @@ impl Scan {
                 self.list(&c.0);
                 self.list(&c.1.list);
             }
-            CompoundCommand::Arithmetic(c) => self.arithmetic(&c.expr.value),
+            // `(( ... ))` runs no command in bash, but the parser also reads nested subshells
+            // `( ( cmd ) )` as one: its text is checked as commands too (an expression
+            // is then an unknown command at worst).
+            CompoundCommand::Arithmetic(c) => {
+                self.arithmetic(&c.expr.value);
+                self.source(&c.expr.value);
+            }
             CompoundCommand::Coprocess(c) => {
                 self.backgrounds = true;
                 self.command(&c.body);

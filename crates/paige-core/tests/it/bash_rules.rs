@@ -162,6 +162,8 @@ const TABLE: &[(&str, Want)] = &[
     ("$EDITOR src/main.rs", U),
     ("git commit -m wip", U),
     ("ls $(", U),
+    ("( ( rm -rf src ) )", M),
+    ("(( i += 1 ))", U),
 ];
 
 #[test]

@@ -253,3 +253,46 @@ fn with_the_watcher_running_changes_between_calls_are_the_learners_and_stay() {
     let versions = gov.core.db().file_versions(&gov.root(), Some("src/lib.rs")).expect("versions");
     assert_eq!(versions.len(), 2, "{versions:?}");
 }
+
+#[test]
+fn a_call_that_rewrites_gitignore_to_hide_its_edits_is_undone_whole() {
+    let gov = Gov::coach(FILES);
+    // A first call primes the baseline and the re-walk's memory of the tree.
+    assert_eq!(gov.bash_pre("t0", "make"), HookDecision::None);
+    assert_eq!(gov.bash_post("t0", "make"), HookDecision::None);
+    assert_eq!(gov.bash_pre("t1", "make"), HookDecision::None);
+    gov.put(".gitignore", "target/\nsrc/\n");
+    gov.put("src/main.rs", "// hidden edit\n");
+    gov.put("src/new/deep.rs", "// new in a new folder\n");
+    let reason = blocked(&gov.bash_post("t1", "make")).to_owned();
+    assert!(reason.contains(".gitignore (changed): undone"), "{reason}");
+    assert_eq!(gov.read(".gitignore").as_deref(), Some("target/\n"));
+    assert_eq!(gov.read("src/main.rs").as_deref(), Some("fn main() {}\n"));
+    // The next call sees the restored rules: src/new/deep.rs is a learner path again, and new.
+    assert_eq!(gov.bash_pre("t2", "make"), HookDecision::None);
+    assert_eq!(gov.bash_post("t2", "make"), HookDecision::None, "nothing else changed");
+    let kept = gov.core.db().file_versions(&gov.root(), Some("src/main.rs")).expect("versions");
+    assert!(kept.iter().any(|v| v.kind == VersionKind::Replaced), "the hidden edit is kept: {kept:?}");
+}
+
+#[test]
+fn the_closing_re_walk_finds_new_folders_files_and_deletions_like_a_full_walk() {
+    let gov = Gov::coach(FILES);
+    assert_eq!(gov.bash_pre("t0", "make"), HookDecision::None);
+    assert_eq!(gov.bash_post("t0", "make"), HookDecision::None);
+    assert_eq!(gov.bash_pre("t1", "make"), HookDecision::None);
+    gov.put("src/a/b/c.rs", "// deep\n");
+    gov.put("target/debug/out", "ignored\n");
+    gov.put("node_modules/x/index.js", "excluded\n");
+    std::fs::remove_file(gov.root().join("src/lib.rs")).expect("rm");
+    std::os::unix::fs::symlink("/etc/passwd", gov.root().join("src/link")).expect("symlink");
+    let reason = blocked(&gov.bash_post("t1", "make")).to_owned();
+    assert!(reason.contains("src/a/b/c.rs (created): undone"), "{reason}");
+    assert!(reason.contains("src/lib.rs (deleted): undone"), "{reason}");
+    assert!(
+        !reason.contains("target/") && !reason.contains("node_modules") && !reason.contains("src/link"),
+        "{reason}"
+    );
+    assert_eq!(gov.read("src/a/b/c.rs"), None);
+    assert_eq!(gov.read("target/debug/out").as_deref(), Some("ignored\n"));
+}
