@@ -248,6 +248,7 @@ impl Core {
                 }
             })?;
             self.detector().journal_start(watcher.degraded().is_none());
+            self.prime_detector();
             if let Some(notice) = watcher.degraded() {
                 self.live().watch_notice = Some(notice.to_owned());
                 self.broadcast(watch_notice(notice));

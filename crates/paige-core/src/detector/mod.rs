@@ -304,6 +304,10 @@ impl Core {
         state.tree = Some(rewalk::Tree::from_manifest(self.project_root().path(), &now));
         state.baseline.retain(|path, _| now.contains_key(path));
         for (path, meta) in &now {
+            if self.shutdown_token().is_cancelled() {
+                // Shutting down: the rest is taken in next time.
+                return Ok(());
+            }
             if state.baseline.get(path).is_none_or(|k| k.meta != *meta) {
                 let known = self.remember(path, *meta, VersionKind::Seen)?;
                 state.baseline.insert(path.clone(), known);
@@ -339,6 +343,33 @@ impl Core {
             }
         }
         Ok(())
+    }
+
+    /// Takes in the project's files ahead of the first watched call (which would otherwise
+    /// pay for storing every file once), on the core's task tracker; without a runtime, the
+    /// first call does it.
+    pub(crate) fn prime_detector(self: &std::sync::Arc<Self>) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let core = std::sync::Arc::downgrade(self);
+        self.tasks().spawn_blocking_on(
+            move || {
+                let Some(core) = core.upgrade() else { return };
+                let mut state = core.detector().state.lock().unwrap_or_else(|p| p.into_inner());
+                if state.primed || state.window.is_some() {
+                    return;
+                }
+                let started = std::time::Instant::now();
+                match core.refresh_all(&mut state) {
+                    Ok(()) => tracing::info!(
+                        files = state.baseline.len(),
+                        ms = started.elapsed().as_millis() as u64,
+                        "change detector primed"
+                    ),
+                    Err(err) => tracing::warn!("cannot prime the change detector: {err}"),
+                }
+            },
+            &runtime,
+        );
     }
 
     /// Whether a window is open (for tests and the UI).

@@ -296,3 +296,25 @@ fn the_closing_re_walk_finds_new_folders_files_and_deletions_like_a_full_walk() 
     assert_eq!(gov.read("src/a/b/c.rs"), None);
     assert_eq!(gov.read("target/debug/out").as_deref(), Some("ignored\n"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_project_is_taken_in_when_it_is_watched_so_the_first_call_stores_nothing() {
+    let gov = Gov::coach(FILES);
+    gov.core.start_watcher().expect("watcher");
+    let root = gov.root();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while gov.core.db().file_versions(&root, None).expect("versions").len() < FILES.len() {
+        assert!(std::time::Instant::now() < deadline, "the detector was not primed");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let before = gov.core.db().file_versions(&root, None).expect("versions").len();
+    let core = gov.core.clone();
+    let gov = tokio::task::spawn_blocking(move || {
+        assert_eq!(gov.bash_pre("t1", "make"), HookDecision::None);
+        gov
+    })
+    .await
+    .expect("hook");
+    assert_eq!(gov.core.db().file_versions(&root, None).expect("versions").len(), before);
+    core.shutdown().await.expect("shutdown");
+}
