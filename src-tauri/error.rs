@@ -17,6 +17,8 @@ pub enum CommandErrorCode {
     Settings,
     /// The native folder dialog is not available or gave an unusable path.
     Dialog,
+    /// The app failed while handling the request (its work panicked): a bug to report.
+    Internal,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

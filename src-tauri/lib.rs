@@ -37,9 +37,13 @@ pub const UI_EVENT: &str = "paige://ui";
 /// The event a window's terminal output is emitted as.
 pub const TERMINAL_EVENT: &str = "paige://terminal";
 
-/// One frame from a window's UI to the core; the reply frame for that window, if any.
+/// One frame from a window's UI to the core; the reply frame for that window, if any. Async,
+/// and the core's work (files, SQLite, the first frame's terminal spawn) runs on the blocking
+/// pool: the main thread, which paints the window and answers the other commands, never
+/// waits for it. The UI sends a window's frames one after another (`transport.ts`), so they
+/// are handled in order.
 #[tauri::command]
-fn ui_message<R: Runtime>(
+async fn ui_message<R: Runtime>(
     frame: String,
     window: tauri::Window<R>,
     shell: tauri::State<'_, Shell>,
@@ -49,8 +53,15 @@ fn ui_message<R: Runtime>(
     // Started here rather than in `setup`: forwarding must run before the window's first
     // frame is answered, and each opened project has its own core to forward.
     backend.forward_events_once(window.app_handle());
-    let connection = shell.connection(window.app_handle(), &backend, window.label());
-    Ok(backend.core.handle_text(connection, &frame))
+    let app = window.app_handle().clone();
+    let label = window.label().to_owned();
+    let work = move || {
+        let connection = app.state::<Shell>().connection(&app, &backend, &label);
+        backend.core.handle_text(connection, &frame)
+    };
+    tauri::async_runtime::spawn_blocking(work)
+        .await
+        .map_err(|err| CommandError::new(CommandErrorCode::Internal, format!("the frame was not handled: {err}")))
 }
 
 /// What the welcome and settings screens show.

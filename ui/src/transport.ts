@@ -145,9 +145,12 @@ export class TauriTransport implements Transport {
   private unlisten: (() => void)[] = [];
   private state: ConnectionState = "connecting";
   private ready: Promise<void>;
+  /** The last frame sent: the next is delivered after it. */
+  private queue: Promise<void>;
 
   constructor(hello: () => string) {
     this.ready = this.start(hello);
+    this.queue = this.ready;
   }
 
   private async start(hello: () => string): Promise<void> {
@@ -180,7 +183,9 @@ export class TauriTransport implements Transport {
 
   send<T extends ClientType>(type: T, payload: ClientPayloads[T]): void {
     const frame = encodeFrame(type, payload);
-    void this.ready.then(() => this.deliver(frame));
+    // One frame at a time: `ui_message` is async on the Rust side, so frames sent together
+    // could be handled in another order; each waits for the one before it.
+    this.queue = this.queue.then(() => this.deliver(frame));
   }
 
   onFrame(listener: (frame: AnyFrame) => void): () => void {

@@ -54,7 +54,7 @@ export type CommandError = { code: CommandErrorCode, message: string, };
 /**
  * What went wrong, for the UI to act on; `message` says it for a person.
  */
-export type CommandErrorCode = "no_project" | "project_refused" | "settings" | "dialog";
+export type CommandErrorCode = "no_project" | "project_refused" | "settings" | "dialog" | "internal";
 
 /**
  * Where the key in use comes from.
