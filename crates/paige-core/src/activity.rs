@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::core::{ActiveSession, Core, CoreError};
+use crate::core::{Core, CoreError};
 use crate::db::{ActionEntry, ActionType, NewSession, Session, SessionStatus};
 use crate::event::Event;
 use crate::files::project_tree;
@@ -35,14 +35,14 @@ impl From<crate::db::DbError> for SessionError {
 impl Core {
     /// The active session, if any.
     pub fn active_session(&self) -> Option<Session> {
-        self.live().session.as_ref().map(|s| s.session.clone())
+        self.live().session().map(|s| s.session.clone())
     }
 
     /// Appends to the active session's timeline and tells subscribers. With no active session
     /// the action is discarded with a warning (EC-17); a database error is logged, not raised:
     /// losing one timeline row must never fail the user's action.
     pub fn log_action(&self, action_type: ActionType, data: Value) -> Option<ActionEntry> {
-        let Some(session_id) = self.live().session.as_ref().map(|s| s.session.id.clone()) else {
+        let Some(session_id) = self.live().session().map(|s| s.session.id.clone()) else {
             tracing::warn!(action = %action_type, "no active session; action not logged");
             return None;
         };
@@ -75,17 +75,7 @@ impl Core {
             issue_title,
         })?;
         let cancel = self.shutdown_token().child_token();
-        let lost_race = {
-            let mut live = self.live();
-            match &live.session {
-                Some(active) => Some(active.session.id.clone()),
-                None => {
-                    live.buffers.reset_log_state();
-                    live.session = Some(ActiveSession { session: session.clone(), cancel: cancel.clone() });
-                    None
-                }
-            }
-        };
+        let lost_race = self.live().begin_session(session.clone(), cancel.clone()).err();
         if let Some(winner) = lost_race {
             // Another start won between the check and here: our row must not stay "active".
             self.db().end_session(&session.id, SessionStatus::Abandoned)?;
@@ -117,21 +107,19 @@ impl Core {
 
     /// Ends the active session with `status`; its timer stops and `session_ended` is logged.
     pub fn end_session(&self, status: SessionStatus) -> Result<Session, SessionError> {
-        let active = self.live().session.as_ref().map(|s| (s.session.clone(), s.cancel.clone()));
+        let active = self.live().session().map(|s| (s.session.clone(), s.cancel.clone()));
         let Some((session, cancel)) = active else { return Err(SessionError::NoActiveSession) };
         cancel.cancel();
         let duration_ms = (self.now() - session.started_at).num_milliseconds();
         self.log_action(ActionType::SessionEnded, json!({ "status": status, "durationMs": duration_ms }));
         let ended = self.db().end_session(&session.id, status)?;
-        let mut live = self.live();
-        live.session = None;
-        live.buffers.reset_log_state();
+        self.live().end_session();
         Ok(ended)
     }
 
     /// Logs one `buffer_summary` per dirty file edited since its last entry (Scenario 4.2).
     pub fn flush_buffer_summaries(&self) {
-        let summaries = self.live().buffers.take_summaries();
+        let summaries = self.live().take_summaries();
         for s in summaries {
             self.log_action(
                 ActionType::BufferSummary,

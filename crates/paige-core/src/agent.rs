@@ -115,13 +115,7 @@ impl Core {
     /// A file that cannot be read is an error and nothing is broadcast.
     pub fn open_file_for_agent(&self, path: &str) -> Result<FileContent, AgentError> {
         let content = self.read_file(path)?;
-        {
-            let mut live = self.live();
-            live.open_files.insert(content.path.clone());
-            if !content.binary {
-                live.buffers.opened(&content.path, &content.content);
-            }
-        }
+        self.live().opened(&content.path, (!content.binary).then_some(content.content.as_str()));
         self.broadcast(ServerMessage::EditorOpenFile(content.clone()));
         Ok(content)
     }
@@ -259,12 +253,7 @@ impl Core {
             let value = match item {
                 StateItem::OpenFiles => json!(self.open_files()),
                 StateItem::Buffers => {
-                    let paths: Vec<String> = {
-                        let live = self.live();
-                        let mut paths: Vec<String> = live.open_files.iter().filter(|p| live.buffers.contains(p)).cloned().collect();
-                        paths.extend(live.buffers.dirty_paths().into_iter().filter(|p| !live.open_files.contains(p)));
-                        paths
-                    };
+                    let paths = self.live().buffer_paths();
                     let views: Vec<BufferView> = paths.iter().filter_map(|p| self.buffer_view(p).ok().flatten()).collect();
                     json!(views)
                 }

@@ -1,6 +1,5 @@
 //! The façade: the one object adapters (server, CLI, Tauri shell) hold.
 
-use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -13,10 +12,11 @@ use crate::api::{ApiClient, ApiError, ApiSettings, UnknownModel};
 use crate::buffers::Buffers;
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::db::{Db, DbError, Session};
+use crate::db::{Db, DbError};
 use crate::event::Event;
 use crate::files::{ProjectRoot, Watcher};
-use crate::protocol::{ConnectionId, ConnectionMeta, ServerMessage, TerminalSize};
+use crate::live::Live;
+use crate::protocol::ServerMessage;
 
 const EVENT_CAPACITY: usize = 4096;
 
@@ -39,41 +39,12 @@ pub struct Core {
     detector: crate::detector::Detector,
 }
 
-/// In-memory state, behind one short-held lock. Never held across I/O or `.await`.
-#[derive(Default)]
-pub(crate) struct Live {
-    pub(crate) buffers: Buffers,
-    pub(crate) open_files: BTreeSet<String>,
-    pub(crate) connections: HashMap<ConnectionId, ConnectionMeta>,
-    pub(crate) next_connection: u64,
-    pub(crate) terminal: Option<TerminalSize>,
-    pub(crate) session: Option<ActiveSession>,
-    /// Set when the system's inotify limit left part of the project unwatched.
-    pub(crate) watch_notice: Option<String>,
-    /// Which mode the agent was launched in (and, without the OS sandbox, why).
-    pub(crate) agent_notice: Option<ServerMessage>,
-    /// Last diff per path, valid while the buffer version and the file's disk stamp match.
-    pub(crate) diffs: HashMap<String, CachedDiff>,
-}
-
 fn watch_notice(notice: &str) -> ServerMessage {
     ServerMessage::CoachingMessage(crate::protocol::CoachingMessage {
         message: notice.to_owned(),
         kind: crate::protocol::MessageKind::Warning,
         anchor: None,
     })
-}
-
-pub(crate) struct CachedDiff {
-    pub(crate) buffer_version: u64,
-    pub(crate) disk: Option<crate::files::DiskStamp>,
-    pub(crate) diff: String,
-}
-
-pub(crate) struct ActiveSession {
-    pub(crate) session: Session,
-    /// Cancels the session's own loops (buffer summaries).
-    pub(crate) cancel: CancellationToken,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,10 +82,7 @@ impl Core {
             config.data_dir.join("versions"),
             config.limits.max_version_store_bytes,
         ));
-        let live = Live {
-            buffers: Buffers::with_limits(config.limits.max_buffer_bytes, config.limits.max_buffers_bytes),
-            ..Live::default()
-        };
+        let live = Live::new(Buffers::with_limits(config.limits.max_buffer_bytes, config.limits.max_buffers_bytes));
         Ok(Core {
             started_at: clock.now(),
             config,
@@ -250,7 +218,7 @@ impl Core {
             self.detector().journal_start(watcher.degraded().is_none());
             self.prime_detector();
             if let Some(notice) = watcher.degraded() {
-                self.live().watch_notice = Some(notice.to_owned());
+                self.live().set_watch_notice(watch_notice(notice));
                 self.broadcast(watch_notice(notice));
             }
             *slot = Some(watcher);
@@ -261,8 +229,7 @@ impl Core {
     /// What a UI shows when it connects, besides the tree: why the project is only partly
     /// watched, if it is.
     pub(crate) fn notices(&self) -> Vec<ServerMessage> {
-        let live = self.live();
-        live.watch_notice.as_deref().map(watch_notice).into_iter().chain(live.agent_notice.clone()).collect()
+        self.live().notices()
     }
 
     /// Stops the watcher and every background task, then checkpoints the database.

@@ -35,31 +35,26 @@ impl Core {
     /// Registers a UI connection.
     pub fn connect(&self) -> ConnectionId {
         let now = self.now();
-        let mut live = self.live();
-        live.next_connection += 1;
-        let id = ConnectionId(live.next_connection);
-        live.connections
-            .insert(id, ConnectionMeta { version: None, platform: None, window_size: None, connected_at: now });
-        id
+        self.live().connect(now)
     }
 
     /// Forgets a UI connection (EC-03: nothing else changes).
     pub fn disconnect(&self, id: ConnectionId) {
         self.close_terminal(id);
-        self.live().connections.remove(&id);
+        self.live().disconnect(id);
     }
 
     pub fn connection(&self, id: ConnectionId) -> Option<ConnectionMeta> {
-        self.live().connections.get(&id).cloned()
+        self.live().connection(id).cloned()
     }
 
     pub fn connection_count(&self) -> usize {
-        self.live().connections.len()
+        self.live().connection_count()
     }
 
     /// The terminal size the UI last reported.
     pub fn terminal_size(&self) -> Option<TerminalSize> {
-        self.live().terminal
+        self.live().terminal_size()
     }
 
     /// Handles one raw text frame from a UI; returns the reply frame for the sender, if any.
@@ -125,7 +120,7 @@ impl Core {
                 None
             }
             ClientMessage::TerminalResize(size) => {
-                self.live().terminal = Some(size);
+                self.live().set_terminal_size(size);
                 self.terminal_resize(from, size);
                 None
             }
@@ -151,7 +146,7 @@ impl Core {
     }
 
     fn hello(&self, from: ConnectionId, hello: Hello) -> ServerMessage {
-        if let Some(meta) = self.live().connections.get_mut(&from) {
+        if let Some(meta) = self.live().connection_mut(from) {
             meta.version = Some(hello.version);
             meta.platform = Some(hello.platform);
             meta.window_size = Some(hello.window_size);
@@ -181,13 +176,7 @@ impl Core {
 
     fn file_open(&self, path: &str) -> Result<(), ConnectionError> {
         let content = self.read_file(path).map_err(|err| project_error(path, err))?;
-        {
-            let mut live = self.live();
-            live.open_files.insert(content.path.clone());
-            if !content.binary {
-                live.buffers.opened(&content.path, &content.content);
-            }
-        }
+        self.live().opened(&content.path, (!content.binary).then_some(content.content.as_str()));
         self.log_action(ActionType::FileOpen, json!({ "path": content.path }));
         self.broadcast(ServerMessage::FsContent(content));
         Ok(())
@@ -220,12 +209,7 @@ impl Core {
 
     fn file_close(&self, path: &str) -> Result<(), ConnectionError> {
         let resolved = self.resolve_path(path).map_err(|err| path_rejected(path, &err))?;
-        {
-            let mut live = self.live();
-            live.open_files.remove(resolved.rel());
-            live.buffers.closed(resolved.rel());
-            live.diffs.remove(resolved.rel());
-        }
+        self.live().closed(resolved.rel());
         self.log_action(ActionType::FileClose, json!({ "path": resolved.rel() }));
         Ok(())
     }

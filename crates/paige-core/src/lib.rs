@@ -17,6 +17,7 @@ pub mod event;
 pub mod files;
 pub mod governance;
 pub mod limits;
+mod live;
 mod models;
 mod project;
 pub mod prompts;

@@ -4,8 +4,9 @@
 use serde::Serialize;
 
 use crate::buffers::BufferEntry;
-use crate::core::{CachedDiff, Core};
+use crate::core::Core;
 use crate::files::{self, FileContent, FileError, PathError, ProjectPath, TreeNode};
+use crate::live::CachedDiff;
 use crate::protocol::CursorPosition;
 
 #[derive(Debug, thiserror::Error)]
@@ -43,17 +44,15 @@ impl Core {
         // The learner's save: the change detector must not undo it.
         self.detector().note_save(path.rel(), content.as_bytes());
         files::write_file(&path, &content)?;
-        let live = &mut *self.live();
-        live.buffers.saved(path.rel(), content, None, self.now());
         // Clean now: its diff is empty, and a cached one would only hold memory.
-        live.diffs.remove(path.rel());
+        self.live().saved(path.rel(), content, self.now());
         Ok(path)
     }
 
     /// The editor's current state of a file, if it has one.
     pub fn buffer(&self, path: &str) -> Result<Option<BufferEntry>, PathError> {
         let path = self.resolve_path(path)?;
-        Ok(self.live().buffers.get(path.rel()).cloned())
+        Ok(self.live().buffer(path.rel()).cloned())
     }
 
     /// Records an edit from the editor. Binary and special files never enter the cache; an
@@ -64,11 +63,11 @@ impl Core {
         content: String,
         cursor: CursorPosition,
     ) -> Result<Option<crate::buffers::SignificantChange>, ProjectError> {
-        let known = self.live().buffers.contains(path.rel());
+        let known = self.live().has_buffer(path.rel());
         if !known {
             files::check_bufferable(path)?;
         }
-        Ok(self.live().buffers.update(path.rel(), content, cursor, self.now())?)
+        Ok(self.live().update_buffer(path.rel(), content, cursor, self.now())?)
     }
 
     /// Unified diff from the saved file to the buffer; empty when the buffer is clean or
@@ -85,7 +84,7 @@ impl Core {
         let paths = match path {
             Some(path) => vec![self.resolve_path(path).ok()?],
             None => {
-                let dirty = self.live().buffers.dirty_paths();
+                let dirty = self.live().dirty_paths();
                 dirty.iter().map(|rel| self.resolve_path(rel).ok()).collect::<Option<Vec<_>>>()?
             }
         };
@@ -108,19 +107,19 @@ impl Core {
 
     /// The version of `path`'s buffer when it has unsaved changes.
     fn dirty_version(&self, path: &ProjectPath) -> Option<u64> {
-        self.live().buffers.get(path.rel()).filter(|e| e.dirty).map(|e| e.version)
+        self.live().buffer(path.rel()).filter(|e| e.dirty).map(|e| e.version)
     }
 
     /// The cached diff for buffer `version` against the file as `disk` stamps it.
     fn cached_at(&self, path: &ProjectPath, version: u64, disk: Option<files::DiskStamp>) -> Option<String> {
         let live = self.live();
-        let cached = live.diffs.get(path.rel())?;
+        let cached = live.cached_diff(path.rel())?;
         (cached.buffer_version == version && cached.disk == disk).then(|| cached.diff.clone())
     }
 
     /// Diffs of every dirty buffer, by path.
     pub fn dirty_diffs(&self) -> Vec<FileDiff> {
-        let dirty = self.live().buffers.dirty_paths();
+        let dirty = self.live().dirty_paths();
         dirty
             .into_iter()
             .filter_map(|rel| {
@@ -144,7 +143,7 @@ impl Core {
 
     /// Files the editor has open, sorted.
     pub fn open_files(&self) -> Vec<String> {
-        self.live().open_files.iter().cloned().collect()
+        self.live().open_files()
     }
 
     /// The diff of one buffer, from the cache while neither the buffer nor the file on disk
@@ -176,17 +175,16 @@ impl Core {
             diff
         };
         let live = self.live();
-        let Some(entry) = live.buffers.get(path.rel()).filter(|e| e.version == version) else {
+        let Some(entry) = live.buffer(path.rel()).filter(|e| e.version == version) else {
             // The buffer changed while we read the file; diff what is there now, uncached.
-            let current = live.buffers.get(path.rel()).filter(|e| e.dirty).map(|e| e.content.clone());
+            let current = live.buffer(path.rel()).filter(|e| e.dirty).map(|e| e.content.clone());
             drop(live);
             return Ok(current.map(|c| diff_of(&c)).unwrap_or_default());
         };
         let content = entry.content.clone();
         drop(live);
         let diff = diff_of(&content);
-        let live = &mut *self.live();
-        live.diffs.insert(path.rel().to_owned(), CachedDiff { buffer_version: version, disk, diff: diff.clone() });
+        self.live().cache_diff(path.rel(), CachedDiff { buffer_version: version, disk, diff: diff.clone() });
         Ok(diff)
     }
 }

@@ -84,7 +84,7 @@ impl Core {
             })
         };
         self.broadcast(message(&notice));
-        self.live().agent_notice = Some(message(&notice));
+        self.live().set_agent_notice(message(&notice));
         mode
     }
 }
