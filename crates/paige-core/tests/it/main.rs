@@ -10,6 +10,7 @@ mod detector;
 mod files;
 mod governance;
 mod hostile;
+mod ledger;
 mod path_guard;
 mod prompts;
 mod protocol;
