@@ -3,6 +3,7 @@
 mod api;
 mod bash_rules;
 mod bindings;
+mod budgets;
 mod buffer_logging;
 mod config;
 mod db;
