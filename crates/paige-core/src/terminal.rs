@@ -89,8 +89,13 @@ pub fn agent_command(
     };
     let mcp_config = write_mcp_config(run_dir, server)?;
     let mut args: Vec<OsString> = vec!["--mcp-config".into(), mcp_config.into_os_string()];
-    if let AgentMode::Coach { .. } = mode {
+    let coach = matches!(mode, AgentMode::Coach { .. });
+    if coach {
         args.extend(["--append-system-prompt".into(), crate::prompts::coach_persona::SYSTEM_PROMPT.into()]);
+    }
+    // Without Paige's hooks nothing would check a governed agent's writes: it gets coach
+    // mode's tool limits then.
+    if coach || server.hook_command.is_none() {
         args.push("--disallowedTools".into());
         args.extend(COACH_DISALLOWED_TOOLS.iter().map(OsString::from));
     }

@@ -340,6 +340,12 @@ fn governed_projects_launch_claude_with_all_its_tools_and_no_coach_persona() {
         serde_json::from_str(&std::fs::read_to_string(&args[settings_at + 1]).expect("settings")).expect("json");
     assert!(settings["hooks"]["PreToolUse"].is_array());
     assert!(settings.get("sandbox").is_none(), "the OS sandbox is coach mode's");
+    // Without a `paige` to run the hooks nothing would check its writes: no write tools then.
+    let unhooked = AgentServer { hook_command: None, ..server() };
+    let path = Some(bin.path().as_os_str());
+    let cmd = agent_command(project.path(), run.path(), &unhooked, AgentMode::Governed, None, path, None).expect("cmd");
+    let args: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    assert!(args.iter().any(|a| a == "--disallowedTools"), "{args:?}");
 }
 
 #[test]
