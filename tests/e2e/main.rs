@@ -79,13 +79,20 @@ impl World {
     }
 
     pub fn spawn(&self, args: &[&str]) -> Running {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("paige starts");
+        self.spawn_command(self.command(args))
+    }
+
+    /// `paige <args>` run by `wrapper` (its words, then the paige binary and `args`).
+    pub fn spawn_wrapped(&self, wrapper: &[&str], args: &[&str]) -> Running {
+        let mut command = Command::new(wrapper[0]);
+        command.args(&wrapper[1..]).arg(PAIGE).args(args);
+        command.current_dir(self.cwd()).env_clear().envs(self.env.iter().cloned());
+        self.spawn_command(command)
+    }
+
+    fn spawn_command(&self, mut command: Command) -> Running {
+        let mut child =
+            command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("paige starts");
         let (tx, lines) = mpsc::channel();
         let stdout = child.stdout.take().expect("stdout");
         let stderr = child.stderr.take().expect("stderr");
