@@ -9,7 +9,7 @@ use paige_core::governance::{IntentStatus, ledger};
 
 use crate::{BlameArgs, IntentsArgs, IntentsCommand};
 
-fn project_dir(flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+pub(crate) fn project_dir(flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     match flag.or_else(|| std::env::var_os("PROJECT_DIR").map(PathBuf::from)) {
         Some(dir) => Ok(dir),
         None => std::env::current_dir().context("cannot read the working directory"),

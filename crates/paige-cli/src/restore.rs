@@ -28,14 +28,8 @@ pub(crate) struct RestoreArgs {
 
 pub(crate) fn run(args: RestoreArgs) -> anyhow::Result<bool> {
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
-    let project = match args.project.or_else(|| env.get("PROJECT_DIR").map(PathBuf::from)) {
-        Some(dir) => dir,
-        None => std::env::current_dir().context("cannot read the working directory")?,
-    };
-    let data_dir = match args.data_dir.or_else(|| env.get("DATA_DIR").map(PathBuf::from)) {
-        Some(dir) => dir,
-        None => PathBuf::from(env.get("HOME").context("neither DATA_DIR nor HOME is set")?).join(".paige"),
-    };
+    let project = crate::intents::project_dir(args.project)?;
+    let data_dir = paige_core::config::data_dir(&env, args.data_dir)?;
     let limits = paige_core::limits::Limits::from_env(&env)?;
     let root = ProjectRoot::with_max_file_bytes(&project, limits.max_file_bytes)
         .with_context(|| format!("cannot open the project {}", project.display()))?;

@@ -19,14 +19,15 @@ const MAX_DENIED_PATHS: usize = 2000;
 /// Whether Claude Code's sandbox can run here: `bwrap` and `socat` on `path`, and bubblewrap
 /// able to create its namespaces. `Err` says why not, for the doctor and the UI.
 pub fn probe(path: Option<&OsStr>) -> Result<(), String> {
-    let missing: Vec<&str> = ["bwrap", "socat"].into_iter().filter(|p| find(p, path).is_none()).collect();
+    let find = |program| crate::terminal::find_in_path(program, path);
+    let missing: Vec<&str> = ["bwrap", "socat"].into_iter().filter(|p| find(p).is_none()).collect();
     if !missing.is_empty() {
         return Err(format!(
             "{} not installed (Debian/Ubuntu: `sudo apt-get install bubblewrap socat`)",
             missing.join(" and ")
         ));
     }
-    let bwrap = find("bwrap", path).unwrap_or_default();
+    let bwrap = find("bwrap").unwrap_or_default();
     let mut child = std::process::Command::new(bwrap)
         .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-pid"])
         .args(["--unshare-net", "--", "true"])
@@ -55,10 +56,6 @@ pub fn probe(path: Option<&OsStr>) -> Result<(), String> {
             }
         }
     }
-}
-
-fn find(program: &str, path: Option<&OsStr>) -> Option<PathBuf> {
-    std::env::split_paths(path?).map(|dir| dir.join(program)).find(|p| p.is_file())
 }
 
 /// The `sandbox` block of Claude Code's settings for coach mode over `root`.

@@ -83,13 +83,13 @@ pub(super) struct Scan {
 pub(super) type Arg = Option<String>;
 
 impl Scan {
-    fn mutating(&mut self, why: impl Into<String>) {
+    pub(super) fn mutating(&mut self, why: impl Into<String>) {
         if !matches!(self.effect, Effect::Mutating(_)) {
             self.effect = Effect::Mutating(why.into());
         }
     }
 
-    fn unknown(&mut self, why: impl Into<String>) {
+    pub(super) fn unknown(&mut self, why: impl Into<String>) {
         if self.effect == Effect::ReadOnly {
             self.effect = Effect::Unknown(why.into());
         }
@@ -389,15 +389,7 @@ impl Scan {
         self.depth -= 1;
     }
 
-    pub(super) fn set_mutating(&mut self, why: String) {
-        self.mutating(why);
-    }
-
-    pub(super) fn set_unknown(&mut self, why: String) {
-        self.unknown(why);
-    }
-
-    pub(super) fn set_backgrounds(&mut self) {
+    pub(super) fn leaves_running(&mut self) {
         self.backgrounds = true;
     }
 }

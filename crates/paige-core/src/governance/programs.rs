@@ -81,10 +81,10 @@ pub(super) fn classify(scan: &mut Scan, name: &str, args: &[Arg]) {
             scan.nested_run(rest.get(1..).unwrap_or(&[]));
         }
         "nohup" | "setsid" | "daemonize" => {
-            scan.set_backgrounds();
+            scan.leaves_running();
             scan.nested_run(skip_options(args, &[]));
         }
-        "disown" => scan.set_backgrounds(),
+        "disown" => scan.leaves_running(),
         "command" | "builtin" | "exec" | "time" | "sudo" | "doas" | "caffeinate" | "unbuffer" => {
             if name == "command" && (short('v') || short('V')) {
                 return;
@@ -104,74 +104,76 @@ pub(super) fn classify(scan: &mut Scan, name: &str, args: &[Arg]) {
             let text = args.iter().cloned().collect::<Option<Vec<String>>>().map(|w| w.join(" "));
             scan.nested_source(&text, "eval");
         }
-        "source" | "." => scan.set_unknown(format!("`{name}` runs a script")),
+        "source" | "." => scan.unknown(format!("`{name}` runs a script")),
         _ if interpreter(name).is_some() => interpreted(scan, name, &lit),
 
         // Programs whose options decide.
         "sed" => {
             if short('i') || has("--in-place") {
-                scan.set_mutating("`sed -i` edits files in place".into());
+                scan.mutating("`sed -i` edits files in place");
             } else if lit.iter().any(|a| sed_script_writes(a)) {
-                scan.set_mutating("a sed script that writes files or runs commands".into());
+                scan.mutating("a sed script that writes files or runs commands");
             }
         }
         "awk" | "gawk" | "mawk" | "nawk" => {
             if has("--inplace") || lit.windows(2).any(|w| w[0] == "-i" && w[1] == "inplace") {
-                scan.set_mutating("`awk -i inplace` edits files in place".into());
+                scan.mutating("`awk -i inplace` edits files in place");
             } else if lit
                 .iter()
                 .any(|a| !a.starts_with('-') && (a.contains('>') || a.contains("system") || a.contains('|')))
             {
-                scan.set_mutating("an awk program that writes files or runs commands".into());
+                scan.mutating("an awk program that writes files or runs commands");
             } else if short('f') {
-                scan.set_unknown("an awk program from a file".into());
+                scan.unknown("an awk program from a file");
             }
         }
         "find" => find(scan, args, &lit),
         "sort" => {
             if short('o') || has("--output") {
-                scan.set_mutating("`sort -o` writes a file".into());
+                scan.mutating("`sort -o` writes a file");
             }
         }
         "uniq" => {
             let operands = operands(&lit, &["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"]);
             if operands.len() >= 2 {
-                scan.set_mutating(format!("`uniq` writes its output into {}", operands[1]));
+                scan.mutating(format!("`uniq` writes its output into {}", operands[1]));
             }
         }
         "tee" => {
             if operands(&lit, &[]).iter().any(|f| !is_device(f)) {
-                scan.set_mutating("`tee` writes files".into());
+                scan.mutating("`tee` writes files");
             }
         }
         "dd" => {
             if lit.iter().any(|a| a.strip_prefix("of=").is_some_and(|f| !is_device(f))) {
-                scan.set_mutating("`dd of=` writes a file".into());
+                scan.mutating("`dd of=` writes a file");
             }
         }
         "curl" => {
             if has("--output") || has("--remote-name") || has("--remote-name-all") || short('o') || short('O') {
-                scan.set_mutating("`curl -o` writes a file".into());
+                scan.mutating("`curl -o` writes a file");
             }
         }
-        "prettier" if short('w') || has("--write") => scan.set_mutating("`prettier --write` rewrites files".into()),
+        "prettier" if short('w') || has("--write") => scan.mutating("`prettier --write` rewrites files"),
         "eslint" | "ruff" | "biome" if has("--fix") || has("--write") || lit.first() == Some(&"format") => {
-            scan.set_mutating(format!("`{name}` rewrites files"))
+            scan.mutating(format!("`{name}` rewrites files"))
         }
-        "prettier" | "eslint" | "ruff" | "biome" | "tsc" if name != "tsc" || has("--noEmit") => {}
+        // Without a fix or write flag these only check; `tsc` writes its output unless told not to.
+        "prettier" | "eslint" | "ruff" | "biome" => {}
+        "tsc" if has("--noEmit") => {}
         "git" => git(scan, &lit),
         "cargo" => cargo(scan, &lit),
         "npm" | "pnpm" | "yarn" => package_manager(scan, name, &lit),
         "go" => match lit.iter().find(|a| !a.starts_with('-')).copied() {
             Some("test" | "vet" | "version" | "env" | "list" | "doc") => {}
             Some("fmt" | "get" | "generate" | "mod" | "fix" | "work" | "install") => {
-                scan.set_mutating(format!("`go {}` changes files", lit[0]))
+                scan.mutating(format!("`go {}` changes files", lit[0]))
             }
-            _ => scan.set_unknown("`go`".into()),
+            _ => scan.unknown("`go`"),
         },
-        _ if MUTATING.contains(&name) => scan.set_mutating(format!("`{name}` changes files")),
+        _ if MUTATING.contains(&name) => scan.mutating(format!("`{name}` changes files")),
         _ if READ_ONLY.contains(&name) => {}
-        _ => scan.set_unknown(format!("`{name}`")),
+        _ => scan.unknown(format!("`{name}`")),
     }
 }
 
@@ -219,7 +221,7 @@ fn operands<'a>(lit: &[&'a str], takes_value: &[&str]) -> Vec<&'a str> {
 fn env(scan: &mut Scan, args: &[Arg]) {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
-        let Some(arg) = arg else { return scan.set_unknown("`env` with a computed argument".into()) };
+        let Some(arg) = arg else { return scan.unknown("`env` with a computed argument") };
         match arg.as_str() {
             "-S" | "--split-string" => return scan.nested_source(&args.get(i + 1).cloned().flatten(), "env -S"),
             "-u" | "--unset" | "-C" | "--chdir" => i += 2,
@@ -248,10 +250,10 @@ fn shell(scan: &mut Scan, name: &str, args: &[Arg]) {
             return scan.nested_source(&args.get(i + 1).cloned().flatten(), &format!("`{name} -c`"));
         }
         if !arg.starts_with('-') {
-            return scan.set_unknown(format!("`{name}` runs the script {arg}"));
+            return scan.unknown(format!("`{name}` runs the script {arg}"));
         }
     }
-    scan.set_mutating(format!("`{name}` runs commands from its input, which Paige cannot check"));
+    scan.mutating(format!("`{name}` runs commands from its input, which Paige cannot check"));
 }
 
 fn interpreter(name: &str) -> Option<&'static [&'static str]> {
@@ -266,27 +268,27 @@ fn interpreted(scan: &mut Scan, name: &str, lit: &[&str]) {
         return;
     }
     if name.starts_with("perl") && lit.iter().any(|a| is_short_cluster(a) && a[1..].contains('i')) {
-        return scan.set_mutating("`perl -i` edits files in place".into());
+        return scan.mutating("`perl -i` edits files in place");
     }
     let runs_inline = lit.iter().any(|a| {
         inline.contains(a)
             || inline.iter().any(|f| f.len() == 2 && is_short_cluster(a) && a.ends_with(&f[1..]) && a.len() <= 4)
     });
     if runs_inline {
-        return scan.set_mutating(format!(
+        return scan.mutating(format!(
             "`{name}` runs inline code, which Paige cannot check; write it in a file the learner can read"
         ));
     }
     match lit.iter().position(|a| *a == "-m") {
         Some(i) if matches!(lit.get(i + 1).copied(), Some("pytest" | "unittest" | "doctest" | "mypy" | "pydoc")) => {}
         Some(i) if matches!(lit.get(i + 1).copied(), Some("pip" | "black" | "isort" | "autopep8")) => {
-            scan.set_mutating(format!("`{name} -m {}` changes files", lit[i + 1]))
+            scan.mutating(format!("`{name} -m {}` changes files", lit[i + 1]))
         }
-        Some(_) => scan.set_unknown(format!("`{name} -m`")),
+        Some(_) => scan.unknown(format!("`{name} -m`")),
         None if lit.iter().all(|a| a.starts_with('-')) => {
-            scan.set_mutating(format!("`{name}` runs code from its input, which Paige cannot check"))
+            scan.mutating(format!("`{name}` runs code from its input, which Paige cannot check"))
         }
-        None => scan.set_unknown(format!("`{name}` runs a script")),
+        None => scan.unknown(format!("`{name}` runs a script")),
     }
 }
 
@@ -339,7 +341,7 @@ fn find(scan: &mut Scan, args: &[Arg], lit: &[&str]) {
     for (i, arg) in lit.iter().enumerate() {
         match *arg {
             "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
-                return scan.set_mutating(format!("`find {arg}` changes files"));
+                return scan.mutating(format!("`find {arg}` changes files"));
             }
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 let end = lit[i + 1..].iter().position(|a| *a == ";" || *a == "+").map_or(lit.len(), |e| i + 1 + e);
@@ -368,9 +370,9 @@ fn git(scan: &mut Scan, lit: &[&str]) {
             if rest.iter().all(|a| a.starts_with('-') && !matches!(*a, "-d" | "-D" | "-m" | "-M" | "-f")) => {}
         "config" if rest.iter().any(|a| matches!(*a, "--get" | "--list" | "-l" | "--get-all")) => {}
         _ if GIT_READ_ONLY.contains(&sub) && !writes_output => {}
-        _ if GIT_READ_ONLY.contains(&sub) => scan.set_mutating(format!("`git {sub} --output` writes a file")),
-        _ if GIT_MUTATING.contains(&sub) => scan.set_mutating(format!("`git {sub}` changes the learner's files")),
-        _ => scan.set_unknown(format!("`git {sub}`")),
+        _ if GIT_READ_ONLY.contains(&sub) => scan.mutating(format!("`git {sub} --output` writes a file")),
+        _ if GIT_MUTATING.contains(&sub) => scan.mutating(format!("`git {sub}` changes the learner's files")),
+        _ => scan.unknown(format!("`git {sub}`")),
     }
 }
 
@@ -381,10 +383,10 @@ fn cargo(scan: &mut Scan, lit: &[&str]) {
     match sub {
         "fmt" if lit.contains(&"--check") => {}
         _ if CARGO_MUTATING.contains(&sub) || fixes => {
-            scan.set_mutating(format!("`cargo {sub}` changes the learner's files"))
+            scan.mutating(format!("`cargo {sub}` changes the learner's files"))
         }
         _ if CARGO_READ_ONLY.contains(&sub) => {}
-        _ => scan.set_unknown(format!("`cargo {sub}`")),
+        _ => scan.unknown(format!("`cargo {sub}`")),
     }
 }
 
@@ -397,12 +399,12 @@ fn package_manager(scan: &mut Scan, name: &str, lit: &[&str]) {
             | "root" | "prefix" | "config" | "--version" | "-v",
         ) => {}
         Some("install" | "i" | "add") if packages > 0 => {
-            scan.set_mutating(format!("`{name} {}` changes package.json", sub.unwrap_or_default()))
+            scan.mutating(format!("`{name} {}` changes package.json", sub.unwrap_or_default()))
         }
         Some("uninstall" | "remove" | "rm" | "un" | "r" | "init" | "pkg" | "version" | "create") => {
-            scan.set_mutating(format!("`{name} {}` changes the learner's files", sub.unwrap_or_default()))
+            scan.mutating(format!("`{name} {}` changes the learner's files", sub.unwrap_or_default()))
         }
-        Some(other) => scan.set_unknown(format!("`{name} {other}`")),
-        None => scan.set_unknown(format!("`{name}`")),
+        Some(other) => scan.unknown(format!("`{name} {other}`")),
+        None => scan.unknown(format!("`{name}`")),
     }
 }
