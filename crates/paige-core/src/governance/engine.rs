@@ -244,7 +244,7 @@ impl Core {
                     session.pending_intent_id = Some(id.to_owned());
                     HookDecision::None
                 }
-                Err(err) => self.deny(orch, session, input, format!("Intent Validation Error: {err}"))?,
+                Err(err) => self.deny(orch, session, call, format!("Intent Validation Error: {err}"))?,
             });
         }
         if session.state != AgentState::ContextualizedAction {
@@ -258,13 +258,13 @@ impl Core {
                 "State Violation: Reasoning Intercept Required. Call select_active_intent first (available: {}).",
                 if ids.is_empty() { "none".to_owned() } else { ids.join(", ") }
             );
-            return self.deny(orch, session, input, reason);
+            return self.deny(orch, session, call, reason);
         }
         if let Some(reason) = self.revalidate(orch, file, session) {
-            return self.deny(orch, session, input, reason);
+            return self.deny(orch, session, call, reason);
         }
         let Some(intent) = session.intent_id.clone().and_then(|id| file.get(&id).cloned()) else {
-            return self.deny(orch, session, input, "State Violation: Reasoning Intercept Required".into());
+            return self.deny(orch, session, call, "State Violation: Reasoning Intercept Required".into());
         };
 
         // Circuit breaker: the same call three times in a row.
@@ -276,7 +276,7 @@ impl Core {
                  {} is BLOCKED until a human resets it (`paige intents reset {}`); the session ends.",
                 session.repeat_count, intent.id, intent.id
             );
-            self.trip(orch, file, session, input, &intent.id, reason.clone())?;
+            self.trip(orch, file, session, call, &intent.id, reason.clone())?;
             return Ok(HookDecision::Stop { reason });
         }
 
@@ -289,7 +289,7 @@ impl Core {
                 "Budget Exceeded: intent {} used its {limit} turns and is BLOCKED until a human resets it.",
                 intent.id
             );
-            return self.trip(orch, file, session, input, &intent.id, reason);
+            return self.trip(orch, file, session, call, &intent.id, reason);
         }
         if let (Some(limit), Some(used)) = (
             intent.budget.as_ref().and_then(|b| b.tokens),
@@ -300,11 +300,11 @@ impl Core {
                 "Budget Exceeded: intent {} used {used} of {limit} tokens and is BLOCKED until a human resets it.",
                 intent.id
             );
-            return self.trip(orch, file, session, input, &intent.id, reason);
+            return self.trip(orch, file, session, call, &intent.id, reason);
         }
 
         match self.check_write(orch, file, session, call, &intent)? {
-            Some(reason) => self.deny(orch, session, input, reason),
+            Some(reason) => self.deny(orch, session, call, reason),
             None => Ok(HookDecision::None),
         }
     }
@@ -345,21 +345,6 @@ impl Core {
         let ToolCall::Write { file: target, blocks, .. } = call else {
             return Ok(());
         };
-        let model = input.transcript_path.as_deref().and_then(super::transcript::model);
-        let mut trace = NewTrace {
-            id: uuid::Uuid::new_v4().to_string(),
-            timestamp: self.now(),
-            kind: TraceKind::Mutation,
-            intent_id: session.intent_id.clone(),
-            session_id: session.session_id.clone(),
-            model,
-            tool: tool.to_owned(),
-            file: None,
-            blocks: Vec::new(),
-            file_hash: None,
-            command: None,
-            reason: None,
-        };
         let Some(path) = target.as_deref().and_then(|t| self.project_root().resolve(t).ok()) else {
             return Ok(());
         };
@@ -369,9 +354,13 @@ impl Core {
         })?;
         let file_hash = ledger::sha256_hex(&content);
         let text = String::from_utf8_lossy(&content);
-        trace.blocks = blocks.iter().filter_map(|b| ledger::locate_block(&text, b)).collect();
-        trace.file = Some(path.rel().to_owned());
-        trace.file_hash = Some(file_hash.clone());
+        let trace = NewTrace {
+            model: input.transcript_path.as_deref().and_then(super::transcript::model),
+            file: Some(path.rel().to_owned()),
+            blocks: blocks.iter().filter_map(|b| ledger::locate_block(&text, b)).collect(),
+            file_hash: Some(file_hash.clone()),
+            ..self.trace(TraceKind::Mutation, session, call)
+        };
         self.remember_view(orch, session, path.rel(), &file_hash)?;
         ledger::append(&orch.trace_path(), trace)?;
         self.write_intent_map(orch, file)

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use super::intents::{IntentStatus, IntentsFile, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
-use super::{GovernanceError, HookDecision, HookInput};
+use super::tools::ToolCall;
+use super::{GovernanceError, HookDecision};
 use crate::Core;
 use crate::db::AgentSession;
 
@@ -21,10 +22,10 @@ impl Core {
         &self,
         orch: &Orchestration,
         session: &AgentSession,
-        input: &HookInput,
+        call: &ToolCall,
         reason: String,
     ) -> Result<HookDecision, GovernanceError> {
-        self.record(orch, session, input, TraceKind::Denial, &reason)?;
+        self.record(orch, session, call, TraceKind::Denial, &reason)?;
         Ok(HookDecision::Deny { reason })
     }
 
@@ -34,7 +35,7 @@ impl Core {
         orch: &Orchestration,
         file: &mut IntentsFile,
         session: &mut AgentSession,
-        input: &HookInput,
+        call: &ToolCall,
         intent_id: &str,
         reason: String,
     ) -> Result<HookDecision, GovernanceError> {
@@ -42,7 +43,7 @@ impl Core {
             intent.status = IntentStatus::Blocked;
             orch.save(file)?;
         }
-        self.record(orch, session, input, TraceKind::Breaker, &reason)?;
+        self.record(orch, session, call, TraceKind::Breaker, &reason)?;
         session.back_to_intercept();
         Ok(HookDecision::Deny { reason })
     }
@@ -51,29 +52,36 @@ impl Core {
         &self,
         orch: &Orchestration,
         session: &AgentSession,
-        input: &HookInput,
+        call: &ToolCall,
         kind: TraceKind,
         reason: &str,
     ) -> Result<(), GovernanceError> {
-        let call = input.call();
-        ledger::append(
-            &orch.trace_path(),
-            NewTrace {
-                id: uuid::Uuid::new_v4().to_string(),
-                timestamp: self.now(),
-                kind,
-                intent_id: session.intent_id.clone().or_else(|| session.pending_intent_id.clone()),
-                session_id: session.session_id.clone(),
-                model: None,
-                tool: call.tool().to_owned(),
-                file: call.file().map(str::to_owned),
-                blocks: Vec::new(),
-                file_hash: None,
-                command: call.command().map(str::to_owned),
-                reason: Some(reason.to_owned()),
-            },
-        )?;
+        let trace = NewTrace {
+            intent_id: session.intent_id.clone().or_else(|| session.pending_intent_id.clone()),
+            reason: Some(reason.to_owned()),
+            ..self.trace(kind, session, call)
+        };
+        ledger::append(&orch.trace_path(), trace)?;
         Ok(())
+    }
+
+    /// A ledger entry for `call` in `session`, stamped now; callers fill in what its kind
+    /// needs (the file's hash, the reason).
+    pub(super) fn trace(&self, kind: TraceKind, session: &AgentSession, call: &ToolCall) -> NewTrace {
+        NewTrace {
+            id: uuid::Uuid::new_v4().to_string(),
+            timestamp: self.now(),
+            kind,
+            intent_id: session.intent_id.clone(),
+            session_id: session.session_id.clone(),
+            model: None,
+            tool: call.tool().to_owned(),
+            file: call.file().map(str::to_owned),
+            blocks: Vec::new(),
+            file_hash: None,
+            command: call.command().map(str::to_owned),
+            reason: None,
+        }
     }
 
     /// Appends a dated lesson to `AGENT.md` (created if missing).

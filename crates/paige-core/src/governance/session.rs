@@ -5,11 +5,8 @@ use crate::db::{AgentSession, AgentState};
 impl AgentSession {
     /// A new request: back to state 2, nothing bound or pending, the breaker reset.
     pub(super) fn prompt_submitted(&mut self) {
-        self.state = AgentState::ReasoningIntercept;
-        self.intent_id = None;
+        self.back_to_intercept();
         self.pending_intent_id = None;
-        self.last_call_hash = None;
-        self.repeat_count = 0;
     }
 
     /// `select_active_intent` succeeded: state 3 under `intent`.

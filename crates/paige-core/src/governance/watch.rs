@@ -38,7 +38,8 @@ impl Core {
                     _ => HookDecision::Context { context: report },
                 })
             }
-            HookEvent::Stop | HookEvent::SessionEnd => {
+            // Most turns end with no window open: nothing to load or walk then.
+            HookEvent::Stop | HookEvent::SessionEnd if self.watching() => {
                 let settled = self.settle(None, input, call, governed)?;
                 self.report(&settled, governed);
                 Ok(decision)
@@ -89,23 +90,13 @@ impl Core {
                 ),
                 false => (TraceKind::Mutation, None),
             };
-            ledger::append(
-                &orch.trace_path(),
-                NewTrace {
-                    id: uuid::Uuid::new_v4().to_string(),
-                    timestamp: self.now(),
-                    kind,
-                    intent_id: session.intent_id.clone(),
-                    session_id: session.session_id.clone(),
-                    model: None,
-                    tool: call.tool().to_owned(),
-                    file: Some(change.path.clone()),
-                    blocks: Vec::new(),
-                    file_hash: change.sha256.clone(),
-                    command: call.command().map(str::to_owned),
-                    reason,
-                },
-            )?;
+            let trace = NewTrace {
+                file: Some(change.path.clone()),
+                file_hash: change.sha256.clone(),
+                reason,
+                ..self.trace(kind, &session, call)
+            };
+            ledger::append(&orch.trace_path(), trace)?;
         }
         if let Some(intents) = intents.filter(|_| settled.iter().any(|c| !c.undone)) {
             self.write_intent_map(&orch, &intents)?;
