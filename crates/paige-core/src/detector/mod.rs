@@ -66,14 +66,34 @@ pub enum Verdict {
     Keep(&'static str),
 }
 
+/// What became of one change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", content = "detail", rename_all = "snake_case")]
+pub enum Outcome {
+    Undone,
+    /// Kept, with the verdict's reason.
+    Kept(&'static str),
+    /// Paige could not check or undo it: the error.
+    Failed(String),
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Undone => write!(f, "undone"),
+            Outcome::Kept(why) => write!(f, "kept: {why}"),
+            Outcome::Failed(err) => write!(f, "could not undo: {err}"),
+        }
+    }
+}
+
 /// One settled change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Settled {
     pub path: String,
     pub change: ChangeKind,
-    /// `undone`, `kept: <why>`, or `could not undo: <error>`.
-    pub outcome: String,
-    pub undone: bool,
+    #[serde(flatten)]
+    pub outcome: Outcome,
     /// SHA-256 of what the call left in the file (absent when it deleted it).
     pub sha256: Option<String>,
 }
@@ -217,8 +237,8 @@ impl Core {
                 Ok(change) => change,
                 Err(err) => {
                     tracing::warn!(path, "could not check a change: {err}");
-                    let outcome = format!("could not check: {err}");
-                    settled.push(Settled { path, change: ChangeKind::Modified, outcome, undone: false, sha256: None });
+                    let outcome = Outcome::Failed(format!("cannot check it: {err}"));
+                    settled.push(Settled { path, change: ChangeKind::Modified, outcome, sha256: None });
                     continue;
                 }
             };
@@ -246,7 +266,7 @@ impl Core {
                     } else {
                         state.baseline.remove(&path);
                     }
-                    Settled { path, change: change.0, outcome: format!("kept: {why}"), undone: false, sha256: change.1 }
+                    Outcome::Kept(why)
                 }
                 Verdict::Undo => match self.undo(&path, before.as_ref(), change.0) {
                     Ok(restored) => {
@@ -254,21 +274,15 @@ impl Core {
                             Some(known) => state.baseline.insert(path.clone(), known),
                             None => state.baseline.remove(&path),
                         };
-                        Settled { path, change: change.0, outcome: "undone".into(), undone: true, sha256: change.1 }
+                        Outcome::Undone
                     }
                     Err(err) => {
                         tracing::warn!(path, "could not undo a change: {err}");
-                        Settled {
-                            path,
-                            change: change.0,
-                            outcome: format!("could not undo: {err}"),
-                            undone: false,
-                            sha256: change.1,
-                        }
+                        Outcome::Failed(err.to_string())
                     }
                 },
             };
-            settled.push(outcome);
+            settled.push(Settled { path, change: change.0, outcome, sha256: change.1 });
         }
         settled.sort_by(|a, b| a.path.cmp(&b.path));
         if settled.iter().any(|s| rewalk::is_ignore_file(&s.path)) {

@@ -8,7 +8,7 @@ use super::ledger::{self, NewTrace, TraceKind};
 use super::tools::ToolCall;
 use super::{GovernanceError, HookDecision, HookEvent, HookInput};
 use crate::Core;
-use crate::detector::{self, Settled, Verdict};
+use crate::detector::{self, Outcome, Settled, Verdict};
 
 impl Core {
     /// Runs after the mode's own decision for the same hook.
@@ -78,17 +78,20 @@ impl Core {
         };
         let settled = self.watch_end(call_id, verdict).map_err(io)?;
         for change in &settled {
-            let (kind, reason) = match change.undone {
-                true => (
-                    TraceKind::Denial,
-                    Some(format!(
-                        "Scope Violation: {} changed {} outside intent {}'s owned_scope; Paige undid it",
-                        call.tool(),
-                        change.path,
-                        session.intent_id.as_deref().unwrap_or("(none bound)")
-                    )),
-                ),
-                false => (TraceKind::Mutation, None),
+            let violation = || {
+                let intent = session.intent_id.as_deref().unwrap_or("(none bound)");
+                format!(
+                    "Scope Violation: {} changed {} outside intent {intent}'s owned_scope",
+                    call.tool(),
+                    change.path
+                )
+            };
+            let (kind, reason) = match &change.outcome {
+                Outcome::Kept(_) => (TraceKind::Mutation, None),
+                Outcome::Undone => (TraceKind::Denial, Some(format!("{}; Paige undid it", violation()))),
+                Outcome::Failed(err) => {
+                    (TraceKind::Denial, Some(format!("{}; Paige could not undo it: {err}", violation())))
+                }
             };
             let trace = NewTrace {
                 file: Some(change.path.clone()),
@@ -98,7 +101,7 @@ impl Core {
             };
             ledger::append(&orch.trace_path(), trace)?;
         }
-        if let Some(intents) = intents.filter(|_| settled.iter().any(|c| !c.undone)) {
+        if let Some(intents) = intents.filter(|_| settled.iter().any(|c| matches!(c.outcome, Outcome::Kept(_)))) {
             self.write_intent_map(&orch, &intents)?;
         }
         Ok(settled)
@@ -107,9 +110,10 @@ impl Core {
     /// Tells the learner (UI, log, action log) what was settled; returns the text for Claude
     /// Code when something was undone.
     fn report(&self, settled: &[Settled], governed: bool) -> Option<String> {
-        let undone: Vec<Settled> = settled.iter().filter(|s| !s.outcome.starts_with("kept")).cloned().collect();
-        for kept in settled.iter().filter(|s| s.outcome.starts_with("kept")) {
-            tracing::info!(path = kept.path, outcome = kept.outcome, "a tool call changed a file; kept");
+        let (kept, undone): (Vec<Settled>, Vec<Settled>) =
+            settled.iter().cloned().partition(|s| matches!(s.outcome, Outcome::Kept(_)));
+        for kept in kept {
+            tracing::info!(path = kept.path, outcome = %kept.outcome, "a tool call changed a file; kept");
         }
         let why = match governed {
             true => "Paige undid file changes outside the bound intent's owned scope:",
