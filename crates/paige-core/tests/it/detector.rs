@@ -26,6 +26,14 @@ impl Gov {
         self.hook("PostToolUse-Write-create", A, patch)
     }
 
+    /// A watched call that changes nothing (it primes the baseline and the re-walk), then
+    /// the PreToolUse of the next one, `id`.
+    fn quiet_call_then_open(&self, id: &str) {
+        assert_eq!(self.bash_pre("quiet", "make"), HookDecision::None);
+        assert_eq!(self.bash_post("quiet", "make"), HookDecision::None, "nothing changed");
+        assert_eq!(self.bash_pre(id, "make"), HookDecision::None);
+    }
+
     fn stop(&self) -> HookDecision {
         self.hook("Stop", A, json!({}))
     }
@@ -257,10 +265,7 @@ fn with_the_watcher_running_changes_between_calls_are_the_learners_and_stay() {
 #[test]
 fn a_call_that_rewrites_gitignore_to_hide_its_edits_is_undone_whole() {
     let gov = Gov::coach(FILES);
-    // A first call primes the baseline and the re-walk's memory of the tree.
-    assert_eq!(gov.bash_pre("t0", "make"), HookDecision::None);
-    assert_eq!(gov.bash_post("t0", "make"), HookDecision::None);
-    assert_eq!(gov.bash_pre("t1", "make"), HookDecision::None);
+    gov.quiet_call_then_open("t1");
     gov.put(".gitignore", "target/\nsrc/\n");
     gov.put("src/main.rs", "// hidden edit\n");
     gov.put("src/new/deep.rs", "// new in a new folder\n");
@@ -278,9 +283,7 @@ fn a_call_that_rewrites_gitignore_to_hide_its_edits_is_undone_whole() {
 #[test]
 fn the_closing_re_walk_finds_new_folders_files_and_deletions_like_a_full_walk() {
     let gov = Gov::coach(FILES);
-    assert_eq!(gov.bash_pre("t0", "make"), HookDecision::None);
-    assert_eq!(gov.bash_post("t0", "make"), HookDecision::None);
-    assert_eq!(gov.bash_pre("t1", "make"), HookDecision::None);
+    gov.quiet_call_then_open("t1");
     gov.put("src/a/b/c.rs", "// deep\n");
     gov.put("target/debug/out", "ignored\n");
     gov.put("node_modules/x/index.js", "excluded\n");
