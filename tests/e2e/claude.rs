@@ -20,18 +20,18 @@ fn claude_prompt(claude: &str, world: &World) -> Vec<Value> {
 
 /// [`claude_prompt`] with extra environment (e.g. the fake Messages API and a key).
 fn claude_prompt_with(claude: &str, world: &World, env: &[(&str, &str)]) -> Vec<Value> {
-    claude_prompt_args(claude, world, &[], env)
+    claude_prompt_args(claude, world, &paige_core::governance::claude_settings(PAIGE), &[], env)
 }
 
-/// [`claude_prompt_with`] with extra arguments for `claude`.
-fn claude_prompt_args(claude: &str, world: &World, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
+/// [`claude_prompt_with`] with these `--settings` and extra arguments for `claude`.
+fn claude_prompt_args(
+    claude: &str,
+    world: &World,
+    settings: &Value,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Vec<Value> {
     let info = read_json(&world.data_dir().join("run/server.json"));
-    let mut settings = paige_core::governance::claude_settings(PAIGE);
-    // As Paige's terminal launches coach mode where the sandbox can run.
-    if args.contains(&"--sandboxed") {
-        settings["sandbox"] = paige_core::sandbox::settings(&world.project().canonicalize().expect("project"));
-    }
-    let args: Vec<&str> = args.iter().copied().filter(|a| *a != "--sandboxed").collect();
     let settings_path = world.root.path().join("claude-settings.json");
     std::fs::write(&settings_path, settings.to_string()).expect("settings");
     let home = world.root.path().join("claude-home");
@@ -219,11 +219,13 @@ async fn claude_runs_bash(
         };
         let mcp = paige_core::terminal::write_mcp_config(&world.root.path().join("run"), &server).expect("mcp config");
         let mcp = mcp.display().to_string();
-        let mut args = vec!["--allowedTools", "Bash", "--mcp-config", &mcp];
+        let mut settings = paige_core::governance::claude_settings(PAIGE);
         if sandboxed {
-            args.push("--sandboxed");
+            // As Paige's terminal launches coach mode where the sandbox can run.
+            settings["sandbox"] = paige_core::sandbox::settings(&world.project().canonicalize().expect("project"));
         }
-        let events = claude_prompt_args(&claude, &world, &args, &env);
+        let events =
+            claude_prompt_args(&claude, &world, &settings, &["--allowedTools", "Bash", "--mcp-config", &mcp], &env);
         (world, events)
     })
     .await
@@ -360,5 +362,35 @@ async fn real_claude_in_governed_mode_has_bash_writes_in_scope_ledgered_with_the
     );
     assert!(sent.join("\n").contains("outside the bound intent"), "the model is told what was undone");
     assert!(world.run(&["ledger", "verify", "--project", &project.display().to_string()]).0.success());
+    drop(paige);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_is_stopped_by_the_circuit_breaker_on_the_fourth_identical_call() {
+    let Some(claude) = claude() else { return };
+    let world = World::ready();
+    let project = world.project();
+    let project_arg = project.display().to_string();
+    assert!(world.run(&["intents", "init", "--project", &project_arg]).0.success());
+    std::fs::write(
+        project.join(".orchestration/active_intents.yaml"),
+        "active_intents:\n  - id: INT-001\n    name: Weather\n    status: IN_PROGRESS\n    owned_scope: [\"src/weather/**\"]\n",
+    )
+    .expect("intents");
+    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    let select = r#"mcp__paige__select_active_intent {"intent_id": "INT-001"}"#;
+    let turns = [select, "ls src", "ls src", "ls src", "ls src", "ls src"];
+    let (world, events, sent) = claude_runs_bash(world, claude, &turns, false).await;
+    let yaml = std::fs::read_to_string(world.project().join(".orchestration/active_intents.yaml")).expect("yaml");
+    assert!(yaml.contains("BLOCKED"), "{yaml}");
+    let trace = std::fs::read_to_string(world.project().join(".orchestration/agent_trace.jsonl")).expect("trace");
+    assert_eq!(trace.lines().filter(|l| l.contains("\"kind\":\"breaker\"")).count(), 1, "{trace}");
+    // The session ends at the fourth call: the model is not asked again with its result.
+    assert_eq!(sent.len(), 5, "the select, three ls and the fourth, then nothing");
+    let results = events.iter().flat_map(|e| e["message"]["content"].as_array().cloned().unwrap_or_default());
+    let denied: Vec<Value> = results.filter(|c| c["type"] == "tool_result").collect();
+    assert!(denied.last().is_some_and(|r| r.to_string().contains("Circuit Breaker: loop detected")), "{denied:?}");
     drop(paige);
 }
