@@ -218,14 +218,23 @@ async fn claude_runs_bash(
             hook_command: None,
         };
         let mcp = paige_core::terminal::write_mcp_config(&world.root.path().join("run"), &server).expect("mcp config");
+        // Paige's server again, as another server (`files`): what coach mode must refuse.
+        let mut config: Value = read_json(&mcp);
+        config["mcpServers"]["files"] = config["mcpServers"]["paige"].clone();
+        std::fs::write(&mcp, config.to_string()).expect("mcp config");
         let mcp = mcp.display().to_string();
         let mut settings = paige_core::governance::claude_settings(PAIGE);
         if sandboxed {
             // As Paige's terminal launches coach mode where the sandbox can run.
             settings["sandbox"] = paige_core::sandbox::settings(&world.project().canonicalize().expect("project"));
         }
-        let events =
-            claude_prompt_args(&claude, &world, &settings, &["--allowedTools", "Bash", "--mcp-config", &mcp], &env);
+        let events = claude_prompt_args(
+            &claude,
+            &world,
+            &settings,
+            &["--allowedTools", "Bash", "mcp__files__paige_get_open_files", "--mcp-config", &mcp],
+            &env,
+        );
         (world, events)
     })
     .await
@@ -392,5 +401,25 @@ async fn real_claude_is_stopped_by_the_circuit_breaker_on_the_fourth_identical_c
     let results = events.iter().flat_map(|e| e["message"]["content"].as_array().cloned().unwrap_or_default());
     let denied: Vec<Value> = results.filter(|c| c["type"] == "tool_result").collect();
     assert!(denied.last().is_some_and(|r| r.to_string().contains("Circuit Breaker: loop detected")), "{denied:?}");
+    drop(paige);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_in_coach_mode_is_refused_another_servers_tool_until_the_learner_allows_it() {
+    let Some(claude) = claude() else { return };
+    let world = World::ready();
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    let turns = ["mcp__files__paige_get_open_files {}"];
+    let (world, _, sent) = claude_runs_bash(world, claude.clone(), &turns, false).await;
+    assert!(sent.join("\n").contains("another server's tool"), "coach mode refused mcp__files__*");
+    // The learner allows the server's tools in the settings: the same call now runs.
+    let mut settings = paige_core::settings::Settings::load(&world.data_dir()).expect("settings");
+    settings.coach.allowed_mcp_tools = vec!["mcp__files__*".into()];
+    settings.save(&world.data_dir()).expect("save");
+    let (_world, _, sent) = claude_runs_bash(world, claude, &turns, false).await;
+    let told = sent.join("\n");
+    // The tool's own answer (no open files) reached the model.
+    assert!(!told.contains("another server's tool") && told.contains(r#"{\"files\":[]}"#), "{told:.2000}");
     drop(paige);
 }
