@@ -39,14 +39,6 @@ pub struct Core {
     detector: crate::detector::Detector,
 }
 
-fn watch_notice(notice: &str) -> ServerMessage {
-    ServerMessage::CoachingMessage(crate::protocol::CoachingMessage {
-        message: notice.to_owned(),
-        kind: crate::protocol::MessageKind::Warning,
-        anchor: None,
-    })
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
     #[error("cannot create DATA_DIR {}: {source}", path.display())]
@@ -218,8 +210,9 @@ impl Core {
             self.detector().journal_start(watcher.degraded().is_none());
             self.prime_detector();
             if let Some(notice) = watcher.degraded() {
-                self.live().set_watch_notice(watch_notice(notice));
-                self.broadcast(watch_notice(notice));
+                let notice = ServerMessage::notice(crate::protocol::MessageKind::Warning, notice);
+                self.live().set_watch_notice(notice.clone());
+                self.broadcast(notice);
             }
             *slot = Some(watcher);
         }

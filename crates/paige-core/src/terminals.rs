@@ -76,15 +76,10 @@ impl Core {
                 ),
             },
         };
-        let message = |(kind, text): &(MessageKind, String)| {
-            crate::protocol::ServerMessage::CoachingMessage(crate::protocol::CoachingMessage {
-                message: text.clone(),
-                kind: *kind,
-                anchor: None,
-            })
-        };
-        self.broadcast(message(&notice));
-        self.live().set_agent_notice(message(&notice));
+        let (kind, text) = notice;
+        let notice = crate::protocol::ServerMessage::notice(kind, text);
+        self.broadcast(notice.clone());
+        self.live().set_agent_notice(notice);
         mode
     }
 }

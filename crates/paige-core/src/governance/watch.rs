@@ -124,11 +124,8 @@ impl Core {
         };
         let text = detector::describe(&undone, why)?;
         tracing::warn!("{text}");
-        self.broadcast(crate::protocol::ServerMessage::CoachingMessage(crate::protocol::CoachingMessage {
-            message: format!("{text}\nEvery replaced version is kept: `paige restore` lists them."),
-            kind: crate::protocol::MessageKind::Warning,
-            anchor: None,
-        }));
+        let kept = format!("{text}\nEvery replaced version is kept: `paige restore` lists them.");
+        self.broadcast(crate::protocol::ServerMessage::notice(crate::protocol::MessageKind::Warning, kept));
         self.log_action(crate::db::ActionType::ChangeReverted, serde_json::json!({ "changes": undone }));
         Some(text)
     }

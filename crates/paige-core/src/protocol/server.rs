@@ -291,6 +291,14 @@ pub struct CoachingMessage {
     pub anchor: Option<Anchor>,
 }
 
+impl ServerMessage {
+    /// A notice in the coaching panel, anchored nowhere (Paige's own state: the watcher,
+    /// the sandbox, what the change detector undid).
+    pub fn notice(kind: MessageKind, message: impl Into<String>) -> ServerMessage {
+        ServerMessage::CoachingMessage(CoachingMessage { message: message.into(), kind, anchor: None })
+    }
+}
+
 /// Where an anchored comment balloon points.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
