@@ -335,15 +335,8 @@ fn walk(root: &std::path::Path) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_claude_in_governed_mode_has_bash_writes_in_scope_ledgered_with_their_hash_and_the_rest_undone() {
     let Some(claude) = claude() else { return };
-    let world = World::ready();
+    let world = crate::hook::governed_world();
     let project = world.project();
-    let project_arg = project.display().to_string();
-    assert!(world.run(&["intents", "init", "--project", &project_arg]).0.success());
-    std::fs::write(
-        project.join(".orchestration/active_intents.yaml"),
-        "active_intents:\n  - id: INT-001\n    name: Weather\n    status: IN_PROGRESS\n    owned_scope: [\"src/weather/**\"]\n",
-    )
-    .expect("intents");
     std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
     std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
     std::fs::write(project.join("src/weather/w.rs"), "w1\n").expect("w");
@@ -377,15 +370,8 @@ async fn real_claude_in_governed_mode_has_bash_writes_in_scope_ledgered_with_the
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_claude_is_stopped_by_the_circuit_breaker_on_the_fourth_identical_call() {
     let Some(claude) = claude() else { return };
-    let world = World::ready();
+    let world = crate::hook::governed_world();
     let project = world.project();
-    let project_arg = project.display().to_string();
-    assert!(world.run(&["intents", "init", "--project", &project_arg]).0.success());
-    std::fs::write(
-        project.join(".orchestration/active_intents.yaml"),
-        "active_intents:\n  - id: INT-001\n    name: Weather\n    status: IN_PROGRESS\n    owned_scope: [\"src/weather/**\"]\n",
-    )
-    .expect("intents");
     std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready", std::time::Duration::from_secs(10));

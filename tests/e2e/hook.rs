@@ -180,7 +180,9 @@ fn hook_finds_paige_through_paige_url_and_token_and_a_wrong_token_fails_closed()
     assert!(stderr.contains("fail closed") && stderr.contains("401"), "{stderr}");
 }
 
-fn governed_world() -> World {
+/// A project under governance: `paige intents init`, then one intent, INT-001, owning
+/// `src/weather/**`.
+pub(crate) fn governed_world() -> World {
     let world = World::ready();
     let project = world.project().display().to_string();
     let (status, stdout, stderr) = world.run(&["intents", "init", "--project", &project]);

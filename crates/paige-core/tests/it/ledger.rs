@@ -72,18 +72,12 @@ fn ownership_reads_the_ledgers_index_which_follows_appends_and_rebuilds_after_an
     assert_eq!(g.write(A, "src/weather/a.rs", "a\n"), HookDecision::None, "indexes the empty ledger");
     // Another tool appends a mutation of w.rs by INT-002 (in progress): the index follows it.
     let entry = ledger::NewTrace {
-        id: "outside".into(),
-        timestamp: g.core.now(),
-        kind: TraceKind::Mutation,
         intent_id: Some("INT-002".into()),
         session_id: "other".into(),
-        model: None,
         tool: "Write".into(),
         file: Some("src/weather/w.rs".into()),
-        blocks: Vec::new(),
-        file_hash: None,
         command: None,
-        reason: None,
+        ..new_trace("outside")
     };
     ledger::append(&g.orch().trace_path(), entry).expect("append");
     assert!(denied(&g.write(A, "src/weather/w.rs", "w2\n")).contains("File owned by Intent [INT-002]"));
