@@ -112,7 +112,11 @@ async fn serve_connection(stream: TcpStream, slot: Slot, router: Router, stop: C
             }
         })
     };
-    let conn = hyper::server::conn::http1::Builder::new().serve_connection(io, service).with_upgrades();
+    // Half-close: a client that sends its request and closes its side (a hook past its deadline)
+    // still has that request carried out; without it hyper drops the handler on the EOF, and a
+    // hook's PostToolUse could be lost half-way.
+    let conn =
+        hyper::server::conn::http1::Builder::new().half_close(true).serve_connection(io, service).with_upgrades();
     tokio::pin!(conn);
     let mut check = tokio::time::interval(state.check_period());
     check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
