@@ -86,10 +86,10 @@ build_ui() {
   ensure_node
   if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
     say "installing the UI's npm dependencies (npm ci)"
-    # npm ci refuses this lock because @tauri-apps/cli's per-platform optional packages are
-    # recorded only for the platform that wrote it; npm install keeps the locked versions.
-    (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null \
-      || npm install --no-audit --no-fund --loglevel=error; })
+    # The lock records every platform's optional packages (@tauri-apps/cli, rollup), so
+    # npm ci works on any machine; the versions are pinned to ones whose packages for every
+    # platform are on the registry (ui/package.json: "overrides").
+    (cd ui && npm ci --no-audit --no-fund --loglevel=error)
   fi
   # Only when a source changed: a rebuild rewrites ui/dist, which the app embeds, so an
   # unneeded one would make cargo rebuild the app in release (~60 s on every launch).
