@@ -23,6 +23,9 @@
 # "terminal" is the window's terminal child (PAIGE_AGENT_CMD, here `bash --norc`) and its
 # descendants — it leads its own session, so it is told apart by its session id. It is
 # reported separately: it is whatever the user runs there (Claude Code, when real).
+# Then the same for the floor (FLOOR, default: tauri-floor built beside the app, built when
+# missing): an empty Tauri window with the same WebKit settings, and Paige minus the floor
+# per process — what is Paige's own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
@@ -31,6 +34,13 @@ project="${2:-examples/sample-project}"
 runs="${RUNS:-1}"
 idle="${IDLE_SECS:-10}"
 [ -x "$app" ] || { echo "error: no app binary at $app (build it: scripts/package.sh)" >&2; exit 1; }
+# The floor: an empty Tauri window (src-tauri/bin/floor.rs). FLOOR=none skips it.
+floor="${FLOOR:-$target/release/tauri-floor}"
+if [ "$floor" = none ]; then floor=
+elif [ ! -x "$floor" ]; then
+  echo "building the floor, an empty Tauri window (cargo build --release --features floor --bin tauri-floor)" >&2
+  cargo build --release --quiet --features floor --bin tauri-floor
+fi
 work=$(mktemp -d)
 cleanup() {
   [ -n "${app_pid:-}" ] && kill "$app_pid" 2>/dev/null || true
@@ -109,70 +119,96 @@ open_in_editor() {
     grep -q '"success":true' || { echo "error: could not open $1 in the editor" >&2; exit 1; }
 }
 
-for run in $(seq 1 "$runs"); do
-  rm -rf "$work/data"
-  start=$(date +%s%N)
-  RUST_LOG=info NO_COLOR=1 PAIGE_AGENT_CMD="bash --norc" ANTHROPIC_API_KEY=sk-ant-measure DATA_DIR="$work/data" \
-    "$app" "$project" >"$work/log" 2>&1 & app_pid=$!
-  for _ in $(seq 1 300); do
-    grep -q "terminal started" "$work/log" && break
-    sleep 0.01
+# Starts "$@" (an app binary and its arguments) RUNS times under the label $1, waits for the
+# line $2 in its log, idles, and appends its samples (cold start, memory per group).
+measure() {
+  local label=$1 ready_line=$2 run start ready
+  shift 2
+  for run in $(seq 1 "$runs"); do
+    rm -rf "$work/data"
+    start=$(date +%s%N)
+    RUST_LOG=info NO_COLOR=1 PAIGE_AGENT_CMD="bash --norc" ANTHROPIC_API_KEY=sk-ant-measure DATA_DIR="$work/data" \
+      "$@" >"$work/log" 2>&1 & app_pid=$!
+    for _ in $(seq 1 300); do
+      grep -q "$ready_line" "$work/log" && break
+      sleep 0.01
+    done
+    grep -q "$ready_line" "$work/log" || { echo "error: $label never showed its page; log:" >&2; cat "$work/log" >&2; exit 1; }
+    ready=$(date +%s%N)
+    echo "start $label $(( (ready - start) / 1000000 ))" >>"$work/samples"
+    [ "$runs" -gt 1 ] && echo "$label run $run: cold start to first frame: $(( (ready - start) / 1000000 )) ms"
+    [ "$label" = paige ] && [ -n "${OPEN_FILE:-}" ] && open_in_editor "$OPEN_FILE"
+    sleep "$idle"
+    tree_memory "$app_pid" >"$work/tree"
+    awk -v label="$label" '{ rss[$1] += $3; pss[$1] += $4; uss[$1] += $5 }
+      END { for (g in rss) print "mem", label, g, rss[g], pss[g], uss[g] }' "$work/tree" >>"$work/samples"
+    distinct_pages $(awk '{ print $1 "=" $2 }' "$work/tree") | sed "s/^distinct /distinct $label /" >>"$work/samples"
+    kill "$app_pid" 2>/dev/null || true
+    wait "$app_pid" 2>/dev/null || true
+    app_pid=
+    sleep 1
   done
-  grep -q "terminal started" "$work/log" || { echo "error: the UI never connected; log:" >&2; cat "$work/log" >&2; exit 1; }
-  ready=$(date +%s%N)
-  echo "start $(( (ready - start) / 1000000 ))" >>"$work/samples"
-  [ "$runs" -gt 1 ] && echo "run $run: cold start to first UI frame: $(( (ready - start) / 1000000 )) ms"
-  [ -n "${OPEN_FILE:-}" ] && open_in_editor "$OPEN_FILE"
-  sleep "$idle"
-  tree_memory "$app_pid" >"$work/tree"
-  awk '{ rss[$1] += $3; pss[$1] += $4; uss[$1] += $5 }
-    END { for (g in rss) print "mem", g, rss[g], pss[g], uss[g] }' "$work/tree" >>"$work/samples"
-  distinct_pages $(awk '{ print $1 "=" $2 }' "$work/tree") >>"$work/samples"
-  kill "$app_pid" 2>/dev/null || true
-  wait "$app_pid" 2>/dev/null || true
-  app_pid=
-  sleep 1
-done
+}
+
+measure paige "terminal started" "$app" "$project"
+[ -n "$floor" ] && measure floor "floor ready" "$floor"
 
 # Medians over the runs: cold start, and RSS/PSS/USS per group, for paige-app + WebKit
-# (without the terminal) and for the whole tree.
+# (without the terminal) and for the whole tree; then the floor's, and Paige minus the floor.
 awk -v runs="$runs" -v open_file="${OPEN_FILE:-}" '
   function median(list,   n, v, i, j, t) {
     n = split(list, v, " ")
+    if (n == 0) return 0
     for (i = 2; i <= n; i++) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
   }
   function add(key, value) { values[key] = values[key] " " value }
-  $1 == "start" { add("start", $2); next }
-  $1 == "distinct" { add("distinct app", $2); add("distinct all", $3); has_distinct = 1; next }
+  function mb(label, row, kind) { return median(values[label " " row " " kind]) / 1024 }
+  $1 == "start" { add($2 " start", $3); labels[$2] = 1; next }
+  $1 == "distinct" { add($2 " distinct app", $3); add($2 " distinct all", $4); has_distinct[$2] = 1; next }
   $1 == "mem" {
-    group[$2] = 1; add($2 " rss", $3); add($2 " pss", $4); add($2 " uss", $5)
-    run = ++seen[$2]
-    if ($2 != "terminal") { app_rss[run] += $3; app_pss[run] += $4; app_uss[run] += $5 }
-    all_rss[run] += $3; all_pss[run] += $4; all_uss[run] += $5
+    l = $2; g = $3
+    if (l == "floor" && g == "tauri-floor") g = "paige-app"
+    group[g] = 1; add(l " " g " rss", $4); add(l " " g " pss", $5); add(l " " g " uss", $6)
+    run = ++seen[l " " g]
+    if (g != "terminal") { app_rss[l, run] += $4; app_pss[l, run] += $5; app_uss[l, run] += $6 }
+    all_rss[l, run] += $4; all_pss[l, run] += $5; all_uss[l, run] += $6
   }
   END {
-    for (r = 1; r <= runs; r++) {
-      add("app rss", app_rss[r]); add("app pss", app_pss[r]); add("app uss", app_uss[r])
-      add("all rss", all_rss[r]); add("all pss", all_pss[r]); add("all uss", all_uss[r])
+    for (l in labels) for (r = 1; r <= runs; r++) {
+      add(l " app + WebKit rss", app_rss[l, r]); add(l " app + WebKit pss", app_pss[l, r]); add(l " app + WebKit uss", app_uss[l, r])
+      add(l " tree total rss", all_rss[l, r]); add(l " tree total pss", all_pss[l, r]); add(l " tree total uss", all_uss[l, r])
     }
     what = runs > 1 ? "median of " runs " runs" : "one run"
-    printf "cold start to first UI frame: %d ms (%s)\n", median(values["start"]), what
+    printf "cold start to first UI frame: %d ms (%s)\n", median(values["paige start"]), what
+    if ("floor" in labels) printf "cold start of the empty Tauri window (the floor): %d ms\n", median(values["floor start"])
     printf "idle memory of the app process tree%s (MB, %s):\n", open_file == "" ? "" : ", " open_file " open in the editor", what
     printf "  %-24s %8s %8s %8s\n", "process", "RSS", "PSS", "USS"
     order = "paige-app WebKitWebProcess WebKitNetworkProcess"
     n = split(order, first, " ")
     for (i = 1; i <= n; i++) if (first[i] in group) { rows[++k] = first[i]; done[first[i]] = 1 }
     for (g in group) if (!(g in done) && g != "terminal") rows[++k] = g
-    for (i = 1; i <= k; i++)
-      printf "  %-24s %8.1f %8.1f %8.1f\n", rows[i], median(values[rows[i] " rss"]) / 1024, median(values[rows[i] " pss"]) / 1024, median(values[rows[i] " uss"]) / 1024
-    printf "  %-24s %8.1f %8.1f %8.1f\n", "app + WebKit", median(values["app rss"]) / 1024, median(values["app pss"]) / 1024, median(values["app uss"]) / 1024
-    if ("terminal" in group)
-      printf "  %-24s %8.1f %8.1f %8.1f\n", "terminal (agent command)", median(values["terminal rss"]) / 1024, median(values["terminal pss"]) / 1024, median(values["terminal uss"]) / 1024
-    printf "  %-24s %8.1f %8.1f %8.1f\n", "tree total", median(values["all rss"]) / 1024, median(values["all pss"]) / 1024, median(values["all uss"]) / 1024
-    if (has_distinct)
-      printf "  %-24s %8s %8.1f %8s  (app + WebKit: %.1f)\n", "tree, distinct pages", "", median(values["distinct all"]) / 1024, "", median(values["distinct app"]) / 1024
-    printf "idle RSS of the app process tree: %d MB (summed RSS, shared pages counted per process); PSS: %d MB\n", median(values["all rss"]) / 1024, median(values["all pss"]) / 1024
+    rows[++k] = "app + WebKit"
+    if ("terminal" in group) rows[++k] = "terminal"
+    rows[++k] = "tree total"
+    for (i = 1; i <= k; i++) {
+      name = rows[i] == "terminal" ? "terminal (agent command)" : rows[i]
+      printf "  %-24s %8.1f %8.1f %8.1f\n", name, mb("paige", rows[i], "rss"), mb("paige", rows[i], "pss"), mb("paige", rows[i], "uss")
+    }
+    if (has_distinct["paige"])
+      printf "  %-24s %8s %8.1f %8s  (app + WebKit: %.1f)\n", "tree, distinct pages", "", median(values["paige distinct all"]) / 1024, "", median(values["paige distinct app"]) / 1024
+    printf "idle RSS of the app process tree: %d MB (summed RSS, shared pages counted per process); PSS: %d MB\n", mb("paige", "tree total", "rss"), mb("paige", "tree total", "pss")
+    if (!("floor" in labels)) exit
+    printf "against the floor, an empty Tauri window (same Tauri and WebKit settings; MB, %s):\n", what
+    printf "  %-24s %8s %8s %8s   %8s %8s\n", "process", "floor PSS", "USS", "", "Paige-floor PSS", "USS"
+    for (i = 1; i <= k; i++) {
+      if (rows[i] == "terminal") continue
+      printf "  %-24s %8.1f %8.1f %8s   %8.1f %8.1f\n", rows[i], mb("floor", rows[i], "pss"), mb("floor", rows[i], "uss"), "",
+        mb("paige", rows[i], "pss") - mb("floor", rows[i], "pss"), mb("paige", rows[i], "uss") - mb("floor", rows[i], "uss")
+    }
+    if (has_distinct["floor"])
+      printf "  %-24s %8.1f %8s %8s   %8.1f\n", "distinct pages (app)", median(values["floor distinct app"]) / 1024, "", "",
+        (median(values["paige distinct app"]) - median(values["floor distinct app"])) / 1024
   }' "$work/samples"
 
 deb=$(ls "$target"/release/bundle/deb/*.deb 2>/dev/null | head -1 || true)

@@ -17,7 +17,7 @@
 mod backend;
 mod error;
 mod shell;
-mod webview_tuning;
+pub mod webview_tuning;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
