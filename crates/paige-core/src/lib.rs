@@ -18,6 +18,7 @@ pub mod files;
 pub mod governance;
 pub mod limits;
 mod live;
+pub mod memory;
 mod models;
 mod project;
 pub mod prompts;

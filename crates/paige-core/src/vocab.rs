@@ -14,6 +14,40 @@ pub enum Difficulty {
     Advanced,
 }
 
+/// How much a memory matters when recalled (spec Story 8: "high" | "medium" | "low").
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Importance {
+    Low,
+    #[default]
+    Medium,
+    High,
+}
+
+impl Importance {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Importance::Low => "low",
+            Importance::Medium => "medium",
+            Importance::High => "high",
+        }
+    }
+}
+
+impl std::str::FromStr for Importance {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "low" => Ok(Importance::Low),
+            "medium" => Ok(Importance::Medium),
+            "high" => Ok(Importance::High),
+            other => Err(format!("importance must be low, medium or high, not {other:?}")),
+        }
+    }
+}
+
 /// Whether an issue suits the learner now.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::api::ModelTier;
+pub use crate::vocab::Importance;
 
 super::prompt_module!("memory-summarisation", "memory_summarisation", ModelTier::Haiku, MemorySummarisationResponse);
 
@@ -19,14 +20,6 @@ pub struct Memory {
     pub content: String,
     pub tags: Vec<String>,
     pub importance: Importance,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Importance {
-    Low,
-    Medium,
-    High,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
