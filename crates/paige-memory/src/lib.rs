@@ -1,3 +1,8 @@
 //! Paige's memory, behind the core's `MemoryStore` and `Embedder` interfaces: the embedded
 //! store (SQLite tables in `paige.db`), ChromaDB over its v2 HTTP API, and the
 //! all-MiniLM-L6-v2 embedder, computed in Rust for both stores.
+
+pub mod embedded;
+mod index;
+
+pub use embedded::EmbeddedStore;
