@@ -247,7 +247,10 @@ impl MemoryStore for ChromaStore {
         });
         self.on_collection(&collection, "upsert", Some(&body), "upsert")?;
         if collection.dimension.is_none() {
-            self.remember(Some(Collection { dimension: Some(dimension), ..collection }));
+            let mut cached = self.collection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if let Some(cached) = cached.as_mut().filter(|cached| cached.id == collection.id) {
+                cached.dimension = Some(dimension);
+            }
         }
         Ok(records.len())
     }

@@ -3,6 +3,7 @@
 //! killed when dropped.
 
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
@@ -57,7 +58,17 @@ impl Chroma {
         let cli = chroma_cli();
         let dir = tempfile::tempdir().expect("temporary directory");
         let log = std::fs::File::create(dir.path().join("chroma.log")).expect("log file");
-        let child = Command::new(&cli)
+        let mut command = Command::new(&cli);
+        // Should this test's thread end without dropping the server (the test binary killed),
+        // the kernel kills the server: no orphan keeps the port and the directory.
+        // SAFETY: prctl is async-signal-safe and touches nothing of the parent's.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let child = command
             .args(["run", "--host", "127.0.0.1", "--port", &port.to_string(), "--path"])
             .arg(dir.path().join("data"))
             .env("ANONYMIZED_TELEMETRY", "False")
