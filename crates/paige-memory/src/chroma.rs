@@ -73,10 +73,14 @@ impl ChromaStore {
         if let Some(client) = client.as_ref() {
             return Ok(client.clone());
         }
-        let made =
-            Client::builder().connect_timeout(CONNECT_TIMEOUT).timeout(REQUEST_TIMEOUT).build().map_err(|err| {
-                MemoryError::Store(format!("cannot make an HTTP client for ChromaDB: {}", chain(&err)))
-            })?;
+        let mut builder = Client::builder().connect_timeout(CONNECT_TIMEOUT).timeout(REQUEST_TIMEOUT);
+        if is_loopback(&self.url) {
+            // A proxy (HTTP_PROXY…) cannot reach this machine's ChromaDB.
+            builder = builder.no_proxy();
+        }
+        let made = builder
+            .build()
+            .map_err(|err| MemoryError::Store(format!("cannot make an HTTP client for ChromaDB: {}", chain(&err))))?;
         *client = Some(made.clone());
         Ok(made)
     }
@@ -397,6 +401,20 @@ fn error_message(body: &str) -> String {
     if body.is_empty() { "no message".into() } else { body.chars().take(500).collect() }
 }
 
+/// Whether `url` names this machine (`localhost`, `127.0.0.1`, `[::1]`).
+fn is_loopback(url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(url.trim()) else { return false };
+    match url.host_str() {
+        Some(host) if host.eq_ignore_ascii_case("localhost") => true,
+        Some(host) => host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback()),
+        None => false,
+    }
+}
+
 /// An error and its causes (`reqwest`'s own message names only the URL).
 fn chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
@@ -407,4 +425,51 @@ fn chain(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_urls_are_told_apart_from_others() {
+        for url in [
+            "http://localhost:8000",
+            "http://LOCALHOST:8000/",
+            "http://127.0.0.1:8000",
+            "http://127.1.2.3",
+            "http://[::1]:8000",
+        ] {
+            assert!(is_loopback(url), "{url}");
+        }
+        for url in ["http://chroma.internal:8000", "http://10.0.0.5:8000", "http://[2001:db8::1]:8000", "not a url"] {
+            assert!(!is_loopback(url), "{url}");
+        }
+    }
+
+    #[test]
+    fn chroma_error_bodies_are_read_whatever_their_shape() {
+        assert_eq!(
+            error_message(r#"{"error":"NotFoundError","message":"Collection [x] does not exist"}"#),
+            "NotFoundError: Collection [x] does not exist"
+        );
+        assert_eq!(error_message(r#"{"message":"only a message"}"#), "only a message");
+        assert_eq!(error_message(r#"{"error":"OnlyAKind"}"#), "OnlyAKind");
+        assert_eq!(error_message("<html>bad gateway</html>"), "<html>bad gateway</html>");
+        assert_eq!(error_message("  "), "no message");
+        assert_eq!(error_message(&"é".repeat(1000)).chars().count(), 500);
+    }
+
+    #[test]
+    fn the_distance_space_is_found_in_the_configuration_or_the_schema() {
+        assert_eq!(space_of(&json!({"configuration_json": {"hnsw": {"space": "l2"}}})).as_deref(), Some("l2"));
+        assert_eq!(
+            space_of(&json!({"configuration_json": {"hnsw": null, "spann": {"space": "ip"}}})).as_deref(),
+            Some("ip")
+        );
+        let schema = json!({"schema": {"keys": {"#embedding": {"float_list": {"vector_index": {"config": {"space": "cosine"}}}}}}});
+        assert_eq!(space_of(&schema).as_deref(), Some("cosine"));
+        assert_eq!(space_of(&json!({"metadata": {"hnsw:space": "l2"}})).as_deref(), Some("l2"));
+        assert_eq!(space_of(&json!({"id": "x"})), None);
+    }
 }

@@ -178,6 +178,7 @@ impl Drop for Chroma {
 
 fn http() -> reqwest::blocking::Client {
     reqwest::blocking::Client::builder()
+        .no_proxy()
         .connect_timeout(Duration::from_secs(1))
         .timeout(Duration::from_secs(10))
         .build()
