@@ -27,6 +27,9 @@ pub struct Config {
     pub sonnet_model: Option<String>,
     /// Optional ChromaDB server; the embedded memory store is used when absent.
     pub chromadb_url: Option<String>,
+    /// `PAIGE_MODEL_DIR`: where the embedding model's folder (`all-MiniLM-L6-v2/`) is;
+    /// `DATA_DIR/models` when absent (see [`Config::models_dir`]).
+    pub model_dir: Option<PathBuf>,
     /// Fixed per-launch token from `PAIGE_TOKEN`; a random one is generated when absent.
     pub token: Option<String>,
     /// Caps on memory and connections (`PAIGE_MAX_*`, `PAIGE_*_TIMEOUT_MS`).
@@ -44,6 +47,7 @@ impl std::fmt::Debug for Config {
             .field("haiku_model", &self.haiku_model)
             .field("sonnet_model", &self.sonnet_model)
             .field("chromadb_url", &self.chromadb_url)
+            .field("model_dir", &self.model_dir)
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
             .field("limits", &self.limits)
             .finish()
@@ -86,7 +90,7 @@ pub enum ConfigError {
 
 impl Config {
     /// Reads `PORT`, `PROJECT_DIR`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `DATA_DIR`,
-    /// `CHROMADB_URL`, `PAIGE_TOKEN`, `PAIGE_HAIKU_MODEL` and `PAIGE_SONNET_MODEL` from `env`, applies `overrides`, and validates. Every missing required
+    /// `CHROMADB_URL`, `PAIGE_MODEL_DIR`, `PAIGE_TOKEN`, `PAIGE_HAIKU_MODEL` and `PAIGE_SONNET_MODEL` from `env`, applies `overrides`, and validates. Every missing required
     /// variable is reported at once.
     pub fn load(env: &HashMap<String, String>, overrides: ConfigOverrides) -> Result<Config, ConfigError> {
         Config::load_inner(env, overrides, true)
@@ -147,6 +151,7 @@ impl Config {
             haiku_model,
             sonnet_model,
             chromadb_url: var("CHROMADB_URL").map(str::to_owned),
+            model_dir: var("PAIGE_MODEL_DIR").map(|dir| expand_home(Path::new(dir), var("HOME"))),
             token: var("PAIGE_TOKEN").map(str::to_owned),
             limits: crate::limits::Limits::from_env(env)?,
         })
@@ -164,6 +169,7 @@ impl Config {
             haiku_model: None,
             sonnet_model: None,
             chromadb_url: None,
+            model_dir: None,
             token: None,
             limits: Default::default(),
         }
@@ -171,6 +177,12 @@ impl Config {
 
     pub fn db_path(&self) -> PathBuf {
         self.data_dir.join("paige.db")
+    }
+
+    /// Where the embedding model's folder is looked for: `PAIGE_MODEL_DIR`, else
+    /// `DATA_DIR/models`.
+    pub fn models_dir(&self) -> PathBuf {
+        self.model_dir.clone().unwrap_or_else(|| self.data_dir.join("models"))
     }
 }
 

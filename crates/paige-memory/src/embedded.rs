@@ -250,6 +250,57 @@ impl MemoryStore for EmbeddedStore {
         })
     }
 
+    fn without_vectors(&self, limit: usize) -> Result<Vec<(String, String)>, MemoryError> {
+        self.with_state(|state| {
+            let mut statement = state
+                .conn
+                .prepare_cached(
+                    "SELECT m.id, m.content FROM memories m LEFT JOIN memory_vectors v ON v.id = m.id
+                     WHERE v.id IS NULL ORDER BY m.rowid LIMIT ?1",
+                )
+                .map_err(store_err)?;
+            statement
+                .query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |row| Ok((row.get(0)?, row.get(1)?)))
+                .and_then(|rows| rows.collect())
+                .map_err(store_err)
+        })
+    }
+
+    fn set_vectors(&self, vectors: &[(String, Vec<f32>)]) -> Result<(), MemoryError> {
+        self.with_state(|state| {
+            state.refresh()?;
+            let tx = state.conn.transaction().map_err(store_err)?;
+            let mut projects = Vec::with_capacity(vectors.len());
+            {
+                let mut project_of =
+                    tx.prepare_cached("SELECT project FROM memories WHERE id = ?1").map_err(store_err)?;
+                let mut set_vector = tx
+                    .prepare_cached(
+                        "INSERT INTO memory_vectors (id, dimension, vector) VALUES (?1, ?2, ?3)
+                         ON CONFLICT(id) DO UPDATE SET dimension = excluded.dimension, vector = excluded.vector",
+                    )
+                    .map_err(store_err)?;
+                for (id, vector) in vectors {
+                    let Some(project) =
+                        project_of.query_row([id], |row| row.get::<_, String>(0)).optional().map_err(store_err)?
+                    else {
+                        continue;
+                    };
+                    set_vector
+                        .execute(params![id, vector.len() as i64, crate::index::to_blob(vector)])
+                        .map_err(store_err)?;
+                    projects.push((id, project, vector));
+                }
+            }
+            tx.commit().map_err(store_err)?;
+            for (id, project, vector) in projects {
+                state.index.upsert(id, &project, Some(vector));
+            }
+            state.seen_version = data_version(&state.conn)?;
+            Ok(())
+        })
+    }
+
     fn stats(&self) -> Result<MemoryStats, MemoryError> {
         self.with_state(|state| {
             let mut statement = state

@@ -264,7 +264,7 @@ fn without_the_model_memory_still_works_by_keywords() {
     let dir = tempfile::tempdir().expect("tempdir");
     let memory = memory(&dir, Err("no model at /nowhere".into()));
     assert!(memory.is_available());
-    assert_eq!(memory.status().embedder, Err("no model at /nowhere".into()));
+    assert_eq!((memory.status().model, memory.status().model_problem), (None, Some("no model at /nowhere".into())));
     let added = memory.add_memories(
         &[input("OAuth callback race condition", &[]), input("CSS grid layout", &[])],
         &Origin::Session("s".into()),
@@ -284,4 +284,21 @@ fn a_failing_model_stores_the_memory_for_keyword_search_instead_of_losing_it() {
     assert_eq!(added.added, 1);
     assert!(memory.is_available());
     assert_eq!(memory.query_memories("cleanup", None, None).len(), 1);
+}
+
+#[test]
+fn memories_stored_while_the_model_was_missing_get_their_vectors_once_it_is_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let without = memory(&dir, Err("no model yet".into()));
+    let project = alpha();
+    let inputs: Vec<MemoryInput> = (0..40).map(|i| input(&format!("note {i} about css"), &[])).collect();
+    assert_eq!(without.add_memories(&inputs, &Origin::Cli, &project, Utc::now()).added, 40);
+    assert_eq!(without.add_memories(&[input("auth race", &[])], &Origin::Cli, &project, Utc::now()).added, 1);
+    drop(without);
+    let with = memory(&dir, Ok(Arc::new(KeywordEmbedder)));
+    // Found by its vector: the test embedder maps "race + auth" to the very same vector.
+    let results = with.query_memories("race, then auth", Some(1), None);
+    assert_eq!(results.first().map(|r| r.content.as_str()), Some("auth race"));
+    assert!(results[0].distance < 1e-6, "found by its vector: {results:?}");
+    assert_eq!(with.stats().expect("stats").without_vectors, 0);
 }

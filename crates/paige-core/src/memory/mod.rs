@@ -57,8 +57,10 @@ pub struct Added {
 pub struct MemoryStatus {
     pub store: String,
     pub location: String,
-    /// The model, or why there is none.
-    pub embedder: Result<String, String>,
+    /// The embedding model in use…
+    pub model: Option<String>,
+    /// …or why there is none.
+    pub model_problem: Option<String>,
     pub available: bool,
 }
 
@@ -66,18 +68,28 @@ pub struct Memory {
     store: Option<Box<dyn MemoryStore>>,
     embedder: Result<Arc<dyn Embedder>, String>,
     available: AtomicBool,
+    /// Whether memories stored without a vector were given theirs (once per run).
+    backfilled: AtomicBool,
 }
+
+/// Memories embedded per model call when catching up.
+const BACKFILL_BATCH: usize = 32;
 
 impl Memory {
     /// Memory over `store`, with `embedder` or the reason it could not be loaded. Not yet
     /// connected: [`Memory::connect`] does that at start.
     pub fn new(store: Box<dyn MemoryStore>, embedder: Result<Arc<dyn Embedder>, String>) -> Memory {
-        Memory { store: Some(store), embedder, available: AtomicBool::new(false) }
+        Memory { store: Some(store), embedder, available: AtomicBool::new(false), backfilled: AtomicBool::new(false) }
     }
 
     /// No memory at all (tests, tools that do not need it).
     pub fn disabled(reason: &str) -> Memory {
-        Memory { store: None, embedder: Err(reason.to_owned()), available: AtomicBool::new(false) }
+        Memory {
+            store: None,
+            embedder: Err(reason.to_owned()),
+            available: AtomicBool::new(false),
+            backfilled: AtomicBool::new(false),
+        }
     }
 
     /// Connects at start and logs the outcome (FR-096…FR-098); `isMemoryAvailable()` after.
@@ -132,7 +144,8 @@ impl Memory {
         MemoryStatus {
             store: self.store.as_ref().map_or("none".into(), |store| store.name().to_owned()),
             location: self.store.as_ref().map(|store| store.location()).unwrap_or_default(),
-            embedder: self.embedder.as_ref().map(|embedder| embedder.describe()).map_err(Clone::clone),
+            model: self.embedder.as_ref().ok().map(|embedder| embedder.describe()),
+            model_problem: self.embedder.as_ref().err().cloned(),
             available: self.is_available(),
         }
     }
@@ -237,10 +250,51 @@ impl Memory {
         }
     }
 
+    /// Gives the memories stored while the model was missing their vectors, so semantic
+    /// search finds them too. Once per run, before the first query that has a vector;
+    /// returns how many were embedded.
+    fn backfill(&self, store: &dyn MemoryStore, embedder: &dyn Embedder) -> usize {
+        if self.backfilled.swap(true, Ordering::SeqCst) {
+            return 0;
+        }
+        let mut done = 0;
+        loop {
+            let pending = match store.without_vectors(BACKFILL_BATCH) {
+                Ok(pending) if !pending.is_empty() => pending,
+                Ok(_) => break,
+                Err(err) => {
+                    tracing::warn!("cannot list the memories without vectors: {err}");
+                    break;
+                }
+            };
+            let texts: Vec<&str> = pending.iter().map(|(_, content)| content.as_str()).collect();
+            let vectors = match embedder.embed(&texts) {
+                Ok(vectors) if vectors.len() == texts.len() => vectors,
+                Ok(_) | Err(_) => {
+                    tracing::warn!("cannot embed the memories stored without vectors; they stay keyword-only");
+                    break;
+                }
+            };
+            let pairs: Vec<(String, Vec<f32>)> = pending.into_iter().map(|(id, _)| id).zip(vectors).collect();
+            if let Err(err) = store.set_vectors(&pairs) {
+                tracing::warn!("cannot store the vectors of older memories: {err}");
+                break;
+            }
+            done += pairs.len();
+        }
+        if done > 0 {
+            tracing::info!(count = done, "embedded the memories stored while the model was missing");
+        }
+        done
+    }
+
     /// Spec `queryMemories()` (FR-101, FR-102, FR-104): the nearest memories, best first;
     /// `n_results` defaults to 10. An empty query is passed through as is (EC-49).
     pub fn query_memories(&self, text: &str, n_results: Option<usize>, project: Option<&str>) -> Vec<MemoryResult> {
         let Some(store) = self.ready("query") else { return Vec::new() };
+        if let Ok(embedder) = &self.embedder {
+            self.backfill(store, embedder.as_ref());
+        }
         let vector = match self.embed(&[text]) {
             Ok(vectors) => vectors.and_then(|mut vectors| vectors.pop()),
             Err(err) if store.ranks_without_vectors() => {

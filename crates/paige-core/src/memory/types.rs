@@ -117,6 +117,15 @@ pub trait MemoryStore: Send + Sync {
     /// The `n_results` nearest memories, best first; fewer when there are fewer (EC-52).
     fn query(&self, query: &MemoryQuery<'_>) -> Result<Vec<MemoryResult>, MemoryError>;
     fn stats(&self) -> Result<MemoryStats, MemoryError>;
+    /// Up to `limit` memories stored without a vector (the model was missing when they were
+    /// added), as `(id, content)`. Only a store that keeps such memories has any.
+    fn without_vectors(&self, _limit: usize) -> Result<Vec<(String, String)>, MemoryError> {
+        Ok(Vec::new())
+    }
+    /// Gives memories stored without a vector their vectors, `(id, vector)`.
+    fn set_vectors(&self, _vectors: &[(String, Vec<f32>)]) -> Result<(), MemoryError> {
+        Ok(())
+    }
 }
 
 /// Joins tags for metadata: commas inside a tag are dropped, empty tags skipped (EC-50).
