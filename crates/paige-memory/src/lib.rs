@@ -3,8 +3,10 @@
 //! all-MiniLM-L6-v2 embedder, computed in Rust for both stores.
 
 pub mod chroma;
+pub mod embed;
 pub mod embedded;
 mod index;
 
 pub use chroma::ChromaStore;
+pub use embed::MiniLm;
 pub use embedded::EmbeddedStore;
