@@ -26,6 +26,8 @@ dpkg-deb -x "$deb" "$root" || { failed=1; finish; }
 check "the package ships paige beside paige-app" '[ -x "$root/usr/bin/paige" ] && [ -x "$root/usr/bin/paige-app" ]'
 check "the package depends on bubblewrap and socat" 'dpkg-deb -f "$deb" Depends | grep -q bubblewrap && dpkg-deb -f "$deb" Depends | grep -q socat'
 check "the unpacked paige runs" '"$root/usr/bin/paige" --version >/dev/null'
+model="$root/usr/lib/Paige/models/all-MiniLM-L6-v2"
+check "the package ships the embedding model" '[ -s "$model/model.safetensors" ] && [ -s "$model/tokenizer.json" ] && [ -s "$model/config.json" ]'
 mkdir -p "$work/project" "$work/data"
 echo 'fn main() {}' > "$work/project/main.rs"
 # No other paige on PATH: only the one beside the app can be found.
@@ -42,5 +44,8 @@ done
 check "the unpacked app starts Claude Code with generated settings" '[ -n "$settings" ]'
 expected="'$root/usr/bin/paige' hook pre-tool-use"
 check "its hooks call the unpacked paige hook" 'grep -qF "$expected" "$settings"'
+# No model in DATA_DIR/models: what the app found is the one it ships.
+check "the unpacked app's memory uses the model it ships" \
+  'grep -q "collection paige_memories ready" "$work/app.log" && ! grep -q "embedding model is not available" "$work/app.log"'
 [ "$failed" = 0 ] || { echo "--- app log"; tail -20 "$work/app.log"; }
 finish

@@ -15,6 +15,8 @@ if ! command -v claude >/dev/null; then
   ensure_claude_code
   export PATH="$(dirname "$PAIGE_TEST_CLAUDE"):$PATH"
 fi
+# Memory's embedding model, where Paige looks for it (PAIGE_MODEL_DIR, else DATA_DIR/models).
+ensure_embedding_model "${PAIGE_MODEL_DIR:-${DATA_DIR:-$HOME/.paige}/models}"
 # Coach mode's OS layer: Claude Code's Bash sandbox runs on bubblewrap and socat.
 apt_install bubblewrap socat
 ensure_tauri_build_deps

@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 ensure_rust
 ensure_python_mcp
 ensure_chromadb
+# The embedding model the memory tests (and the package) use.
+ensure_embedding_model "$tools_dir/models"
+export PAIGE_MODEL_DIR="$tools_dir/models"
 ensure_claude_code
 # chromium: the browser UI's smoke test runs in Debian's headless Chromium.
 apt_install chromium

@@ -44,7 +44,8 @@ impl Backend {
         // The desktop app always takes a free port: several windows of different projects,
         // or a `paige serve` beside it, never collide.
         config.port = 0;
-        let instance = paige_server::Instance::start(config, Arc::new(SystemClock), None).await?;
+        let memory = paige_memory::open(&config, &bundled_model_dirs());
+        let instance = paige_server::Instance::start(config, Arc::new(SystemClock), memory, None).await?;
         let core = instance.core.clone();
         tracing::info!("project {}; server on 127.0.0.1:{}", core.config().project_dir.display(), instance.port);
         let terminal = TerminalSpec {
@@ -138,4 +139,13 @@ pub(crate) fn forward_terminal<R: Runtime>(
             }
         }
     });
+}
+
+/// Where the desktop package keeps the embedding model: its resources (`/usr/lib/Paige/models`
+/// for `/usr/bin/paige-app`), or `models/` beside the binary.
+fn bundled_model_dirs() -> Vec<std::path::PathBuf> {
+    let Some(bin) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(std::path::Path::to_path_buf)) else {
+        return Vec::new();
+    };
+    vec![bin.join("../lib/Paige/models"), bin.join("models")]
 }

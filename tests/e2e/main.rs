@@ -6,6 +6,7 @@ mod claude;
 mod doctor;
 mod flood;
 mod hook;
+mod memory;
 mod serve;
 mod watch;
 

@@ -77,6 +77,8 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
         }
     }
 
+    check_memory(&config, &mut report);
+
     match settings {
         Err(err) => report.fail("anthropic", err.to_string()),
         Ok(mut settings) => {
@@ -88,6 +90,32 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
         }
     }
     Ok(report.finish())
+}
+
+/// Which store and model memory uses, whether the store answers and the model embeds.
+/// Memory is optional: a problem is a warning, not a failure.
+fn check_memory(config: &Config, report: &mut Report) {
+    let memory = paige_memory::open(config, &[]);
+    let connected = memory.connect();
+    let status = memory.status();
+    let store = format!("{} at {}", status.store, status.location);
+    if !connected {
+        let why = status.model_problem.clone().unwrap_or_else(|| "it does not answer".into());
+        report.warn("memory", format!("{store} is unavailable ({why}): memory features are off"));
+        return;
+    }
+    let Some(model) = status.model else {
+        let problem = status.model_problem.unwrap_or_default();
+        report.warn("memory", format!("{store}; ranking by keywords only: {problem}"));
+        return;
+    };
+    let started = std::time::Instant::now();
+    match paige_memory::find_model(&[config.models_dir()]).and_then(|m| m.embed(&["paige"]).map_err(|e| e.to_string()))
+    {
+        Ok(_) => report
+            .ok("memory", format!("{store} · {model}, loaded and embedding ({} ms)", started.elapsed().as_millis())),
+        Err(err) => report.warn("memory", format!("{store}; the model does not load: {err}")),
+    }
 }
 
 #[derive(Default)]

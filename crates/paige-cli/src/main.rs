@@ -3,6 +3,7 @@
 mod doctor;
 mod hook;
 mod intents;
+mod memory;
 mod restore;
 mod serve;
 mod session;
@@ -59,6 +60,15 @@ enum Command {
     /// Paige keeps what a file held before a tool call changed it and what the call left
     /// there before Paige undid it, in DATA_DIR/versions/.
     Restore(restore::RestoreArgs),
+    /// What Paige remembers across sessions: `paige memory add TEXT [--tags a,b]
+    /// [--importance low|medium|high]`, `paige memory query TEXT [-n N] [--all-projects]`
+    /// (best first, with distances), `paige memory stats`.
+    ///
+    /// For the project in PROJECT_DIR or --project (default: the working directory). Asks the
+    /// running Paige when there is one; else opens the store itself: ChromaDB at CHROMADB_URL,
+    /// or the embedded store in DATA_DIR/paige.db, with the model from PAIGE_MODEL_DIR (default
+    /// DATA_DIR/models).
+    Memory(memory::MemoryArgs),
     /// Which intent produced a line: `paige blame src/app.rs:42`, matched by content hash in
     /// .orchestration/agent_trace.jsonl, also after the block moved.
     Blame(BlameArgs),
@@ -159,6 +169,7 @@ fn main() -> ExitCode {
         Command::Intents(args) => intents::run(args),
         Command::Blame(args) => intents::blame(args),
         Command::Restore(args) => restore::run(args),
+        Command::Memory(args) => memory::run(args),
         Command::Ledger(args) => intents::ledger(args),
     };
     match result {

@@ -33,7 +33,8 @@ async fn serve(config: Config, ui_dir: Option<PathBuf>, launched: Instant) -> an
     let mut sigterm = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
     let mut sigint = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
 
-    let instance = paige_server::Instance::start(config, Arc::new(SystemClock), ui_dir.as_deref()).await?;
+    let memory = paige_memory::open(&config, &[]);
+    let instance = paige_server::Instance::start(config, Arc::new(SystemClock), memory, ui_dir.as_deref()).await?;
     let config = instance.core.config();
     let port = instance.port;
     tracing::info!("project: {}", config.project_dir.display());

@@ -10,3 +10,6 @@ mod index;
 pub use chroma::ChromaStore;
 pub use embed::MiniLm;
 pub use embedded::EmbeddedStore;
+mod open;
+
+pub use open::{MODEL_NAME, find_model, open};

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
+use paige_core::memory::Memory;
 use paige_core::run_info::{self, RunInfo, Token};
 use paige_core::{Clock, Config, Core};
 use tokio_util::sync::CancellationToken;
@@ -35,15 +36,25 @@ fn listen(port: u16) -> std::io::Result<tokio::net::TcpListener> {
 }
 
 impl Instance {
-    /// Opens the core for `config`, starts its watcher, binds 127.0.0.1 on `config.port` (0:
-    /// a free one), writes the run file and serves — with the web UI in `ui_dir` if given.
-    /// The token is `PAIGE_TOKEN`, else a fresh random one. Must run inside a Tokio runtime.
-    pub async fn start(config: Config, clock: Arc<dyn Clock>, ui_dir: Option<&Path>) -> anyhow::Result<Instance> {
+    /// Opens the core for `config` with its `memory` (connected here), starts its watcher,
+    /// binds 127.0.0.1 on `config.port` (0: a free one), writes the run file and serves —
+    /// with the web UI in `ui_dir` if given. The token is `PAIGE_TOKEN`, else a fresh random
+    /// one. Must run inside a Tokio runtime.
+    pub async fn start(
+        config: Config,
+        clock: Arc<dyn Clock>,
+        memory: Memory,
+        ui_dir: Option<&Path>,
+    ) -> anyhow::Result<Instance> {
         let token = match &config.token {
             Some(token) => token.as_str().into(),
             None => run_info::generate_token()?,
         };
-        let core = Arc::new(Core::open(config, clock)?);
+        // The database, and memory's connection (SQLite or ChromaDB over HTTP), block.
+        let core = tokio::task::spawn_blocking(move || Core::open(config, clock).map(|core| core.with_memory(memory)))
+            .await
+            .context("opening the core failed")??;
+        let core = Arc::new(core);
         core.start_watcher()?;
         let wanted = core.config().port;
         let listener = listen(wanted).with_context(|| format!("cannot listen on 127.0.0.1:{wanted}"))?;

@@ -23,6 +23,7 @@ mod listener;
 mod mcp;
 mod mcp_intents;
 mod mcp_tools;
+mod memory_api;
 mod session_api;
 mod ui;
 mod ws;
@@ -64,6 +65,9 @@ pub fn app(core: Arc<Core>, token: &str) -> Server {
         .route("/api/session", axum::routing::get(session_api::show))
         .route("/api/session/start", axum::routing::post(session_api::start))
         .route("/api/session/end", axum::routing::post(session_api::end))
+        .route("/api/memory/add", axum::routing::post(memory_api::add))
+        .route("/api/memory/query", axum::routing::post(memory_api::query))
+        .route("/api/memory/stats", axum::routing::get(memory_api::stats))
         .route("/hooks/{event}", axum::routing::post(hooks::hook))
         .nest_service("/mcp", mcp_service)
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::require_token));

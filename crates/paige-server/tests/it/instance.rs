@@ -8,7 +8,14 @@ async fn an_instance_starts_serving_with_its_run_file_and_stops_without_a_trace(
     let project = tempfile::tempdir().expect("project");
     let data = tempfile::tempdir().expect("data");
     let config = paige_core::Config::new(project.path().to_owned(), data.path().to_owned(), "key");
-    let instance = paige_server::Instance::start(config, Arc::new(paige_core::SystemClock), None).await.expect("start");
+    let instance = paige_server::Instance::start(
+        config,
+        Arc::new(paige_core::SystemClock),
+        paige_core::memory::Memory::disabled("not needed here"),
+        None,
+    )
+    .await
+    .expect("start");
     let info: serde_json::Value =
         serde_json::from_slice(&std::fs::read(instance.run_file()).expect("run file")).expect("json");
     assert_eq!(info["port"], instance.port);

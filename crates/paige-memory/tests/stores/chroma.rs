@@ -3,12 +3,11 @@
 //! (unit vectors from a few hot coordinates) or by a tiny word-hashing embedder, so nothing
 //! here needs the embedding model.
 
-mod server;
-
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
 
+use crate::server::{Chroma, free_port, url_of};
 use chrono::{TimeZone, Utc};
 use paige_core::memory::{
     Embedder, Importance, Memory, MemoryError, MemoryInput, MemoryMetadata, MemoryQuery, MemoryRecord, MemoryStore,
@@ -16,7 +15,6 @@ use paige_core::memory::{
 };
 use paige_memory::ChromaStore;
 use serde_json::json;
-use server::{Chroma, free_port, url_of};
 
 const DIM: usize = 384;
 
