@@ -159,3 +159,80 @@ fn the_cli_asks_the_running_paige_which_files_memories_under_the_project_and_ans
     assert_eq!(reply["stats"]["total"], 2);
     paige.signal("TERM");
 }
+
+/// A real `chroma run` (`PAIGE_TEST_CHROMA`) on a free port, killed on drop.
+struct Chroma(std::process::Child, u16);
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port()
+}
+
+impl Chroma {
+    fn start_on(port: u16, data: &std::path::Path) -> Chroma {
+        let cli = std::env::var("PAIGE_TEST_CHROMA").expect(
+            "PAIGE_TEST_CHROMA is not set: run scripts/test.sh (it installs ChromaDB) or point it at a chroma CLI",
+        );
+        let child = std::process::Command::new(cli)
+            .args(["run", "--path", &data.display().to_string(), "--host", "127.0.0.1", "--port", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("chroma starts");
+        let chroma = Chroma(child, port);
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(std::time::Instant::now() < deadline, "ChromaDB did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        chroma
+    }
+}
+
+impl Drop for Chroma {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn paige_serve_with_chromadb_url_remembers_there_and_shuts_down_cleanly() {
+    let mut world = world_with_model();
+    let chroma = Chroma::start_on(free_port(), &world.root.path().join("chroma"));
+    world.set("CHROMADB_URL", &format!("http://127.0.0.1:{}", chroma.1));
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ChromaDB connected — collection paige_memories ready", Duration::from_secs(20));
+    paige.wait_for("ready in", Duration::from_secs(20));
+    remember_two(&world);
+    let (ok, stdout, stderr) = memory(&world, &["query", "race condition in auth flow"]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(ranked(&stdout)[0].1.starts_with("OAuth callback race condition"), "{stdout}");
+    let (_, stdout, _) = memory(&world, &["stats"]);
+    assert!(stdout.contains("store: ChromaDB (http://127.0.0.1:"), "{stdout}");
+    paige.signal("TERM");
+    let status = paige.wait_exit(Duration::from_secs(10));
+    assert!(status.success(), "{status:?}: {}", paige.output());
+    assert!(!paige.output().contains("panicked"), "{}", paige.output());
+}
+
+#[test]
+fn paige_serve_starts_without_its_chromadb_and_uses_it_once_it_answers() {
+    let mut world = world_with_model();
+    let port = free_port();
+    world.set("CHROMADB_URL", &format!("http://127.0.0.1:{port}"));
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for(
+        &format!("ChromaDB unavailable at http://127.0.0.1:{port} — memory features disabled"),
+        Duration::from_secs(20),
+    );
+    paige.wait_for("ready in", Duration::from_secs(20));
+    let (ok, _, stderr) = memory(&world, &["add", "remembered while ChromaDB was down"]);
+    assert!(!ok && stderr.contains("nothing was remembered"), "{stderr}");
+    // ChromaDB comes up on that port: the next call reconnects.
+    let _chroma = Chroma::start_on(port, &world.root.path().join("chroma"));
+    let (ok, stdout, stderr) = memory(&world, &["add", "remembered once ChromaDB answered"]);
+    assert!(ok, "{stdout}{stderr}");
+    paige.wait_for("ChromaDB reconnected", Duration::from_secs(10));
+    paige.signal("TERM");
+    assert!(paige.wait_exit(Duration::from_secs(10)).success(), "{}", paige.output());
+}
