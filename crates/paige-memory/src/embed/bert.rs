@@ -168,6 +168,24 @@ impl Bert {
     /// Runs the encoder over `texts` (token ids, each text's tokens contiguous in `ids`,
     /// `lengths` tokens each), leaving the last layer's hidden states in `ws.hidden`.
     pub fn forward(&self, ids: &[u32], lengths: &[usize], ws: &mut Workspace) -> Result<(), String> {
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512.
+            return unsafe { self.forward_avx512(ids, lengths, ws) };
+        }
+        self.forward_inlined(ids, lengths, ws)
+    }
+
+    /// [`Bert::forward`] with the element-wise steps (LayerNorm, GELU, softmax) compiled for
+    /// AVX-512: 16 lanes instead of baseline x86-64's 4.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    unsafe fn forward_avx512(&self, ids: &[u32], lengths: &[usize], ws: &mut Workspace) -> Result<(), String> {
+        self.forward_inlined(ids, lengths, ws)
+    }
+
+    #[inline(always)]
+    fn forward_inlined(&self, ids: &[u32], lengths: &[usize], ws: &mut Workspace) -> Result<(), String> {
         let c = &self.config;
         let (h, tokens) = (c.hidden_size, ids.len());
         debug_assert_eq!(lengths.iter().sum::<usize>(), tokens);
@@ -220,6 +238,7 @@ impl Bert {
     }
 
     /// Multi-head self-attention of each text over its own tokens: `ws.qkv` → `ws.context`.
+    #[inline(always)]
     fn attention(&self, lengths: &[usize], ws: &mut Workspace) {
         let h = self.config.hidden_size;
         let heads = self.config.num_attention_heads;
@@ -286,6 +305,7 @@ impl Bert {
 }
 
 /// `hidden = LayerNorm(hidden + projected)`.
+#[inline(always)]
 fn residual_norm(
     hidden: &mut [f32],
     projected: &[f32],

@@ -17,7 +17,10 @@ pub(crate) fn exp(x: f32) -> f32 {
     let n = (x * LOG2E + ROUNDER) - ROUNDER;
     let r = x - n * LN2_HI - n * LN2_LO;
     let p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    // SAFETY: |n| ≤ 127 after the clamp: it fits an i32 (and converts without `as`'s
+    // saturation checks, which would keep the loop from vectorising).
+    let n = unsafe { n.to_int_unchecked::<i32>() };
+    p * f32::from_bits(((n + 127) as u32) << 23)
 }
 
 /// `erf(x)` to 1.5e-7 absolute (Abramowitz & Stegun 7.1.26).
@@ -32,7 +35,21 @@ pub(crate) fn erf(x: f32) -> f32 {
     y.copysign(x)
 }
 
+/// The sum of `values`, in 16 lanes so that it vectorises.
+#[inline(always)]
+pub(crate) fn sum(values: &[f32]) -> f32 {
+    let mut lanes = [0f32; 16];
+    let mut chunks = values.chunks_exact(16);
+    for chunk in &mut chunks {
+        for (lane, v) in lanes.iter_mut().zip(chunk) {
+            *lane += v;
+        }
+    }
+    lanes.iter().sum::<f32>() + chunks.remainder().iter().sum::<f32>()
+}
+
 /// GELU, the exact (erf) form BERT uses: `x · Φ(x) = x/2 · (1 + erf(x/√2))`.
+#[inline(always)]
 pub(crate) fn gelu_in_place(values: &mut [f32]) {
     for v in values {
         let x = *v;
@@ -41,25 +58,33 @@ pub(crate) fn gelu_in_place(values: &mut [f32]) {
 }
 
 /// Softmax of one row, in place.
+#[inline(always)]
 pub(crate) fn softmax_in_place(row: &mut [f32]) {
     let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
     for v in row.iter_mut() {
         *v = exp(*v - max);
-        sum += *v;
     }
-    let inv = 1.0 / sum;
+    let inv = 1.0 / sum(row);
     for v in row.iter_mut() {
         *v *= inv;
     }
 }
 
 /// LayerNorm of each row of `width` values: `(x − mean) / √(var + eps) · gamma + beta`.
+#[inline(always)]
 pub(crate) fn layer_norm_in_place(values: &mut [f32], width: usize, gamma: &[f32], beta: &[f32], eps: f32) {
     let (gamma, beta) = (&gamma[..width], &beta[..width]);
     for row in values.chunks_exact_mut(width) {
-        let mean = row.iter().sum::<f32>() / width as f32;
-        let var = row.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / width as f32;
+        let mean = sum(row) / width as f32;
+        let mut lanes = [0f32; 16];
+        let mut chunks = row.chunks_exact(16);
+        for chunk in &mut chunks {
+            for (lane, x) in lanes.iter_mut().zip(chunk) {
+                *lane += (x - mean) * (x - mean);
+            }
+        }
+        let rest: f32 = chunks.remainder().iter().map(|x| (x - mean) * (x - mean)).sum();
+        let var = (lanes.iter().sum::<f32>() + rest) / width as f32;
         let inv = 1.0 / (var + eps).sqrt();
         for ((x, g), b) in row.iter_mut().zip(gamma).zip(beta) {
             *x = (*x - mean) * inv * g + b;

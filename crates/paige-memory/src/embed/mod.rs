@@ -5,7 +5,7 @@
 //! tokens, then L2 normalisation — 384-d unit vectors, so a dot product is the cosine.
 //! The model files stay on disk (`model.safetensors`, `tokenizer.json`, `config.json`);
 //! the forward pass and pooling are written here, with the products of the linear layers
-//! on weights packed once at load ([`kernel`]): a short text takes ~2 ms on one core.
+//! on weights packed once at load ([`kernel`]): a short text takes ~3 ms on one core.
 
 mod bert;
 mod kernel;
