@@ -69,7 +69,7 @@ fn real_claude_session_start_receives_paiges_coach_context() {
     let Some(claude) = claude() else { return };
     let world = World::ready();
     let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let events = claude_prompt(&claude, &world);
     let stdout = hook_output(&events, "SessionStart").unwrap_or_else(|| panic!("no SessionStart hook: {events:?}"));
     let out: Value = serde_json::from_str(stdout).expect("paige printed json");
@@ -84,7 +84,7 @@ fn real_claude_prompt_is_blocked_by_paige_in_fail_safe() {
     let project = world.project().display().to_string();
     assert!(world.run(&["intents", "init", "--project", &project]).0.success());
     let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
     // The first session enables governance (Paige sees .orchestration/); then it is deleted.
     let first = claude_prompt(&claude, &world);
     assert!(hook_output(&first, "SessionStart").is_some_and(|s| s.contains("Reasoning Intercept")), "{first:?}");
@@ -105,7 +105,7 @@ fn real_claude_init_only_fires_session_start_through_paige_hook() {
     let project = world.project().display().to_string();
     assert!(world.run(&["intents", "init", "--project", &project]).0.success());
     let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let info = read_json(&world.data_dir().join("run/server.json"));
     let settings_path = world.root.path().join("claude-settings.json");
     std::fs::write(&settings_path, paige_core::governance::claude_settings(PAIGE).to_string()).expect("settings");
@@ -142,7 +142,7 @@ async fn real_claude_gets_the_learners_unsaved_changes_cut_at_the_hook_context_c
     world.set("PAIGE_MAX_HOOK_CONTEXT_BYTES", "2048");
     std::fs::write(world.project().join("big.txt"), "old line\n".repeat(2000)).expect("file");
     let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
     // The learner's editor holds a large unsaved change (a buffer:update over /ws).
     let info = read_json(&world.data_dir().join("run/server.json"));
     let url = format!("ws://127.0.0.1:{}/ws?token={}", info["port"], info["token"].as_str().expect("token"));
@@ -282,7 +282,7 @@ async fn coach_mode_keeps_the_learners_files(sandboxed: bool) {
     };
     let before = snapshot(&project);
     let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let turns = [
         "echo x >> src/main.rs",
         "python3 -c \"open('src/main.rs','w').write('')\"",
@@ -343,7 +343,7 @@ async fn real_claude_in_governed_mode_has_bash_writes_in_scope_ledgered_with_the
     std::fs::write(project.join("src/auth/a.rs"), "a1\n").expect("a");
     std::fs::write(project.join("edit.sh"), "echo w2 > src/weather/w.rs\necho a2 > src/auth/a.rs\n").expect("script");
     let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let turns = [r#"mcp__paige__select_active_intent {"intent_id": "INT-001"}"#, "sh edit.sh"];
     let (world, events, sent) = claude_runs_bash(world, claude, &turns, false).await;
     assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished");
@@ -374,7 +374,7 @@ async fn real_claude_is_stopped_by_the_circuit_breaker_on_the_fourth_identical_c
     let project = world.project();
     std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
     let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let select = r#"mcp__paige__select_active_intent {"intent_id": "INT-001"}"#;
     let turns = [select, "ls src", "ls src", "ls src", "ls src", "ls src"];
     let (world, events, sent) = claude_runs_bash(world, claude, &turns, false).await;
@@ -395,7 +395,7 @@ async fn real_claude_in_coach_mode_is_refused_another_servers_tool_until_the_lea
     let Some(claude) = claude() else { return };
     let world = World::ready();
     let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready", std::time::Duration::from_secs(10));
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let turns = ["mcp__files__paige_get_open_files {}"];
     let (world, _, sent) = claude_runs_bash(world, claude.clone(), &turns, false).await;
     assert!(sent.join("\n").contains("another server's tool"), "coach mode refused mcp__files__*");

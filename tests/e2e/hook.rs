@@ -49,7 +49,7 @@ impl World {
 
     fn serve(&self) -> Running {
         let mut paige = self.spawn(&["serve"]);
-        paige.wait_for("ready", START);
+        paige.wait_for("ready in", START);
         paige
     }
 }

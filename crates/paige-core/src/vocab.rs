@@ -14,7 +14,7 @@ pub enum Difficulty {
     Advanced,
 }
 
-/// How much a memory matters when recalled (spec Story 8: "high" | "medium" | "low").
+/// How much a memory matters when it is recalled later.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -40,7 +40,7 @@ fn migrations_are_valid() {
 }
 
 #[test]
-fn fresh_database_has_the_ten_spec_tables_the_governance_and_detector_tables_in_wal_mode() {
+fn fresh_database_has_the_spec_governance_detector_and_memory_tables_in_wal_mode() {
     let (_dir, db) = temp_db();
     assert_eq!(
         db.table_names().expect("tables"),
@@ -57,6 +57,13 @@ fn fresh_database_has_the_ten_spec_tables_the_governance_and_detector_tables_in_
             "knowledge_gaps",
             "ledger_files",
             "ledger_heads",
+            "memories",
+            "memories_fts",
+            "memories_fts_config",
+            "memories_fts_data",
+            "memories_fts_docsize",
+            "memories_fts_idx",
+            "memory_vectors",
             "phase_hints",
             "phases",
             "plans",
@@ -80,7 +87,7 @@ fn reopening_keeps_data() {
     let db = Db::open(&path, clock()).expect("reopen");
     let back = db.session(&id).expect("session survives reopen");
     assert_eq!(back.issue_title.as_deref(), Some("Add a weather widget"));
-    assert_eq!(db.table_names().expect("tables").len(), 17);
+    assert_eq!(db.table_names().expect("tables").len(), 24);
 }
 
 #[test]
