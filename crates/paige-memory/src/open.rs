@@ -6,10 +6,9 @@ use std::sync::{Arc, OnceLock};
 use paige_core::Config;
 use paige_core::memory::{Embedder, Memory, MemoryError, MemoryStore};
 
+use crate::embed::{DIMENSION, MODEL_NAME};
 use crate::{ChromaStore, EmbeddedStore, MiniLm};
 
-/// The model's folder name under a models directory.
-pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 const MODEL_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
 
 /// Memory for `config`: ChromaDB at `CHROMADB_URL` when set, else the embedded store in
@@ -64,11 +63,11 @@ impl LazyModel {
 
 impl Embedder for LazyModel {
     fn describe(&self) -> String {
-        format!("{MODEL_NAME} (384-d) from {}", display(&self.dir))
+        format!("{MODEL_NAME} ({DIMENSION}-d) from {}", display(&self.dir))
     }
 
     fn dimension(&self) -> usize {
-        384
+        DIMENSION
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, MemoryError> {
