@@ -119,3 +119,20 @@ async fn doctor_warns_that_coach_mode_runs_without_the_os_sandbox_when_bubblewra
         "missing the sandbox warning in:\n{stdout}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_reports_which_memory_store_and_model_are_in_use_and_warns_without_the_model() {
+    let fake = FakeAnthropic::start().await.expect("fake starts");
+    let models = std::env::var("PAIGE_MODEL_DIR").expect("PAIGE_MODEL_DIR is not set: run scripts/test.sh");
+    let mut world = world_against(&fake.base_url(), KEY);
+    world.set("PAIGE_MODEL_DIR", &models);
+    let (mut world, status, stdout, _) = doctor(world).await;
+    assert!(status.success(), "{stdout}");
+    let line = stdout.lines().find(|l| l.contains("memory")).unwrap_or_default().to_owned();
+    assert!(line.starts_with("  ok    memory     the embedded store at "), "{stdout}");
+    assert!(line.contains("all-MiniLM-L6-v2 (384-d) from") && line.contains("loaded and embedding"), "{line}");
+    world.set("PAIGE_MODEL_DIR", "/nonexistent/models");
+    let (_world, status, stdout, _) = doctor(world).await;
+    assert!(status.success(), "memory without the model is a warning, not a failure:\n{stdout}");
+    assert!(stdout.contains("WARN  memory") && stdout.contains("ranking by keywords only"), "{stdout}");
+}
