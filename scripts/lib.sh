@@ -151,7 +151,8 @@ build_ui() {
     -newer ui/dist/index.html -print -quit 2>/dev/null || true)
   if [ ! -f ui/dist/index.html ] || [ -n "$changed" ]; then
     say "building the UI (vite)"
-    (cd ui && npm run --silent build >/dev/null)
+    local out
+    out=$(cd ui && npm run --silent build 2>&1) || { printf '%s\n' "$out" >&2; die "the UI build failed (above)"; }
   else
     say "the UI build is up to date (ui/dist)"
   fi

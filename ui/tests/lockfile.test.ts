@@ -1,13 +1,11 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import lockJson from "../package-lock.json";
 
 // `npm ci` refuses a lock that lacks an entry for any optional dependency, even one for another
 // platform; a lock written by `npm install` on one machine can miss them when the registry it
 // used lacked those packages for the chosen version.
 type Entry = { version: string; optionalDependencies?: Record<string, string> };
-const lock = JSON.parse(readFileSync(new URL("../package-lock.json", import.meta.url), "utf8")) as {
-  packages: Record<string, Entry>;
-};
+const lock = lockJson as unknown as { packages: Record<string, Entry> };
 
 describe("package-lock.json", () => {
   for (const name of ["@tauri-apps/cli", "rollup"]) {
