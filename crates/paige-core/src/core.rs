@@ -37,7 +37,7 @@ pub struct Core {
     watcher: Mutex<Option<Watcher>>,
     terminals: crate::terminal::Terminals,
     detector: crate::detector::Detector,
-    memory: crate::memory::Memory,
+    memory: Arc<crate::memory::Memory>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -90,7 +90,7 @@ impl Core {
             watcher: Mutex::new(None),
             terminals: Default::default(),
             detector,
-            memory: crate::memory::Memory::disabled("memory is not configured"),
+            memory: Arc::new(crate::memory::Memory::disabled("memory is not configured")),
         })
     }
 
@@ -98,12 +98,12 @@ impl Core {
     /// connects it, logging the outcome; memory that cannot connect stays degraded.
     pub fn with_memory(mut self, memory: crate::memory::Memory) -> Core {
         memory.connect();
-        self.memory = memory;
+        self.memory = Arc::new(memory);
         self
     }
 
     /// Cross-session memory (spec Story 8). Its methods block: call them off the runtime.
-    pub fn memory(&self) -> &crate::memory::Memory {
+    pub fn memory(&self) -> &Arc<crate::memory::Memory> {
         &self.memory
     }
 

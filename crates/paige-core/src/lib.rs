@@ -8,6 +8,7 @@ mod agent;
 pub mod api;
 pub mod buffers;
 pub mod clock;
+pub mod coaching;
 pub mod config;
 mod core;
 pub mod db;

@@ -1,0 +1,4 @@
+//! Coaching (spec Story 9): the pipeline that turns Claude Code's plan into phased, hinted
+//! coaching (`pipeline.rs`), and the wrap-up that learns from a finished session
+//! (`wrapup.rs`). Model calls go through the one `ApiClient`; memory through `Memory`; both
+//! are awaited or run on the blocking pool, never on a UI thread.
