@@ -407,10 +407,15 @@ impl PaigeMcp {
         if let Err(err) = self.core.require_session() {
             return tool_error(err);
         }
-        not_available(
-            "paige_run_coaching_pipeline",
-            "the coaching pipeline (Story 9) is not built yet; coach from your plan directly for now",
-        )
+        let input = paige_core::coaching::PipelineInput {
+            plan_text: p.plan_text,
+            issue_summary: p.issue_summary,
+            issue_number: p.issue_number,
+        };
+        match self.core.run_coaching_pipeline(input).await {
+            Ok(output) => json_result(serde_json::to_value(output).unwrap_or_default()),
+            Err(err) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
+        }
     }
 
     #[tool(

@@ -2,3 +2,7 @@
 //! coaching (`pipeline.rs`), and the wrap-up that learns from a finished session
 //! (`wrapup.rs`). Model calls go through the one `ApiClient`; memory through `Memory`; both
 //! are awaited or run on the blocking pool, never on a UI thread.
+
+mod pipeline;
+
+pub use pipeline::{PipelineError, PipelineInput, PipelineOutput, PipelinePhase};

@@ -89,5 +89,6 @@ text_enum!(
         ExplainCompleted => "explain_completed", ReviewCompleted => "review_completed",
         DashboardLoaded => "dashboard_loaded",
         ChangeReverted => "change_reverted",
+        CoachingPipeline => "coaching_pipeline",
     }
 );

@@ -61,35 +61,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<PhaseHint> {
 
 impl Db {
     pub fn create_phase_hint(&self, new: NewPhaseHint) -> Result<PhaseHint, DbError> {
-        let hint = PhaseHint {
-            id: new_id(),
-            phase_id: new.phase_id,
-            path: new.path,
-            span: new.span,
-            style: new.style,
-            hover_text: new.hover_text,
-        };
-        let (start, end) = match hint.span {
-            HintSpan::File => (None, None),
-            HintSpan::Line { start_line, end_line } => (Some(start_line), Some(end_line)),
-        };
-        self.conn()
-            .execute(
-                "INSERT INTO phase_hints (id, phase_id, type, path, start_line, end_line, style, hover_text)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    hint.id,
-                    hint.phase_id,
-                    hint.span.hint_type(),
-                    hint.path,
-                    start,
-                    end,
-                    hint.style,
-                    hint.hover_text
-                ],
-            )
-            .map_err(DbError::on_insert("phase hint", "phase", &hint.phase_id))?;
-        Ok(hint)
+        insert_phase_hint(&self.conn(), new)
     }
 
     /// A phase's hints in insertion order, optionally only those of one type.
@@ -108,4 +80,27 @@ impl Db {
             _ => Ok(()),
         }
     }
+}
+
+/// Inserts a hint on `conn` (a connection or a transaction).
+pub(super) fn insert_phase_hint(conn: &rusqlite::Connection, new: NewPhaseHint) -> Result<PhaseHint, DbError> {
+    let hint = PhaseHint {
+        id: new_id(),
+        phase_id: new.phase_id,
+        path: new.path,
+        span: new.span,
+        style: new.style,
+        hover_text: new.hover_text,
+    };
+    let (start, end) = match hint.span {
+        HintSpan::File => (None, None),
+        HintSpan::Line { start_line, end_line } => (Some(start_line), Some(end_line)),
+    };
+    conn.execute(
+        "INSERT INTO phase_hints (id, phase_id, type, path, start_line, end_line, style, hover_text)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![hint.id, hint.phase_id, hint.span.hint_type(), hint.path, start, end, hint.style, hint.hover_text],
+    )
+    .map_err(DbError::on_insert("phase hint", "phase", &hint.phase_id))?;
+    Ok(hint)
 }

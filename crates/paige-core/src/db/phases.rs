@@ -50,35 +50,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phase> {
 impl Db {
     /// Adds a phase to a plan with status `pending`.
     pub fn create_phase(&self, new: NewPhase) -> Result<Phase, DbError> {
-        let phase = Phase {
-            id: new_id(),
-            plan_id: new.plan_id,
-            number: new.number,
-            title: new.title,
-            description: new.description,
-            status: PhaseStatus::Pending,
-            hint_level: new.hint_level,
-            expected_files: new.expected_files,
-            started_at: None,
-            completed_at: None,
-        };
-        self.conn()
-            .execute(
-                "INSERT INTO phases (id, plan_id, number, title, description, status, hint_level, expected_files)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    phase.id,
-                    phase.plan_id,
-                    phase.number,
-                    phase.title,
-                    phase.description,
-                    phase.status,
-                    phase.hint_level,
-                    to_json(&phase.expected_files)?
-                ],
-            )
-            .map_err(DbError::on_insert("phase", "plan", &phase.plan_id))?;
-        Ok(phase)
+        insert_phase(&self.conn(), new)
     }
 
     pub fn phase(&self, id: &str) -> Result<Phase, DbError> {
@@ -126,4 +98,36 @@ impl Db {
             _ => Ok(()),
         }
     }
+}
+
+/// Inserts a `pending` phase on `conn` (a connection or a transaction).
+pub(super) fn insert_phase(conn: &rusqlite::Connection, new: NewPhase) -> Result<Phase, DbError> {
+    let phase = Phase {
+        id: new_id(),
+        plan_id: new.plan_id,
+        number: new.number,
+        title: new.title,
+        description: new.description,
+        status: PhaseStatus::Pending,
+        hint_level: new.hint_level,
+        expected_files: new.expected_files,
+        started_at: None,
+        completed_at: None,
+    };
+    conn.execute(
+        "INSERT INTO phases (id, plan_id, number, title, description, status, hint_level, expected_files)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            phase.id,
+            phase.plan_id,
+            phase.number,
+            phase.title,
+            phase.description,
+            phase.status,
+            phase.hint_level,
+            to_json(&phase.expected_files)?
+        ],
+    )
+    .map_err(DbError::on_insert("phase", "plan", &phase.plan_id))?;
+    Ok(phase)
 }

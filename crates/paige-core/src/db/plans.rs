@@ -2,7 +2,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
-use super::{Db, DbError, get_ts, new_id, ts};
+use super::{Db, DbError, NewPhase, NewPhaseHint, Phase, PhaseHint, get_ts, new_id, ts};
 
 /// The implementation plan a session works through, as the agent wrote it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,19 +21,34 @@ pub(super) fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Plan> {
 
 impl Db {
     pub fn create_plan(&self, session_id: &str, raw_plan_text: &str) -> Result<Plan, DbError> {
-        let plan = Plan {
-            id: new_id(),
-            session_id: session_id.to_owned(),
-            raw_plan_text: raw_plan_text.to_owned(),
-            created_at: self.now(),
-        };
-        self.conn()
-            .execute(
-                "INSERT INTO plans (id, session_id, raw_plan_text, created_at) VALUES (?1, ?2, ?3, ?4)",
-                params![plan.id, plan.session_id, plan.raw_plan_text, ts(plan.created_at)],
-            )
-            .map_err(DbError::on_insert("plan", "session", session_id))?;
-        Ok(plan)
+        insert_plan(&self.conn(), session_id, raw_plan_text, self.now())
+    }
+
+    /// A plan with its phases and their hints, all or nothing (one transaction). Each phase's
+    /// `plan_id` and each hint's `phase_id` are filled in here.
+    pub fn create_plan_with_phases(
+        &self,
+        session_id: &str,
+        raw_plan_text: &str,
+        phases: Vec<(NewPhase, Vec<NewPhaseHint>)>,
+    ) -> Result<(Plan, Vec<(Phase, Vec<PhaseHint>)>), DbError> {
+        let now = self.now();
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let plan = insert_plan(&tx, session_id, raw_plan_text, now)?;
+        let mut stored = Vec::with_capacity(phases.len());
+        for (new_phase, hints) in phases {
+            let phase = super::phases::insert_phase(&tx, NewPhase { plan_id: plan.id.clone(), ..new_phase })?;
+            let hints = hints
+                .into_iter()
+                .map(|hint| {
+                    super::phase_hints::insert_phase_hint(&tx, NewPhaseHint { phase_id: phase.id.clone(), ..hint })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            stored.push((phase, hints));
+        }
+        tx.commit()?;
+        Ok((plan, stored))
     }
 
     pub fn plan(&self, id: &str) -> Result<Plan, DbError> {
@@ -58,4 +73,20 @@ impl Db {
             _ => Ok(()),
         }
     }
+}
+
+fn insert_plan(
+    conn: &rusqlite::Connection,
+    session_id: &str,
+    raw_plan_text: &str,
+    created_at: DateTime<Utc>,
+) -> Result<Plan, DbError> {
+    let plan =
+        Plan { id: new_id(), session_id: session_id.to_owned(), raw_plan_text: raw_plan_text.to_owned(), created_at };
+    conn.execute(
+        "INSERT INTO plans (id, session_id, raw_plan_text, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![plan.id, plan.session_id, plan.raw_plan_text, ts(plan.created_at)],
+    )
+    .map_err(DbError::on_insert("plan", "session", session_id))?;
+    Ok(plan)
 }

@@ -1,5 +1,6 @@
 //! paige-server over a real socket and through `oneshot`: guards, health, both MCP eras.
 
+mod coaching;
 mod guard;
 mod hooks;
 mod hostile;
@@ -64,7 +65,18 @@ pub async fn running() -> Running {
 }
 
 pub async fn running_with(limits: paige_core::Limits) -> Running {
-    let fixture = fixture_with(limits);
+    serve_fixture(fixture_with(limits)).await
+}
+
+impl Fixture {
+    /// A fixture over a core opened elsewhere, keeping its project and data dirs alive.
+    pub fn new(core: Arc<Core>, clock: Arc<ManualClock>, dirs: (tempfile::TempDir, tempfile::TempDir)) -> Fixture {
+        Fixture { core, clock, _dirs: dirs }
+    }
+}
+
+/// Serves `fixture`'s core on 127.0.0.1:<free port> until dropped.
+pub async fn serve_fixture(fixture: Fixture) -> Running {
     let server = paige_server::app(fixture.core.clone(), TOKEN);
     let sessions = server.mcp_sessions.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");

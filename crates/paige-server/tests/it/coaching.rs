@@ -1,0 +1,217 @@
+//! The coaching pipeline (`paige_run_coaching_pipeline`) through a real MCP client, with the
+//! fake Messages API for the model and the real embedded memory store (with the model from
+//! `PAIGE_MODEL_DIR`, set by scripts/test.sh).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{TimeZone, Utc};
+use paige_core::db::{ActionType, HintLevel};
+use paige_core::memory::{Importance, MemoryInput, Origin};
+use paige_core::{Config, Core, ManualClock};
+use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+use serde_json::{Value, json};
+
+use crate::tools::{call, error_text, ok, session_client, ui};
+use crate::{Fixture, Running, TOKEN};
+
+/// A server whose core calls `fake` and remembers in the embedded store.
+async fn coaching_server(fake: &FakeAnthropic) -> Running {
+    let project = tempfile::tempdir().expect("project dir");
+    let data = tempfile::tempdir().expect("data dir");
+    std::fs::create_dir_all(project.path().join("src")).expect("src");
+    std::fs::write(project.path().join("src/auth.rs"), "fn login() {}\nfn callback() {}\nfn token() {}\n")
+        .expect("file");
+    let models = std::env::var("PAIGE_MODEL_DIR").expect("PAIGE_MODEL_DIR is not set: run scripts/test.sh");
+    let config = Config {
+        token: Some(TOKEN.into()),
+        anthropic_base_url: Some(fake.base_url()),
+        model_dir: Some(models.into()),
+        ..Config::new(project.path().to_owned(), data.path().to_owned(), "test-key")
+    };
+    let memory = paige_memory::open(&config, &[]);
+    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).single().expect("date")));
+    let core = Core::open(config, clock.clone()).expect("core opens").with_memory(memory);
+    crate::serve_fixture(Fixture::new(Arc::new(core), clock, (project, data))).await
+}
+
+fn coach_reply() -> Value {
+    json!({
+        "phases": [
+            {
+                "number": 1,
+                "title": "Find where the callback runs",
+                "description": "Read the OAuth callback and note when the token arrives.",
+                "expected_files": ["src/auth.rs"],
+                "hint_level": "line",
+                "hints": {
+                    "file_hints": [{"path": "src/auth.rs", "style": "important"}],
+                    "line_hints": [{"path": "src/auth.rs", "start": 2, "end": 2, "style": "focus", "hover_text": "The callback: what does it wait for?"}]
+                },
+                "knowledge_gap_opportunities": ["async ordering"]
+            },
+            {
+                "number": 2,
+                "title": "Await the token",
+                "description": "Make the redirect wait for the token.",
+                "expected_files": ["src/auth.rs"],
+                "hint_level": "file",
+                "hints": {"file_hints": [{"path": "src/auth.rs", "style": "suggested"}], "line_hints": []},
+                "knowledge_gap_opportunities": []
+            }
+        ],
+        "memory_connection": "Like the OAuth race you fixed in app-alpha",
+        "estimated_difficulty": "intermediate"
+    })
+}
+
+fn filter_reply() -> Value {
+    json!({
+        "relevant_memories": [{
+            "content": "OAuth callback race condition: the token arrived after the redirect",
+            "relevance": "direct",
+            "connection": "the same race",
+            "use_in_coaching": "remind them how they found it last time"
+        }],
+        "discarded": []
+    })
+}
+
+async fn remember(server: &Running, content: &str) {
+    let core = server.fixture.core.clone();
+    let content = content.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let input = MemoryInput { content, tags: vec!["auth".into()], importance: Importance::High };
+        let project = core.project_name();
+        assert_eq!(core.memory().add_memories(&[input], &Origin::Session("old".into()), &project, core.now()).added, 1);
+    })
+    .await
+    .expect("remembered");
+}
+
+fn args() -> Value {
+    json!({"planText": "1. Find the callback\n2. Await the token", "issueSummary": "Login fails: OAuth race", "issueNumber": 7})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pipeline_stores_the_coached_phases_announces_the_plan_and_shows_the_first_phases_hints() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("memory_retrieval_filter"), Reply::json(&filter_reply()));
+    fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
+    let server = coaching_server(&fake).await;
+    remember(&server, "OAuth callback race condition: the token arrived after the redirect").await;
+    let session = server.fixture.core.start_session(Some(7), Some("Login fails".into())).expect("session");
+    let mut socket = ui(&server).await;
+    let client = session_client(&server).await;
+    let result = call(&client, "paige_run_coaching_pipeline", args()).await;
+    let output = ok(&result).clone();
+    assert_eq!(output["estimatedDifficulty"], "intermediate");
+    assert_eq!(output["memoryConnection"], "Like the OAuth race you fixed in app-alpha");
+    assert_eq!(
+        output["phases"][0],
+        json!({"number": 1, "title": "Find where the callback runs", "description": "Read the OAuth callback and note when the token arrives.", "hintLevel": "line"})
+    );
+    assert_eq!(output["phases"].as_array().map(Vec::len), Some(2));
+    // Stored: the plan, its phases and their hints.
+    let db = server.fixture.core.db();
+    let plans = db.plans_for_session(&session.id).expect("plans");
+    assert_eq!(plans.len(), 1);
+    assert_eq!(output["planId"], plans[0].id.as_str());
+    let phases = db.phases_for_plan(&plans[0].id).expect("phases");
+    assert_eq!((phases[0].hint_level, phases[1].hint_level), (HintLevel::Line, HintLevel::File));
+    assert_eq!(db.phase_hints(&phases[0].id, None).expect("hints").len(), 2);
+    let logged = db.recent_actions(&session.id, 5, Some(ActionType::CoachingPipeline)).expect("actions");
+    assert_eq!(logged.len(), 1);
+    // The models saw what they should: the memory went through the filter to the coach.
+    let requests = fake.message_requests();
+    let coach = requests.iter().find(|r| r.call_type() == Some("coach_agent")).expect("coach called");
+    let message: Value = serde_json::from_str(coach.user_message().expect("user message")).expect("json");
+    assert_eq!(message["dreyfus_stage"], "novice");
+    assert_eq!(message["relevant_memories"][0]["connection"], "the same race");
+    // The UI heard it: progress, the plan, then the first phase's hints.
+    let frames = all_frames(&mut socket, Duration::from_millis(500)).await;
+    let of = |kind: &str| frames.iter().filter(|f| f["type"] == kind).map(|f| f["payload"].clone()).collect::<Vec<_>>();
+    assert!(
+        of("coaching:message").iter().any(|m| m["message"].as_str().is_some_and(|t| t.contains("plan into phases")))
+    );
+    let ready = of("coaching:plan_ready");
+    assert_eq!(ready.len(), 1, "one plan_ready");
+    assert_eq!(ready[0]["phases"][1]["title"], "Await the token");
+    assert_eq!(of("explorer:hint_files")[0]["hints"][0], json!({"path": "src/auth.rs", "style": "important"}));
+    let lines = of("editor:highlight_lines");
+    assert_eq!((lines[0]["path"].as_str(), lines[0]["start"].as_u64()), (Some("src/auth.rs"), Some(2)));
+    assert_eq!(lines[0]["hoverText"], "The callback: what does it wait for?");
+}
+
+/// Every frame the socket receives until it is quiet for `within`.
+async fn all_frames(
+    socket: &mut tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+    within: Duration,
+) -> Vec<Value> {
+    use futures_util::StreamExt;
+    let mut frames = Vec::new();
+    while let Ok(Some(Ok(tokio_tungstenite::tungstenite::Message::Text(text)))) =
+        tokio::time::timeout(within, socket.next()).await
+    {
+        frames.push(serde_json::from_str(text.as_str()).expect("json"));
+    }
+    frames
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_coach_agent_fails_claude_code_gets_the_error_and_nothing_is_stored() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("coach_agent"), Reply::error(400, "invalid_request_error", "plan too vague"));
+    let server = coaching_server(&fake).await;
+    let session = server.fixture.core.start_session(None, None).expect("session");
+    let client = session_client(&server).await;
+    let result = call(&client, "paige_run_coaching_pipeline", args()).await;
+    let text = error_text(&result);
+    assert!(text.contains("the coach agent failed, nothing was stored") && text.contains("plan too vague"), "{text}");
+    assert!(server.fixture.core.db().plans_for_session(&session.id).expect("plans").is_empty());
+    // No memories: the filter was never asked.
+    assert!(fake.message_requests().iter().all(|r| r.call_type() != Some("memory_retrieval_filter")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_memory_filter_means_coaching_without_memories() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("memory_retrieval_filter"), Reply::text("not json at all"));
+    fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
+    let server = coaching_server(&fake).await;
+    remember(&server, "useEffect cleanup for intervals").await;
+    server.fixture.core.start_session(None, None).expect("session");
+    let client = session_client(&server).await;
+    let result = call(&client, "paige_run_coaching_pipeline", args()).await;
+    assert_eq!(ok(&result)["phases"].as_array().map(Vec::len), Some(2));
+    let requests = fake.message_requests();
+    assert!(requests.iter().any(|r| r.call_type() == Some("memory_retrieval_filter")), "the filter was tried");
+    let coach = requests.iter().find(|r| r.call_type() == Some("coach_agent")).expect("coach called");
+    let message: Value = serde_json::from_str(coach.user_message().expect("user message")).expect("json");
+    assert_eq!(message["relevant_memories"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_pipeline_runs_in_one_session_store_two_plans() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
+    let server = coaching_server(&fake).await;
+    let session = server.fixture.core.start_session(None, None).expect("session");
+    let client = session_client(&server).await;
+    let (a, b) = tokio::join!(
+        call(&client, "paige_run_coaching_pipeline", args()),
+        call(&client, "paige_run_coaching_pipeline", args())
+    );
+    assert_ne!(ok(&a)["planId"], ok(&b)["planId"]);
+    assert_eq!(server.fixture.core.db().plans_for_session(&session.id).expect("plans").len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_an_active_session_the_pipeline_asks_for_one_and_calls_no_model() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let server = coaching_server(&fake).await;
+    let client = session_client(&server).await;
+    let result = call(&client, "paige_run_coaching_pipeline", args()).await;
+    assert_eq!(error_text(&result), "No active session");
+    assert!(fake.message_requests().is_empty());
+}
