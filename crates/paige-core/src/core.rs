@@ -38,6 +38,8 @@ pub struct Core {
     terminals: crate::terminal::Terminals,
     detector: crate::detector::Detector,
     memory: Arc<crate::memory::Memory>,
+    /// Each session's wrap-up, run once (`coaching/wrapup.rs`).
+    wrapups: crate::coaching::WrapUps,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -91,6 +93,7 @@ impl Core {
             terminals: Default::default(),
             detector,
             memory: Arc::new(crate::memory::Memory::disabled("memory is not configured")),
+            wrapups: Default::default(),
         })
     }
 
@@ -274,5 +277,9 @@ impl Core {
 
     pub(crate) fn tasks(&self) -> &TaskTracker {
         &self.tasks
+    }
+
+    pub(crate) fn wrapups(&self) -> &crate::coaching::WrapUps {
+        &self.wrapups
     }
 }

@@ -430,10 +430,13 @@ impl PaigeMcp {
         if p.session_transcript.trim().is_empty() {
             return tool_error(AgentError::Invalid("sessionTranscript must not be empty".into()));
         }
-        if let Err(err) = self.core.require_session() {
-            return tool_error(err);
+        // Without an active session this is "No active session", unless the session was
+        // just wrapped up: then the first wrap-up's result again (EC-62).
+        match self.core.end_session_with_wrapup(&p.session_transcript).await {
+            Ok(wrapup) => json_result(serde_json::to_value(wrapup).unwrap_or_default()),
+            Err(paige_core::coaching::WrapUpError::NoActiveSession) => tool_error(AgentError::NoActiveSession),
+            Err(err) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
         }
-        not_available("paige_end_session", "session wrap-up (Story 9) is not built yet; the session stays active")
     }
 }
 
@@ -507,10 +510,6 @@ fn diff_result(diffs: Result<Vec<paige_core::FileDiff>, AgentError>) -> CallTool
 
 fn tool_error(err: AgentError) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(err.to_string())])
-}
-
-fn not_available(tool: &str, why: &str) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!("{tool} is not available yet: {why}"))])
 }
 
 /// Cuts `s` to at most `max` bytes at a character boundary, appending a marker. Returns

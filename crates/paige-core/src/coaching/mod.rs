@@ -4,5 +4,8 @@
 //! are awaited or run on the blocking pool, never on a UI thread.
 
 mod pipeline;
+mod wrapup;
 
 pub use pipeline::{PipelineError, PipelineInput, PipelineOutput, PipelinePhase};
+pub(crate) use wrapup::WrapUps;
+pub use wrapup::{MAX_TRANSCRIPT_BYTES, WrapUp, WrapUpError, last_bytes};

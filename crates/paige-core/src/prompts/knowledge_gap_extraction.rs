@@ -39,12 +39,27 @@ pub enum Severity {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct KataSpec {
+    /// The topic of the knowledge gap this kata practises, exactly as in knowledge_gaps
+    pub gap_topic: String,
     pub title: String,
     pub description: String,
     pub scaffolding_code: String,
     pub test_cases: Vec<String>,
-    pub constraints: Vec<String>,
+    /// For the reviewer only, never shown to the learner: what a good solution does and the mistakes to look for
+    pub instructor_notes: String,
+    pub constraints: Vec<KataConstraint>,
     pub follow_up_constraint: Option<String>,
+}
+
+/// An extra rule the learner unlocks once their kata level reaches `min_level` (as
+/// `kata_specs.constraints` stores it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct KataConstraint {
+    pub title: String,
+    pub description: String,
+    /// The kata level (1-10) from which the learner may switch this constraint on
+    #[schemars(range(min = 1, max = 10))]
+    pub min_level: u8,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

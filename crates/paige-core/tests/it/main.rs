@@ -18,6 +18,7 @@ mod protocol;
 mod run_info;
 mod settings;
 mod terminal;
+mod wrapup;
 
 use std::sync::Arc;
 
