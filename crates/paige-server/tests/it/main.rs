@@ -10,6 +10,7 @@ mod mcp;
 mod tools;
 mod ui;
 mod ws;
+mod wrapup;
 
 use std::sync::Arc;
 
