@@ -9,8 +9,8 @@ mod keepalive;
 mod mcp;
 mod tools;
 mod ui;
-mod ws;
 mod wrapup;
+mod ws;
 
 use std::sync::Arc;
 
