@@ -45,7 +45,7 @@ pub use knowledge_gaps::{GapFilter, KnowledgeGap, NewKnowledgeGap};
 pub use ledger_index::{IndexedMutation, LedgerHead};
 pub use phase_hints::{HintSpan, NewPhaseHint, PhaseHint};
 pub use phases::{NewPhase, Phase};
-pub use plans::Plan;
+pub use plans::{PhaseWithHints, Plan};
 pub use progress_events::ProgressEvent;
 pub use sessions::{NewSession, Session};
 

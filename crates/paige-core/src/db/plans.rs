@@ -31,7 +31,7 @@ impl Db {
         session_id: &str,
         raw_plan_text: &str,
         phases: Vec<(NewPhase, Vec<NewPhaseHint>)>,
-    ) -> Result<(Plan, Vec<(Phase, Vec<PhaseHint>)>), DbError> {
+    ) -> Result<(Plan, Vec<PhaseWithHints>), DbError> {
         let now = self.now();
         let mut conn = self.conn();
         let tx = conn.transaction()?;
@@ -74,6 +74,9 @@ impl Db {
         }
     }
 }
+
+/// A stored phase and its hints.
+pub type PhaseWithHints = (Phase, Vec<PhaseHint>);
 
 fn insert_plan(
     conn: &rusqlite::Connection,

@@ -288,7 +288,7 @@ fn action_log_is_queryable_by_session_and_type() {
         Some(last_open.created_at - Duration::seconds(1))
     );
     assert_eq!(db.last_action_at(&s.id, Some(ActionType::IdleStart)).expect("none"), None);
-    assert_eq!(ActionType::ALL.len(), 28, "the spec's 27 action types and change_reverted");
+    assert_eq!(ActionType::ALL.len(), 29, "the spec's 27 action types, change_reverted and coaching_pipeline");
 }
 
 #[test]
