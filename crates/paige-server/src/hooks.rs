@@ -23,8 +23,16 @@ pub(crate) async fn hook(
         Err(err) => return HttpError::bad_request(format!("hook payload is not valid json: {err}")).into_response(),
     };
     let core = state.core.clone();
-    // The engine does blocking file and SQLite I/O.
-    match crate::blocking::run(move || core.handle_hook(event, &input)).await {
+    // The engine does blocking file and SQLite I/O; a SessionEnd also starts the coaching
+    // session's wrap-up, in the background (the hook answers at once).
+    let ran = crate::blocking::run(move || {
+        let decision = core.handle_hook(event, &input);
+        if event == HookEvent::SessionEnd {
+            core.on_session_end(&input);
+        }
+        decision
+    });
+    match ran.await {
         Some(decision) => Json(decision).into_response(),
         None => HttpError::internal("hook engine failed").into_response(),
     }

@@ -1,11 +1,14 @@
 //! Coaching (spec Story 9): the pipeline that turns Claude Code's plan into phased, hinted
 //! coaching (`pipeline.rs`), and the wrap-up that learns from a finished session
-//! (`wrapup.rs`). Model calls go through the one `ApiClient`; memory through `Memory`; both
+//! (`wrapup.rs`), started by `paige_end_session` or Claude Code's SessionEnd hook
+//! (`session_end.rs`). Model calls go through the one `ApiClient`; memory through `Memory`; both
 //! are awaited or run on the blocking pool, never on a UI thread.
 
 mod pipeline;
+mod session_end;
 mod wrapup;
 
 pub use pipeline::{PipelineError, PipelineInput, PipelineOutput, PipelinePhase};
+pub use session_end::condense;
 pub(crate) use wrapup::WrapUps;
 pub use wrapup::{MAX_TRANSCRIPT_BYTES, WrapUp, WrapUpError, last_bytes};

@@ -116,6 +116,11 @@ impl Core {
         result
     }
 
+    /// Starts the wrap-up without waiting for it (a hook must answer at once).
+    pub(crate) fn begin_wrapup(self: &Arc<Core>, transcript: &str) -> Result<(), WrapUpError> {
+        self.wrapup_for(transcript).map(|_| ())
+    }
+
     /// The run of the session a call means: joined if it exists, else started.
     fn wrapup_for(self: &Arc<Core>, transcript: &str) -> Result<(String, watch::Receiver<Outcome>), WrapUpError> {
         let mut state = self.wrapups().state();

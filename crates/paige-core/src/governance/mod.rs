@@ -116,6 +116,9 @@ pub struct HookInput {
     pub prompt: Option<String>,
     #[serde(default)]
     pub source: Option<String>,
+    /// SessionEnd: why the session ended (`clear`, `logout`, `prompt_input_exit`, `other`…).
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 impl HookInput {

@@ -2,38 +2,15 @@
 //! fake Messages API for the model and the real embedded memory store (with the model from
 //! `PAIGE_MODEL_DIR`, set by scripts/test.sh).
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{TimeZone, Utc};
 use paige_core::db::{ActionType, HintLevel};
 use paige_core::memory::{Importance, MemoryInput, Origin};
-use paige_core::{Config, Core, ManualClock};
 use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
 use serde_json::{Value, json};
 
+use crate::Running;
 use crate::tools::{call, error_text, ok, session_client, ui};
-use crate::{Fixture, Running, TOKEN};
-
-/// A server whose core calls `fake` and remembers in the embedded store.
-async fn coaching_server(fake: &FakeAnthropic) -> Running {
-    let project = tempfile::tempdir().expect("project dir");
-    let data = tempfile::tempdir().expect("data dir");
-    std::fs::create_dir_all(project.path().join("src")).expect("src");
-    std::fs::write(project.path().join("src/auth.rs"), "fn login() {}\nfn callback() {}\nfn token() {}\n")
-        .expect("file");
-    let models = std::env::var("PAIGE_MODEL_DIR").expect("PAIGE_MODEL_DIR is not set: run scripts/test.sh");
-    let config = Config {
-        token: Some(TOKEN.into()),
-        anthropic_base_url: Some(fake.base_url()),
-        model_dir: Some(models.into()),
-        ..Config::new(project.path().to_owned(), data.path().to_owned(), "test-key")
-    };
-    let memory = paige_memory::open(&config, &[]);
-    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).single().expect("date")));
-    let core = Core::open(config, clock.clone()).expect("core opens").with_memory(memory);
-    crate::serve_fixture(Fixture::new(Arc::new(core), clock, (project, data))).await
-}
 
 fn coach_reply() -> Value {
     json!({
@@ -98,7 +75,7 @@ async fn the_pipeline_stores_the_coached_phases_announces_the_plan_and_shows_the
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("memory_retrieval_filter"), Reply::json(&filter_reply()));
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
-    let server = coaching_server(&fake).await;
+    let server = crate::coaching_server(&fake).await;
     remember(&server, "OAuth callback race condition: the token arrived after the redirect").await;
     let session = server.fixture.core.start_session(Some(7), Some("Login fails".into())).expect("session");
     let mut socket = ui(&server).await;
@@ -162,7 +139,7 @@ async fn all_frames(
 async fn when_the_coach_agent_fails_claude_code_gets_the_error_and_nothing_is_stored() {
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("coach_agent"), Reply::error(400, "invalid_request_error", "plan too vague"));
-    let server = coaching_server(&fake).await;
+    let server = crate::coaching_server(&fake).await;
     let session = server.fixture.core.start_session(None, None).expect("session");
     let client = session_client(&server).await;
     let result = call(&client, "paige_run_coaching_pipeline", args()).await;
@@ -178,7 +155,7 @@ async fn a_failing_memory_filter_means_coaching_without_memories() {
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("memory_retrieval_filter"), Reply::text("not json at all"));
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
-    let server = coaching_server(&fake).await;
+    let server = crate::coaching_server(&fake).await;
     remember(&server, "useEffect cleanup for intervals").await;
     server.fixture.core.start_session(None, None).expect("session");
     let client = session_client(&server).await;
@@ -195,7 +172,7 @@ async fn a_failing_memory_filter_means_coaching_without_memories() {
 async fn two_pipeline_runs_in_one_session_store_two_plans() {
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
-    let server = coaching_server(&fake).await;
+    let server = crate::coaching_server(&fake).await;
     let session = server.fixture.core.start_session(None, None).expect("session");
     let client = session_client(&server).await;
     let (a, b) = tokio::join!(
@@ -209,7 +186,7 @@ async fn two_pipeline_runs_in_one_session_store_two_plans() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_an_active_session_the_pipeline_asks_for_one_and_calls_no_model() {
     let fake = FakeAnthropic::start().await.expect("fake");
-    let server = coaching_server(&fake).await;
+    let server = crate::coaching_server(&fake).await;
     let client = session_client(&server).await;
     let result = call(&client, "paige_run_coaching_pipeline", args()).await;
     assert_eq!(error_text(&result), "No active session");

@@ -76,6 +76,28 @@ impl Fixture {
     }
 }
 
+/// A served core that calls `fake` for the model and remembers in the real embedded store
+/// (the model from `PAIGE_MODEL_DIR`, set by scripts/test.sh): the coaching tests' server.
+/// The project holds `src/auth.rs` (three lines).
+pub async fn coaching_server(fake: &paige_fake_anthropic::FakeAnthropic) -> Running {
+    let project = tempfile::tempdir().expect("project dir");
+    let data = tempfile::tempdir().expect("data dir");
+    std::fs::create_dir_all(project.path().join("src")).expect("src");
+    std::fs::write(project.path().join("src/auth.rs"), "fn login() {}\nfn callback() {}\nfn token() {}\n")
+        .expect("file");
+    let models = std::env::var("PAIGE_MODEL_DIR").expect("PAIGE_MODEL_DIR is not set: run scripts/test.sh");
+    let config = Config {
+        token: Some(TOKEN.into()),
+        anthropic_base_url: Some(fake.base_url()),
+        model_dir: Some(models.into()),
+        ..Config::new(project.path().to_owned(), data.path().to_owned(), "test-key")
+    };
+    let memory = paige_memory::open(&config, &[]);
+    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).single().expect("date")));
+    let core = Core::open(config, clock.clone()).expect("core opens").with_memory(memory);
+    serve_fixture(Fixture::new(Arc::new(core), clock, (project, data))).await
+}
+
 /// Serves `fixture`'s core on 127.0.0.1:<free port> until dropped.
 pub async fn serve_fixture(fixture: Fixture) -> Running {
     let server = paige_server::app(fixture.core.clone(), TOKEN);

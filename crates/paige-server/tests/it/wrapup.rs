@@ -2,34 +2,14 @@
 //! Messages API for the model and the real embedded memory store (with the model from
 //! `PAIGE_MODEL_DIR`, set by scripts/test.sh).
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{TimeZone, Utc};
 use paige_core::db::SessionStatus;
-use paige_core::{Config, Core, ManualClock};
 use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
 use serde_json::json;
 
+use crate::TOKEN;
 use crate::tools::{call, error_text, frames_of, ok, session_client, ui};
-use crate::{Fixture, Running, TOKEN};
-
-/// A server whose core calls `fake` and remembers in the embedded store.
-async fn wrapup_server(fake: &FakeAnthropic) -> Running {
-    let project = tempfile::tempdir().expect("project dir");
-    let data = tempfile::tempdir().expect("data dir");
-    let models = std::env::var("PAIGE_MODEL_DIR").expect("PAIGE_MODEL_DIR is not set: run scripts/test.sh");
-    let config = Config {
-        token: Some(TOKEN.into()),
-        anthropic_base_url: Some(fake.base_url()),
-        model_dir: Some(models.into()),
-        ..Config::new(project.path().to_owned(), data.path().to_owned(), "test-key")
-    };
-    let memory = paige_memory::open(&config, &[]);
-    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).single().expect("date")));
-    let core = Core::open(config, clock.clone()).expect("core opens").with_memory(memory);
-    crate::serve_fixture(Fixture::new(Arc::new(core), clock, (project, data))).await
-}
 
 fn script(fake: &FakeAnthropic) {
     let gaps = json!({
@@ -59,7 +39,7 @@ fn script(fake: &FakeAnthropic) {
 async fn end_session_over_mcp_wraps_up_once_remembers_in_the_embedded_store_and_tells_the_ui() {
     let fake = FakeAnthropic::start().await.expect("fake");
     script(&fake);
-    let server = wrapup_server(&fake).await;
+    let server = crate::coaching_server(&fake).await;
     let core = server.fixture.core.clone();
     let session = core.start_session(Some(7), Some("OAuth redirect race".into())).expect("session").id;
     let mut socket = ui(&server).await;
@@ -91,4 +71,74 @@ async fn end_session_over_mcp_wraps_up_once_remembers_in_the_embedded_store_and_
     .expect("query");
     assert_eq!(recalled.len(), 1);
     assert_eq!(recalled[0].metadata.session_id, session);
+}
+
+/// `POST /hooks/session-end` with Claude Code's payload: (status, body).
+async fn session_end(server: &crate::Running, reason: &str, transcript: &std::path::Path) -> (u16, String) {
+    let body = json!({
+        "session_id": "b6518494-4d42-459c-b381-751b80f93050",
+        "transcript_path": transcript,
+        "cwd": server.fixture.core.project_root().path(),
+        "hook_event_name": "SessionEnd",
+        "reason": reason
+    });
+    let response = reqwest::Client::new()
+        .post(format!("{}/hooks/session-end", server.base))
+        .bearer_auth(TOKEN)
+        .json(&body)
+        .send()
+        .await
+        .expect("hook answered");
+    (response.status().as_u16(), response.text().await.unwrap_or_default())
+}
+
+fn transcript() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/claude-code-hooks/transcript-bash-session.jsonl")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_codes_session_end_hook_answers_at_once_and_the_wrap_up_follows_from_its_transcript() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    script(&fake);
+    let server = crate::coaching_server(&fake).await;
+    let core = server.fixture.core.clone();
+    let session = core.start_session(None, Some("List the sources".into())).expect("session").id;
+    let (status, body) = session_end(&server, "other", &transcript()).await;
+    assert_eq!(status, 200, "{body}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while core.db().session(&session).expect("session").status != SessionStatus::Completed {
+        assert!(std::time::Instant::now() < deadline, "the wrap-up did not complete");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let requests = fake.message_requests();
+    assert_eq!(requests.len(), 3, "gaps, Dreyfus, memories");
+    let summary = requests.iter().find(|r| r.call_type() == Some("memory_summarisation")).expect("summarisation");
+    let message = summary.user_message().expect("user message");
+    assert!(message.contains("Learner: list the sources"), "the condensed transcript reached the model: {message}");
+    assert!(!message.contains("queue-operation"), "records that are not the conversation are left out");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_end_after_clear_leaves_the_coaching_session_going() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    script(&fake);
+    let server = crate::coaching_server(&fake).await;
+    let core = server.fixture.core.clone();
+    let session = core.start_session(None, None).expect("session").id;
+    let (status, _) = session_end(&server, "clear", &transcript()).await;
+    assert_eq!(status, 200);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(core.active_session().map(|s| s.id), Some(session));
+    assert!(fake.message_requests().is_empty());
+}
+
+#[test]
+fn the_condensed_transcript_keeps_the_conversation_and_tool_calls_and_drops_the_rest() {
+    let jsonl = std::fs::read_to_string(transcript()).expect("fixture");
+    let condensed = paige_core::coaching::condense(&jsonl);
+    assert!(condensed.starts_with("Learner: list the sources"), "{condensed}");
+    assert!(condensed.lines().any(|l| l.starts_with("Claude used Bash: ")), "{condensed}");
+    assert!(condensed.len() < jsonl.len() / 10, "{} of {} bytes", condensed.len(), jsonl.len());
+    assert_eq!(paige_core::coaching::condense("not json\n{\"type\": \"summary\"}\n"), "");
 }
