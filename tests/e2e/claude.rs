@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::{PAIGE, World, read_json};
 
-fn claude() -> Option<String> {
+pub(crate) fn claude() -> Option<String> {
     std::env::var("PAIGE_TEST_CLAUDE").ok().filter(|p| !p.is_empty())
 }
 
@@ -193,13 +193,26 @@ async fn claude_runs_bash(
     turns: &[&str],
     sandboxed: bool,
 ) -> (World, Vec<Value>, Vec<String>) {
-    use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
-    let fake = FakeAnthropic::start().await.expect("fake");
+    let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
+    claude_runs(world, claude, turns, sandboxed, &fake, &["Bash", "mcp__files__paige_get_open_files"]).await
+}
+
+/// [`claude_runs_bash`] against `fake` (which may also answer Paige's own model calls),
+/// with `allowed` tools. `turns` entries `mcp__server__tool {json}` script an MCP call;
+/// anything else is a Bash command. After the turns the model answers "done".
+pub(crate) async fn claude_runs(
+    world: World,
+    claude: String,
+    turns: &[&str],
+    sandboxed: bool,
+    fake: &paige_fake_anthropic::FakeAnthropic,
+    allowed: &[&str],
+) -> (World, Vec<Value>, Vec<String>) {
+    use paige_fake_anthropic::{Matcher, Reply};
     // Only the agent loop's requests carry tools; side requests (titles) get plain text.
     let agent_loop =
         || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
     for (i, command) in turns.iter().enumerate() {
-        // `mcp__server__tool {json}` scripts an MCP call; anything else is a Bash command.
         let (name, input) = match command.split_once(' ').filter(|(name, _)| name.starts_with("mcp__")) {
             Some((name, input)) => (name.to_owned(), serde_json::from_str(input).expect("tool input")),
             None => ("Bash".to_owned(), serde_json::json!({"command": command, "description": "scripted"})),
@@ -209,6 +222,7 @@ async fn claude_runs_bash(
     }
     fake.always(Matcher::Any, Reply::text("done"));
     let base = fake.base_url();
+    let allowed: Vec<String> = allowed.iter().map(|t| t.to_string()).collect();
     let (world, events) = tokio::task::spawn_blocking(move || {
         let env = [("ANTHROPIC_BASE_URL", base.as_str()), ("ANTHROPIC_API_KEY", "sk-ant-e2e")];
         let info = read_json(&world.data_dir().join("run/server.json"));
@@ -228,13 +242,10 @@ async fn claude_runs_bash(
             // As Paige's terminal launches coach mode where the sandbox can run.
             settings["sandbox"] = paige_core::sandbox::settings(&world.project().canonicalize().expect("project"));
         }
-        let events = claude_prompt_args(
-            &claude,
-            &world,
-            &settings,
-            &["--allowedTools", "Bash", "mcp__files__paige_get_open_files", "--mcp-config", &mcp],
-            &env,
-        );
+        let mut args: Vec<&str> = vec!["--allowedTools"];
+        args.extend(allowed.iter().map(String::as_str));
+        args.extend(["--mcp-config", &mcp]);
+        let events = claude_prompt_args(&claude, &world, &settings, &args, &env);
         (world, events)
     })
     .await

@@ -3,6 +3,7 @@
 
 mod blackbox;
 mod claude;
+mod coaching;
 mod doctor;
 mod flood;
 mod hook;
