@@ -151,14 +151,15 @@ impl Core {
             meta.platform = Some(hello.platform);
             meta.window_size = Some(hello.window_size);
         }
-        // True exactly when the feature's handlers are built and available to this UI: the
-        // terminal in a desktop window (which gets its PTY when it connects); the others are
-        // not built yet and answer NOT_IMPLEMENTED.
+        // True exactly when the feature is built and available to this UI: the terminal in a
+        // desktop window (which gets its PTY when it connects), memory while its store
+        // answers; the others are not built yet and answer NOT_IMPLEMENTED.
         let terminal = self.has_terminal(from);
+        let memory = self.memory().is_available();
         let feature_flags: BTreeMap<String, bool> =
             ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions", "terminal"]
                 .into_iter()
-                .map(|f| (f.to_owned(), f == "terminal" && terminal))
+                .map(|f| (f.to_owned(), (f == "terminal" && terminal) || (f == "memory" && memory)))
                 .collect();
         // The explorer needs the tree as soon as a UI connects, not only at session start;
         // only the UI that said hello needs it (N connecting UIs must not cost N² frames).

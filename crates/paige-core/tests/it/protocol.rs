@@ -280,3 +280,23 @@ fn only_memory_only_frames_may_run_on_the_async_runtime() {
         assert!(decode(&blocking).may_block(), "{blocking}");
     }
 }
+
+#[test]
+fn hello_says_memory_exactly_while_this_paige_has_a_store_that_answers() {
+    let project = tempfile::tempdir().expect("project");
+    let data = tempfile::tempdir().expect("data");
+    let config = paige_core::Config::new(project.path().to_owned(), data.path().to_owned(), "test");
+    let store = Box::new(super::wrapup::ListStore::default());
+    let memory = paige_core::memory::Memory::new(store, Err("no model here".into()));
+    let core = std::sync::Arc::new(paige_core::Core::open(config, super::clock()).expect("core").with_memory(memory));
+    let hello = json!({"type": "connection:hello", "timestamp": 1,
+        "payload": {"version": "0.1.0", "platform": "linux", "windowSize": {"width": 1, "height": 1}}});
+    let reply: Value =
+        serde_json::from_str(&core.handle_text(core.connect(), &hello.to_string()).expect("reply")).expect("json");
+    assert_eq!(reply["payload"]["featureFlags"]["memory"], true);
+    let without = test_core(&[]);
+    let reply: Value =
+        serde_json::from_str(&without.core.handle_text(without.core.connect(), &hello.to_string()).expect("reply"))
+            .expect("json");
+    assert_eq!(reply["payload"]["featureFlags"]["memory"], false, "no store configured");
+}

@@ -26,7 +26,7 @@ const KEY: &str = "sk-ant-test";
 
 /// Memories in a list; a query finds those sharing a word with it.
 #[derive(Default)]
-struct ListStore {
+pub(crate) struct ListStore {
     records: Mutex<Vec<MemoryRecord>>,
 }
 
