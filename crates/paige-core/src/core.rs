@@ -40,6 +40,8 @@ pub struct Core {
     memory: Arc<crate::memory::Memory>,
     /// Each session's wrap-up, run once (`coaching/wrapup.rs`).
     wrapups: crate::coaching::WrapUps,
+    /// The transcript the last hook named, for a UI `session:end`.
+    last_transcript: crate::coaching::LastTranscript,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -94,6 +96,7 @@ impl Core {
             detector,
             memory: Arc::new(crate::memory::Memory::disabled("memory is not configured")),
             wrapups: Default::default(),
+            last_transcript: Default::default(),
         })
     }
 
@@ -281,5 +284,9 @@ impl Core {
 
     pub(crate) fn wrapups(&self) -> &crate::coaching::WrapUps {
         &self.wrapups
+    }
+
+    pub(crate) fn last_transcript(&self) -> &crate::coaching::LastTranscript {
+        &self.last_transcript
     }
 }

@@ -3,6 +3,7 @@
 //! message types it dispatches are in `protocol/`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::json;
 
@@ -59,13 +60,13 @@ impl Core {
 
     /// Handles one raw text frame from a UI; returns the reply frame for the sender, if any.
     /// Never panics, whatever `text` holds.
-    pub fn handle_text(&self, from: ConnectionId, text: &str) -> Option<String> {
+    pub fn handle_text(self: &Arc<Self>, from: ConnectionId, text: &str) -> Option<String> {
         self.handle_decoded(from, decode(text))
     }
 
     /// [`Core::handle_text`] for a frame already decoded, so an adapter can look at
     /// [`Decoded::may_block`] first and choose where to run it.
-    pub fn handle_decoded(&self, from: ConnectionId, decoded: Decoded) -> Option<String> {
+    pub fn handle_decoded(self: &Arc<Self>, from: ConnectionId, decoded: Decoded) -> Option<String> {
         let (id, reply) = match decoded {
             Decoded::Message { id, message } => (id, self.handle_message(from, message)),
             Decoded::Unknown { type_name } => {
@@ -81,7 +82,7 @@ impl Core {
     }
 
     /// Handles one typed message; returns the reply for the sender, if any.
-    pub fn handle_message(&self, from: ConnectionId, message: ClientMessage) -> Option<ServerMessage> {
+    pub fn handle_message(self: &Arc<Self>, from: ConnectionId, message: ClientMessage) -> Option<ServerMessage> {
         match message {
             ClientMessage::Hello(hello) => Some(self.hello(from, hello)),
             ClientMessage::FileOpen(PathPayload { path }) => {
@@ -129,11 +130,18 @@ impl Core {
                     ServerMessage::ConnectionError(error(ErrorCode::Internal, message, json!({ "type": "terminal:input" })))
                 })
             }
+            // The wrap-up runs in the background; `session:completed` follows.
+            ClientMessage::SessionEnd(_) => self.end_session_from_ui().err().map(|err| {
+                let code = match err {
+                    crate::coaching::WrapUpError::NoActiveSession => ErrorCode::InvalidMessage,
+                    _ => ErrorCode::Internal,
+                };
+                ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": "session:end" })))
+            }),
             other @ (ClientMessage::DashboardRequest(_)
             | ClientMessage::DashboardRefreshIssues(_)
             | ClientMessage::SessionStart(_)
             | ClientMessage::SessionResume(_)
-            | ClientMessage::SessionEnd(_)
             | ClientMessage::UserExplain(_)
             | ClientMessage::UserReview(_)
             | ClientMessage::ObserverMute(_)

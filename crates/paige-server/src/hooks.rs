@@ -27,9 +27,7 @@ pub(crate) async fn hook(
     // session's wrap-up, in the background (the hook answers at once).
     let ran = crate::blocking::run(move || {
         let decision = core.handle_hook(event, &input);
-        if event == HookEvent::SessionEnd {
-            core.on_session_end(&input);
-        }
+        core.after_hook(event, &input);
         decision
     });
     match ran.await {

@@ -1,7 +1,7 @@
 //! Coaching (spec Story 9): the pipeline that turns Claude Code's plan into phased, hinted
 //! coaching (`pipeline.rs`), and the wrap-up that learns from a finished session
 //! (`wrapup.rs`), started by `paige_end_session` or Claude Code's SessionEnd hook
-//! (`session_end.rs`). Model calls go through the one `ApiClient`; memory through `Memory`; both
+//! or the UI's `session:end` (`session_end.rs`). Model calls go through the one `ApiClient`; memory through `Memory`; both
 //! are awaited or run on the blocking pool, never on a UI thread.
 
 mod pipeline;
@@ -9,6 +9,7 @@ mod session_end;
 mod wrapup;
 
 pub use pipeline::{PipelineError, PipelineInput, PipelineOutput, PipelinePhase};
+pub(crate) use session_end::LastTranscript;
 pub use session_end::condense;
 pub(crate) use wrapup::WrapUps;
 pub use wrapup::{MAX_TRANSCRIPT_BYTES, WrapUp, WrapUpError, last_bytes};

@@ -1,12 +1,13 @@
-//! Claude Code's `SessionEnd` hook starts the wrap-up: the hook answers at once and the
-//! wrap-up (three model calls) runs as the core's own background work. The transcript is
-//! Claude Code's JSONL at `transcript_path`, condensed to the conversation's text and tool
-//! calls and cut to its end. A `/clear` (reason `clear`) is not an end: the coaching session
-//! goes on.
+//! Ending a coaching session from outside the MCP tool: Claude Code's `SessionEnd` hook, or
+//! the UI's `session:end`. Both answer at once; the wrap-up (three model calls) runs as the
+//! core's own background work and `session:completed` follows. The transcript is Claude
+//! Code's JSONL — the hook's `transcript_path`, or for the UI the last one a hook of this
+//! run named — condensed to the conversation's text and tool calls and cut to its end;
+//! without one, the session's action log. A `/clear` (reason `clear`) is not an end.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
@@ -17,14 +18,39 @@ use crate::governance::HookInput;
 /// How much of the transcript file is read: its end, where the session finished.
 const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
 
+/// The transcript the last hook named: what a UI `session:end` condenses.
+#[derive(Default)]
+pub(crate) struct LastTranscript(Mutex<Option<PathBuf>>);
+
 impl Core {
-    /// After a `SessionEnd` hook: wraps up the active coaching session in the background.
-    /// Does nothing without one, or when the reason is `clear`.
-    pub fn on_session_end(self: &Arc<Core>, input: &HookInput) {
-        if input.reason.as_deref() == Some("clear") || self.active_session().is_none() {
+    /// After every hook: remembers its `transcript_path`; after `SessionEnd`, wraps up the
+    /// active coaching session in the background (not when the reason is `clear`).
+    pub fn after_hook(self: &Arc<Core>, event: crate::governance::HookEvent, input: &HookInput) {
+        if let Some(path) = &input.transcript_path {
+            *self.last_transcript().0.lock().unwrap_or_else(|p| p.into_inner()) = Some(path.clone());
+        }
+        if event != crate::governance::HookEvent::SessionEnd
+            || input.reason.as_deref() == Some("clear")
+            || self.active_session().is_none()
+        {
             return;
         }
-        let transcript = match input.transcript_path.as_deref().map(read_end) {
+        match self.begin_wrapup(&self.transcript_from(input.transcript_path.as_deref())) {
+            Ok(()) => tracing::info!("Claude Code's session ended: wrapping up the coaching session"),
+            Err(err) => tracing::warn!("cannot wrap up after SessionEnd: {err}"),
+        }
+    }
+
+    /// The UI's `session:end`: the wrap-up starts in the background, from the transcript the
+    /// last hook named (else the action log).
+    pub fn end_session_from_ui(self: &Arc<Core>) -> Result<(), super::WrapUpError> {
+        let path = self.last_transcript().0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        self.begin_wrapup(&self.transcript_from(path.as_deref()))
+    }
+
+    /// The condensed transcript at `path`, or the action log when there is none to read.
+    fn transcript_from(&self, path: Option<&Path>) -> String {
+        let transcript = match path.map(read_end) {
             Some(Ok(jsonl)) => condense(&jsonl),
             Some(Err(err)) => {
                 tracing::warn!("cannot read Claude Code's transcript: {err}; wrapping up from the action log");
@@ -32,11 +58,7 @@ impl Core {
             }
             None => String::new(),
         };
-        let transcript = if transcript.trim().is_empty() { self.action_log_transcript() } else { transcript };
-        match self.begin_wrapup(&transcript) {
-            Ok(()) => tracing::info!("Claude Code's session ended: wrapping up the coaching session"),
-            Err(err) => tracing::warn!("cannot wrap up after SessionEnd: {err}"),
-        }
+        if transcript.trim().is_empty() { self.action_log_transcript() } else { transcript }
     }
 
     /// The session's own timeline as text, when Claude Code's transcript is not available.

@@ -12,11 +12,11 @@ use super::{TestCore, test_core};
 
 const CONN: ConnectionId = ConnectionId(1);
 
-fn open(core: &Core, path: &str) {
+fn open(core: &std::sync::Arc<Core>, path: &str) {
     assert_eq!(core.handle_message(CONN, ClientMessage::FileOpen(PathPayload { path: path.into() })), None);
 }
 
-fn edit(core: &Core, path: &str, content: String) {
+fn edit(core: &std::sync::Arc<Core>, path: &str, content: String) {
     let update = BufferUpdate {
         path: path.into(),
         content,

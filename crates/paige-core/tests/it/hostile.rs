@@ -21,7 +21,7 @@ fn core_with(project: &Path, limits: Limits) -> (Arc<Core>, tempfile::TempDir) {
     (Arc::new(Core::open(config, clock()).expect("core")), data)
 }
 
-fn frame(core: &Core, kind: &str, payload: Value) -> Option<Value> {
+fn frame(core: &std::sync::Arc<Core>, kind: &str, payload: Value) -> Option<Value> {
     let text = json!({"type": kind, "payload": payload}).to_string();
     core.handle_text(CONN, &text).map(|reply| serde_json::from_str(&reply).expect("reply is JSON"))
 }

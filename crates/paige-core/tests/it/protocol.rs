@@ -153,7 +153,6 @@ fn messages_owned_by_later_features_answer_not_implemented() {
         json!({"type": "dashboard:refresh_issues", "payload": {}}),
         json!({"type": "session:start", "payload": {"issueNumber": 3}}),
         json!({"type": "session:resume", "payload": {"sessionId": "s"}}),
-        json!({"type": "session:end", "payload": {}}),
         json!({"type": "user:explain", "payload": {"path": "a", "language": "rust", "selection": {"startLine": 1, "startCol": 1, "endLine": 1, "endCol": 2}, "selectedText": "x", "surroundingContext": ""}}),
         json!({"type": "user:review", "payload": {"kataId": "k", "userCode": "", "activeConstraintTitles": []}}),
         json!({"type": "observer:mute", "payload": {"muted": true}}),

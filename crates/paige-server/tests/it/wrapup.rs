@@ -142,3 +142,48 @@ fn the_condensed_transcript_keeps_the_conversation_and_tool_calls_and_drops_the_
     assert!(condensed.len() < jsonl.len() / 10, "{} of {} bytes", condensed.len(), jsonl.len());
     assert_eq!(paige_core::coaching::condense("not json\n{\"type\": \"summary\"}\n"), "");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_uis_session_end_wraps_up_from_the_transcript_the_last_hook_named() {
+    use futures_util::SinkExt;
+    let fake = FakeAnthropic::start().await.expect("fake");
+    script(&fake);
+    let server = crate::coaching_server(&fake).await;
+    let session = server.fixture.core.start_session(None, None).expect("session").id;
+    // Any hook names the transcript; here Claude Code's prompt.
+    let prompt = json!({"session_id": "s", "transcript_path": transcript(), "hook_event_name": "UserPromptSubmit", "prompt": "hi"});
+    let response = reqwest::Client::new()
+        .post(format!("{}/hooks/user-prompt-submit", server.base))
+        .bearer_auth(TOKEN)
+        .json(&prompt)
+        .send()
+        .await
+        .expect("hook");
+    assert_eq!(response.status(), 200);
+    let mut socket = ui(&server).await;
+    let end = json!({"type": "session:end", "payload": {}});
+    socket.send(tokio_tungstenite::tungstenite::Message::Text(end.to_string().into())).await.expect("send");
+    let completed = frames_of(&mut socket, "session:completed", Duration::from_secs(3)).await;
+    assert_eq!(completed.len(), 1, "session:completed follows");
+    assert_eq!(completed[0]["sessionId"], session.as_str());
+    let requests = fake.message_requests();
+    let summary = requests.iter().find(|r| r.call_type() == Some("memory_summarisation")).expect("summarisation");
+    assert!(summary.user_message().expect("message").contains("Learner: list the sources"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_uis_session_end_without_a_session_is_a_clear_error() {
+    use futures_util::SinkExt;
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let server = crate::coaching_server(&fake).await;
+    let mut socket = ui(&server).await;
+    let end = json!({"type": "session:end", "id": "e1", "payload": {}});
+    socket.send(tokio_tungstenite::tungstenite::Message::Text(end.to_string().into())).await.expect("send");
+    let errors = frames_of(&mut socket, "connection:error", Duration::from_millis(500)).await;
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(
+        (errors[0]["code"].as_str(), errors[0]["message"].as_str()),
+        (Some("INVALID_MESSAGE"), Some("No active session"))
+    );
+    assert!(fake.message_requests().is_empty());
+}
