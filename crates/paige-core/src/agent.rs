@@ -177,7 +177,8 @@ impl Core {
     }
 
     /// Moves a phase of the current plan to `status`: SQLite (with timestamps), the action log
-    /// (`phase_started` / `phase_completed`) and `coaching:phase_update`. Already in that
+    /// (`phase_started` / `phase_completed`), `coaching:phase_update`, and for a phase that
+    /// becomes active its hints in place of the last ones. Already in that
     /// status → success, no change (EC-32).
     pub fn update_phase(&self, number: i64, status: PhaseStatus) -> Result<PhaseView, AgentError> {
         let session = self.require_session()?;
@@ -194,7 +195,14 @@ impl Core {
             let updated = self.db().set_phase_status(&phase.id, status)?;
             let data = json!({ "phaseId": updated.id, "phaseNumber": updated.number, "title": updated.title });
             match status {
-                PhaseStatus::Active => drop(self.log_action(ActionType::PhaseStarted, data)),
+                PhaseStatus::Active => {
+                    self.log_action(ActionType::PhaseStarted, data);
+                    // The phase now in progress shows its hints, at its level.
+                    let hints = self.db().phase_hints(&updated.id, None)?;
+                    let _ = self.clear_highlights(None);
+                    self.clear_hints();
+                    self.show_phase_hints(&updated, &hints);
+                }
                 PhaseStatus::Complete => drop(self.log_action(ActionType::PhaseCompleted, data)),
                 PhaseStatus::Pending => {}
             }
@@ -307,7 +315,7 @@ impl Core {
     }
 
     /// The session's latest plan.
-    fn current_plan(&self, session_id: &str) -> Result<Option<Plan>, DbError> {
+    pub(crate) fn current_plan(&self, session_id: &str) -> Result<Option<Plan>, DbError> {
         Ok(self.db().plans_for_session(session_id)?.pop())
     }
 }

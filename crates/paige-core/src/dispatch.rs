@@ -110,6 +110,7 @@ impl Core {
                     ActionType::HintLevelChange,
                     json!({ "level": h.level, "previousLevel": h.previous_level }),
                 );
+                self.change_hint_level(h.level);
                 None
             }
             ClientMessage::UserIdleStart(i) => {

@@ -92,6 +92,12 @@ impl Db {
         self.phase(id)
     }
 
+    /// Sets a phase's hint level (the learner's `hints:level_change`).
+    pub fn set_phase_hint_level(&self, id: &str, level: HintLevel) -> Result<Phase, DbError> {
+        self.conn().execute("UPDATE phases SET hint_level = ?2 WHERE id = ?1", params![id, level])?;
+        self.phase(id)
+    }
+
     pub fn delete_phase(&self, id: &str) -> Result<(), DbError> {
         match self.conn().execute("DELETE FROM phases WHERE id = ?1", [id])? {
             0 => Err(DbError::NotFound { entity: "phase", id: id.to_owned() }),

@@ -192,3 +192,58 @@ async fn without_an_active_session_the_pipeline_asks_for_one_and_calls_no_model(
     assert_eq!(error_text(&result), "No active session");
     assert!(fake.message_requests().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hint_level_the_learner_picks_is_stored_on_the_phase_in_progress_and_redraws_the_hints() {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
+    let server = crate::coaching_server(&fake).await;
+    server.fixture.core.start_session(None, None).expect("session");
+    let client = session_client(&server).await;
+    ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
+    ok(&call(&client, "paige_update_phase", json!({"phase": 1, "status": "active"})).await);
+    let mut socket = ui(&server).await;
+    let change = |level: &str, previous: &str| {
+        json!({"type": "hints:level_change", "payload": {"level": level, "previousLevel": previous}}).to_string()
+    };
+    // Down to file: the line highlights go, the file hints stay.
+    socket.send(Message::Text(change("file", "line").into())).await.expect("send");
+    let frames = all_frames(&mut socket, Duration::from_millis(400)).await;
+    let kinds: Vec<&str> = frames.iter().filter_map(|f| f["type"].as_str()).collect();
+    assert_eq!(kinds, ["editor:clear_highlights", "explorer:clear_hints", "explorer:hint_files"], "{frames:?}");
+    let db = server.fixture.core.db();
+    let plan = db.plans_for_session(&server.fixture.core.active_session().expect("session").id).expect("plans");
+    let phase = db.phases_for_plan(&plan[0].id).expect("phases").remove(0);
+    assert_eq!(phase.hint_level, HintLevel::File);
+    assert!(db.progress_for_phase(&phase.id).expect("progress").is_empty(), "a lower level is no escalation");
+    // Back up to line: the highlights return, and the escalation is recorded.
+    socket.send(Message::Text(change("line", "file").into())).await.expect("send");
+    let frames = all_frames(&mut socket, Duration::from_millis(400)).await;
+    assert!(frames.iter().any(|f| f["type"] == "editor:highlight_lines"), "{frames:?}");
+    let progress = db.progress_for_phase(&phase.id).expect("progress");
+    assert_eq!(progress.len(), 1);
+    assert_eq!(progress[0].event_type, paige_core::db::ProgressEventType::HintEscalated);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phase_that_becomes_active_shows_its_own_hints_in_place_of_the_last_ones() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
+    let server = crate::coaching_server(&fake).await;
+    server.fixture.core.start_session(None, None).expect("session");
+    let client = session_client(&server).await;
+    ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
+    let mut socket = ui(&server).await;
+    ok(&call(&client, "paige_update_phase", json!({"phase": 2, "status": "active"})).await);
+    let frames = all_frames(&mut socket, Duration::from_millis(400)).await;
+    let kinds: Vec<&str> = frames.iter().filter_map(|f| f["type"].as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["editor:clear_highlights", "explorer:clear_hints", "explorer:hint_files", "coaching:phase_update"],
+        "phase 2 is at file level: its file hint, no line highlights"
+    );
+    let hint = frames.iter().find(|f| f["type"] == "explorer:hint_files").expect("hint_files");
+    assert_eq!(hint["payload"]["hints"][0]["style"], "suggested");
+}

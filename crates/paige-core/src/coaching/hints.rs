@@ -1,0 +1,66 @@
+//! The hint ladder: each phase has a hint level (`none → file → region → line`). The learner
+//! moves it with `hints:level_change`; Paige stores it on the phase in progress, records a
+//! `hint_escalated` progress event when it rises (what the wrap-up and the Dreyfus
+//! assessment read), and redraws the editor's and explorer's hints at the new level.
+
+use crate::Core;
+use crate::db::{HintLevel, Phase, PhaseStatus, ProgressEventType};
+
+/// How much a level reveals, for telling a rise from a fall.
+fn rank(level: HintLevel) -> u8 {
+    match level {
+        HintLevel::None => 0,
+        HintLevel::File => 1,
+        HintLevel::Region => 2,
+        HintLevel::Line => 3,
+    }
+}
+
+impl Core {
+    /// The learner chose `level` for the phase in progress (the active one, else the first
+    /// pending one of the session's latest plan). `None` without a session, plan or phase;
+    /// nothing changes then but the action log.
+    pub fn change_hint_level(&self, level: HintLevel) -> Option<Phase> {
+        let session = self.active_session()?;
+        let found = self.current_plan(&session.id).and_then(|plan| match plan {
+            Some(plan) => self.db().phases_for_plan(&plan.id).map(|phases| {
+                let active = phases.iter().find(|p| p.status == PhaseStatus::Active).cloned();
+                active.or_else(|| phases.into_iter().find(|p| p.status == PhaseStatus::Pending))
+            }),
+            None => Ok(None),
+        });
+        let phase = match found {
+            Ok(phase) => phase?,
+            Err(err) => {
+                tracing::warn!("cannot find the phase in progress: {err}");
+                return None;
+            }
+        };
+        if phase.hint_level == level {
+            return Some(phase);
+        }
+        let previous = phase.hint_level;
+        let phase = match self.db().set_phase_hint_level(&phase.id, level) {
+            Ok(phase) => phase,
+            Err(err) => {
+                tracing::warn!("cannot store the hint level: {err}");
+                return None;
+            }
+        };
+        if rank(level) > rank(previous) {
+            let data = serde_json::json!({ "from": previous, "to": level });
+            if let Err(err) = self.db().record_progress(&phase.id, ProgressEventType::HintEscalated, Some(data)) {
+                tracing::warn!("cannot record the escalation: {err}");
+            }
+        }
+        let hints = self.db().phase_hints(&phase.id, None).unwrap_or_else(|err| {
+            tracing::warn!("cannot read the phase's hints: {err}");
+            Vec::new()
+        });
+        // Redraw from scratch: a lower level takes hints away.
+        let _ = self.clear_highlights(None);
+        self.clear_hints();
+        self.show_phase_hints(&phase, &hints);
+        Some(phase)
+    }
+}
