@@ -6,10 +6,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::core::{Core, CoreError};
-use crate::db::{ActionEntry, ActionType, NewSession, Session, SessionStatus};
+use crate::db::{ActionEntry, ActionType, HintLevel, NewSession, Session, SessionStatus};
 use crate::event::Event;
 use crate::files::project_tree;
-use crate::protocol::{FsTree, ServerMessage};
+use crate::protocol::{FsTree, IssueContext, ServerMessage, SessionStarted};
 
 /// How often dirty buffers are summarised into the action log.
 pub const BUFFER_SUMMARY_INTERVAL: Duration = Duration::from_secs(30);
@@ -102,6 +102,20 @@ impl Core {
             &runtime,
         );
         self.broadcast(ServerMessage::FsTree(FsTree { root: project_tree(self.project_root().path()) }));
+        // Every UI learns of it, however it was started (the UI, `/api/session`, the CLI).
+        let issue_context = issue_number.map(|number| IssueContext {
+            number,
+            title: session.issue_title.clone().unwrap_or_default(),
+            summary: String::new(),
+            labels: Vec::new(),
+            url: String::new(),
+        });
+        self.broadcast(ServerMessage::SessionStarted(SessionStarted {
+            issue_context,
+            phases: Vec::new(),
+            hint_level: HintLevel::None,
+            open_files: Some(self.open_files()),
+        }));
         Ok(session)
     }
 

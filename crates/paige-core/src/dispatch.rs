@@ -139,9 +139,16 @@ impl Core {
                 };
                 ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": "session:end" })))
             }),
+            // `session:started` goes to every UI; only a refusal answers the sender.
+            ClientMessage::SessionStart(start) => self.start_session(Some(start.issue_number), None).err().map(|err| {
+                let code = match err {
+                    crate::SessionError::AlreadyActive(_) => ErrorCode::InvalidMessage,
+                    _ => ErrorCode::Internal,
+                };
+                ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": "session:start" })))
+            }),
             other @ (ClientMessage::DashboardRequest(_)
             | ClientMessage::DashboardRefreshIssues(_)
-            | ClientMessage::SessionStart(_)
             | ClientMessage::SessionResume(_)
             | ClientMessage::UserExplain(_)
             | ClientMessage::UserReview(_)

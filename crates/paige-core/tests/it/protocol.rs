@@ -151,7 +151,6 @@ fn messages_owned_by_later_features_answer_not_implemented() {
     let frames = [
         json!({"type": "dashboard:request", "payload": {"statsPeriod": "7d"}}),
         json!({"type": "dashboard:refresh_issues", "payload": {}}),
-        json!({"type": "session:start", "payload": {"issueNumber": 3}}),
         json!({"type": "session:resume", "payload": {"sessionId": "s"}}),
         json!({"type": "user:explain", "payload": {"path": "a", "language": "rust", "selection": {"startLine": 1, "startCol": 1, "endLine": 1, "endCol": 2}, "selectedText": "x", "surroundingContext": ""}}),
         json!({"type": "user:review", "payload": {"kataId": "k", "userCode": "", "activeConstraintTitles": []}}),

@@ -216,3 +216,43 @@ async fn ws_needs_the_token_which_a_browser_may_pass_as_a_query() {
     let err = tokio_tungstenite::connect_async(foreign).await.expect_err("foreign origin");
     assert!(err.to_string().contains("403"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_start_from_one_ui_tells_every_ui_and_a_second_start_is_refused() {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let server = crate::running().await;
+    let mut starter = crate::tools::ui(&server).await;
+    let mut other = crate::tools::ui(&server).await;
+    let start = serde_json::json!({"type": "session:start", "id": "s1", "payload": {"issueNumber": 12}}).to_string();
+    starter.send(Message::Text(start.clone().into())).await.expect("send");
+    let started = crate::tools::frames_of(&mut other, "session:started", std::time::Duration::from_millis(500)).await;
+    assert_eq!(started.len(), 1, "the other UI hears of it");
+    assert_eq!(started[0]["issueContext"]["number"], 12);
+    assert_eq!(started[0]["phases"], serde_json::json!([]));
+    let session = server.fixture.core.active_session().expect("a session is active");
+    assert_eq!(session.issue_number, Some(12));
+    starter.send(Message::Text(start.into())).await.expect("send");
+    let refused =
+        crate::tools::frames_of(&mut starter, "connection:error", std::time::Duration::from_millis(500)).await;
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0]["code"], "INVALID_MESSAGE");
+    assert_eq!(server.fixture.core.active_session().map(|s| s.id), Some(session.id), "the first session goes on");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_headless_session_start_also_tells_the_connected_uis() {
+    let server = crate::running().await;
+    let mut socket = crate::tools::ui(&server).await;
+    let response = reqwest::Client::new()
+        .post(format!("{}/api/session/start", server.base))
+        .bearer_auth(crate::TOKEN)
+        .json(&serde_json::json!({"issueNumber": 4, "issueTitle": "Greet the user"}))
+        .send()
+        .await
+        .expect("start");
+    assert_eq!(response.status(), 201);
+    let started = crate::tools::frames_of(&mut socket, "session:started", std::time::Duration::from_millis(500)).await;
+    assert_eq!(started.len(), 1);
+    assert_eq!(started[0]["issueContext"]["title"], "Greet the user");
+}
