@@ -6,6 +6,7 @@
 
 mod hints;
 mod pipeline;
+mod record;
 mod session_end;
 mod wrapup;
 
