@@ -63,8 +63,11 @@ impl EmbeddedStore {
         let unavailable = |err: &dyn std::fmt::Display| {
             MemoryError::Unavailable(format!("cannot open {}: {err}", self.path.display()))
         };
-        // The core's own open: creates the file owner-only and applies every migration.
-        paige_core::db::Db::open(&self.path, Arc::new(paige_core::SystemClock)).map_err(|err| unavailable(&err))?;
+        // Inside a running Paige the core opened (checked, migrated) the database already;
+        // otherwise (the CLI on its own) the core's open creates it owner-only and migrates.
+        if !schema_is_current(&self.path) {
+            paige_core::db::Db::open(&self.path, Arc::new(paige_core::SystemClock)).map_err(|err| unavailable(&err))?;
+        }
         let conn = Connection::open(&self.path).map_err(|err| unavailable(&err))?;
         conn.busy_timeout(Duration::from_secs(5)).map_err(|err| unavailable(&err))?;
         conn.pragma_update(None, "foreign_keys", true).map_err(|err| unavailable(&err))?;
@@ -72,6 +75,13 @@ impl EmbeddedStore {
         let index = VectorIndex::load(&conn)?;
         Ok(State { conn, index, seen_version })
     }
+}
+
+/// Whether the database exists with every migration applied (no pending one).
+fn schema_is_current(path: &Path) -> bool {
+    path.is_file()
+        && Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .is_ok_and(|conn| paige_core::db::MIGRATIONS.pending_migrations(&conn).is_ok_and(|pending| pending == 0))
 }
 
 fn data_version(conn: &Connection) -> Result<i64, MemoryError> {

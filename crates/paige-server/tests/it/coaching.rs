@@ -193,16 +193,22 @@ async fn without_an_active_session_the_pipeline_asks_for_one_and_calls_no_model(
     assert!(fake.message_requests().is_empty());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_hint_level_the_learner_picks_is_stored_on_the_phase_in_progress_and_redraws_the_hints() {
-    use futures_util::SinkExt;
-    use tokio_tungstenite::tungstenite::Message;
+/// A session with the coach reply's two-phase plan stored, and an MCP client.
+async fn planned() -> (FakeAnthropic, Running, rmcp::service::RunningService<rmcp::RoleClient, ()>) {
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
     let server = crate::coaching_server(&fake).await;
     server.fixture.core.start_session(None, None).expect("session");
     let client = session_client(&server).await;
     ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
+    (fake, server, client)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hint_level_the_learner_picks_is_stored_on_the_phase_in_progress_and_redraws_the_hints() {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let (_fake, server, client) = planned().await;
     ok(&call(&client, "paige_update_phase", json!({"phase": 1, "status": "active"})).await);
     let mut socket = ui(&server).await;
     let change = |level: &str, previous: &str| {
@@ -229,12 +235,7 @@ async fn the_hint_level_the_learner_picks_is_stored_on_the_phase_in_progress_and
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_phase_that_becomes_active_shows_its_own_hints_in_place_of_the_last_ones() {
-    let fake = FakeAnthropic::start().await.expect("fake");
-    fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
-    let server = crate::coaching_server(&fake).await;
-    server.fixture.core.start_session(None, None).expect("session");
-    let client = session_client(&server).await;
-    ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
+    let (_fake, server, client) = planned().await;
     let mut socket = ui(&server).await;
     ok(&call(&client, "paige_update_phase", json!({"phase": 2, "status": "active"})).await);
     let frames = all_frames(&mut socket, Duration::from_millis(400)).await;
