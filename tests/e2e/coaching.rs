@@ -112,3 +112,37 @@ async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_its_session_en
     }
     paige.signal("TERM");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_ends_the_session_with_paige_end_session_and_gets_the_wrap_up_summary() {
+    let Some(claude) = claude() else { return };
+    let fake = FakeAnthropic::start().await.expect("fake");
+    script_paiges_calls(&fake);
+    let mut world = World::ready();
+    world.set("ANTHROPIC_BASE_URL", &fake.base_url());
+    if let Ok(models) = std::env::var("PAIGE_MODEL_DIR") {
+        world.set("PAIGE_MODEL_DIR", &models);
+    }
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(20));
+    let (status, stdout, stderr) = world.run(&["session", "start", "--title", "Login race"]);
+    assert!(status.success(), "{stdout}{stderr}");
+    let turns =
+        [r#"mcp__paige__paige_end_session {"sessionTranscript": "The learner awaited the token before redirecting."}"#];
+    let (world, events, sent) =
+        claude_runs(world, claude, &turns, false, &fake, &["mcp__paige__paige_end_session"]).await;
+    // The tool's answer reached Claude Code: the model's next request carries it.
+    let summary = r#"\"knowledgeGaps\":1"#;
+    assert!(sent.iter().any(|body| body.contains(summary)), "the summary went back to the model: {events:?}");
+    let db = paige_core::db::Db::open(&world.data_dir().join("paige.db"), std::sync::Arc::new(paige_core::SystemClock))
+        .expect("db");
+    let session = db.sessions().expect("sessions").into_iter().next().expect("the session");
+    assert_eq!(session.status, paige_core::db::SessionStatus::Completed);
+    let calls: Vec<String> = fake.message_requests().iter().filter_map(|r| r.call_type().map(str::to_owned)).collect();
+    assert_eq!(
+        calls.iter().filter(|c| c.as_str() == "knowledge_gap_extraction").count(),
+        1,
+        "wrapped up once: {calls:?}"
+    );
+    paige.signal("TERM");
+}
