@@ -19,14 +19,19 @@ pub(crate) struct SessionArgs {
 
 #[derive(Debug, Subcommand)]
 enum SessionAction {
-    /// Start a coaching session (fails if one is already active)
+    /// Start a coaching session on an issue or on typed work (an active one is wrapped up in
+    /// the background)
+    #[command(group(clap::ArgGroup::new("work").required(true).multiple(true).args(["issue", "title"])))]
     Start {
-        /// The GitHub issue number being worked on
+        /// The GitHub issue number being worked on (title and body from `gh` when it works)
         #[arg(long, value_name = "N")]
         issue: Option<i64>,
-        /// The issue's title
+        /// The issue's title, or what you are working on without an issue
         #[arg(long, value_name = "TEXT")]
         title: Option<String>,
+        /// More about the work, without an issue
+        #[arg(long, value_name = "TEXT")]
+        description: Option<String>,
     },
     /// End the active session
     End {
@@ -49,9 +54,11 @@ pub(crate) fn run(args: SessionArgs) -> anyhow::Result<()> {
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
     let (method, path, body) = match args.action {
-        SessionAction::Start { issue, title } => {
-            ("POST", "/api/session/start", json!({ "issueNumber": issue, "issueTitle": title }))
-        }
+        SessionAction::Start { issue, title, description } => (
+            "POST",
+            "/api/session/start",
+            json!({ "issueNumber": issue, "issueTitle": title, "description": description }),
+        ),
         SessionAction::End { status } => {
             let status = match status {
                 EndStatus::Completed => "completed",

@@ -14,10 +14,25 @@ use crate::protocol::{FsTree, IssueContext, ServerMessage, SessionStarted};
 /// How often dirty buffers are summarised into the action log.
 pub const BUFFER_SUMMARY_INTERVAL: Duration = Duration::from_secs(30);
 
+/// What a session is about: an issue, or work the learner typed.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SessionWork {
+    pub issue_number: Option<i64>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub issue_context: Option<IssueContext>,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     #[error("a session is already active ({0}); end it first")]
     AlreadyActive(String),
+    #[error("say what to work on: an issue number or a title")]
+    NothingToWorkOn,
+    #[error("no session {0}")]
+    NotFound(String),
+    #[error("session {0} is {1}; only a session left active can be resumed")]
+    NotResumable(String, SessionStatus),
     #[error("no active session")]
     NoActiveSession,
     #[error("no async runtime to run the session's background work on")]
@@ -59,29 +74,61 @@ impl Core {
     }
 
     /// Starts a coaching session: a `sessions` row, `session_started` logged, the periodic
-    /// buffer summaries started, and the project tree pushed to the UI (`fs:tree`).
+    /// buffer summaries started, and the project tree pushed to the UI (`fs:tree`). Refused
+    /// while another is active (the UI's start sets that one aside first: `lifecycle.rs`).
     pub fn start_session(
         self: &Arc<Self>,
         issue_number: Option<i64>,
         issue_title: Option<String>,
     ) -> Result<Session, SessionError> {
-        let runtime = tokio::runtime::Handle::try_current().map_err(|_| SessionError::NoRuntime)?;
+        let issue_context = issue_number.map(|number| IssueContext {
+            number,
+            title: issue_title.clone().unwrap_or_default(),
+            summary: String::new(),
+            labels: Vec::new(),
+            url: String::new(),
+        });
+        let work = SessionWork { issue_number, title: issue_title, description: None, issue_context };
+        self.start_session_for(work)
+    }
+
+    pub(crate) fn start_session_for(self: &Arc<Self>, work: SessionWork) -> Result<Session, SessionError> {
         if let Some(active) = self.active_session() {
             return Err(SessionError::AlreadyActive(active.id));
         }
         let session = self.db().create_session(NewSession {
             project_dir: self.project_root().path().to_path_buf(),
-            issue_number,
-            issue_title,
+            issue_number: work.issue_number,
+            issue_title: work.title.clone(),
         })?;
-        let cancel = self.shutdown_token().child_token();
-        let lost_race = self.live().begin_session(session.clone(), cancel.clone()).err();
-        if let Some(winner) = lost_race {
+        if let Err(err) = self.go_live(&session) {
             // Another start won between the check and here: our row must not stay "active".
             self.db().end_session(&session.id, SessionStatus::Abandoned)?;
+            return Err(err);
+        }
+        self.log_action(ActionType::SessionStarted, json!({ "issueNumber": work.issue_number }));
+        self.broadcast(ServerMessage::FsTree(FsTree { root: project_tree(self.project_root().path()) }));
+        // Every UI learns of it, however it was started (the UI, `/api/session`, the CLI).
+        self.broadcast(ServerMessage::SessionStarted(SessionStarted {
+            session_id: session.id.clone(),
+            issue_context: work.issue_context,
+            title: work.title,
+            description: work.description,
+            phases: Vec::new(),
+            hint_level: HintLevel::None,
+            open_files: Some(self.open_files()),
+        }));
+        Ok(session)
+    }
+
+    /// Makes `session` the live one and starts its buffer-summary loop; refused (with the
+    /// winner's id) while another is live.
+    pub(crate) fn go_live(self: &Arc<Self>, session: &Session) -> Result<(), SessionError> {
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| SessionError::NoRuntime)?;
+        let cancel = self.shutdown_token().child_token();
+        if let Err(winner) = self.live().begin_session(session.clone(), cancel.clone()) {
             return Err(SessionError::AlreadyActive(winner));
         }
-        self.log_action(ActionType::SessionStarted, json!({ "issueNumber": issue_number }));
         let core = Arc::downgrade(self);
         // The first tick is due one interval after the session starts, not after the task is
         // first polled.
@@ -101,22 +148,17 @@ impl Core {
             },
             &runtime,
         );
-        self.broadcast(ServerMessage::FsTree(FsTree { root: project_tree(self.project_root().path()) }));
-        // Every UI learns of it, however it was started (the UI, `/api/session`, the CLI).
-        let issue_context = issue_number.map(|number| IssueContext {
-            number,
-            title: session.issue_title.clone().unwrap_or_default(),
-            summary: String::new(),
-            labels: Vec::new(),
-            url: String::new(),
-        });
-        self.broadcast(ServerMessage::SessionStarted(SessionStarted {
-            issue_context,
-            phases: Vec::new(),
-            hint_level: HintLevel::None,
-            open_files: Some(self.open_files()),
-        }));
-        Ok(session)
+        Ok(())
+    }
+
+    /// Stops `session_id` being the live session (its loop stops) without touching its row:
+    /// its wrap-up, running in the background, ends it.
+    pub(crate) fn detach_session(&self, session_id: &str) {
+        let mut live = self.live();
+        if let Some(active) = live.session().filter(|s| s.session.id == session_id) {
+            active.cancel.cancel();
+            live.end_session();
+        }
     }
 
     /// Ends the active session with `status`; its timer stops and `session_ended` is logged.

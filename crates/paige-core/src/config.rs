@@ -30,6 +30,9 @@ pub struct Config {
     /// `PAIGE_MODEL_DIR`: where the embedding model's folder (`all-MiniLM-L6-v2/`) is;
     /// `DATA_DIR/models` when absent (see [`Config::models_dir`]).
     pub model_dir: Option<PathBuf>,
+    /// `PAIGE_GH`: the GitHub CLI Paige asks for the project's issues; `gh` on `PATH` when
+    /// absent. Without a working one, sessions start from what the UI typed.
+    pub gh_program: Option<PathBuf>,
     /// Fixed per-launch token from `PAIGE_TOKEN`; a random one is generated when absent.
     pub token: Option<String>,
     /// Caps on memory and connections (`PAIGE_MAX_*`, `PAIGE_*_TIMEOUT_MS`).
@@ -48,6 +51,7 @@ impl std::fmt::Debug for Config {
             .field("sonnet_model", &self.sonnet_model)
             .field("chromadb_url", &self.chromadb_url)
             .field("model_dir", &self.model_dir)
+            .field("gh_program", &self.gh_program)
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
             .field("limits", &self.limits)
             .finish()
@@ -152,6 +156,7 @@ impl Config {
             sonnet_model,
             chromadb_url: var("CHROMADB_URL").map(str::to_owned),
             model_dir: var("PAIGE_MODEL_DIR").map(|dir| expand_home(Path::new(dir), var("HOME"))),
+            gh_program: var("PAIGE_GH").map(PathBuf::from),
             token: var("PAIGE_TOKEN").map(str::to_owned),
             limits: crate::limits::Limits::from_env(env)?,
         })
@@ -170,6 +175,7 @@ impl Config {
             sonnet_model: None,
             chromadb_url: None,
             model_dir: None,
+            gh_program: None,
             token: None,
             limits: Default::default(),
         }

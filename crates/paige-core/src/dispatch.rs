@@ -30,6 +30,11 @@ const HANDLED: &[&str] = &[
     "user:idle_start",
     "user:idle_end",
     "terminal:resize",
+    "session:start",
+    "session:resume",
+    "session:end",
+    "session:list",
+    "coaching:show_me",
 ];
 
 impl Core {
@@ -139,17 +144,23 @@ impl Core {
                 };
                 ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": "session:end" })))
             }),
-            // `session:started` goes to every UI; only a refusal answers the sender.
-            ClientMessage::SessionStart(start) => self.start_session(Some(start.issue_number), None).err().map(|err| {
-                let code = match err {
-                    crate::SessionError::AlreadyActive(_) => ErrorCode::InvalidMessage,
-                    _ => ErrorCode::Internal,
+            // `session:started` goes to every UI; only a refusal answers the sender. Another
+            // active session is set aside: its wrap-up runs in the background.
+            ClientMessage::SessionStart(start) => {
+                let request = crate::coaching::StartRequest {
+                    issue_number: start.issue_number,
+                    title: start.title,
+                    description: start.description,
                 };
-                ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": "session:start" })))
-            }),
+                self.begin_coaching_session(request).err().map(|err| session_error(err, "session:start"))
+            }
+            ClientMessage::SessionResume(resume) => {
+                self.resume_session(&resume.session_id).err().map(|err| session_error(err, "session:resume"))
+            }
+            ClientMessage::SessionList(_) => Some(ServerMessage::SessionOptions(self.session_options())),
+            ClientMessage::CoachingShowMe(_) => self.show_me().err().map(ServerMessage::CoachingWorkedExampleError),
             other @ (ClientMessage::DashboardRequest(_)
             | ClientMessage::DashboardRefreshIssues(_)
-            | ClientMessage::SessionResume(_)
             | ClientMessage::UserExplain(_)
             | ClientMessage::UserReview(_)
             | ClientMessage::ObserverMute(_)
@@ -169,13 +180,14 @@ impl Core {
         }
         // True exactly when the feature is built and available to this UI: the terminal in a
         // desktop window (which gets its PTY when it connects), memory while its store
-        // answers; the others are not built yet and answer NOT_IMPLEMENTED.
+        // answers, coaching sessions always; the others are not built yet and answer
+        // NOT_IMPLEMENTED.
         let terminal = self.has_terminal(from);
         let memory = self.memory().is_available();
         let feature_flags: BTreeMap<String, bool> =
             ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions", "terminal"]
                 .into_iter()
-                .map(|f| (f.to_owned(), (f == "terminal" && terminal) || (f == "memory" && memory)))
+                .map(|f| (f.to_owned(), (f == "terminal" && terminal) || (f == "memory" && memory) || f == "sessions"))
                 .collect();
         // The explorer needs the tree as soon as a UI connects, not only at session start;
         // only the UI that said hello needs it (N connecting UIs must not cost N² frames).
@@ -268,6 +280,17 @@ impl Decoded {
             Decoded::Unknown { .. } | Decoded::Invalid { .. } => false,
         }
     }
+}
+
+/// A session message refused: the learner's mistake (`INVALID_MESSAGE`: nothing to work on,
+/// no such session, not resumable) or Paige's (`INTERNAL`).
+fn session_error(err: crate::SessionError, type_name: &str) -> ServerMessage {
+    use crate::SessionError::*;
+    let code = match err {
+        AlreadyActive(_) | NothingToWorkOn | NotFound(_) | NotResumable(..) => ErrorCode::InvalidMessage,
+        NoActiveSession | NoRuntime | Core(_) => ErrorCode::Internal,
+    };
+    ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": type_name })))
 }
 
 fn not_implemented(type_name: &str) -> ConnectionError {

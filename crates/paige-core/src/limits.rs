@@ -31,6 +31,9 @@ pub struct Limits {
     /// `PAIGE_MAX_VERSION_STORE_BYTES`: the versions of learner files the change detector
     /// keeps in `DATA_DIR/versions/` (oldest out first; never a file's latest version).
     pub max_version_store_bytes: u64,
+    /// `PAIGE_SESSION_ABANDON_AFTER_MS`: a session left `active` (a crash, a closed window)
+    /// stays resumable until it has been idle this long; then it is marked `abandoned`.
+    pub session_abandon_after: Duration,
 }
 
 /// The fewest connections a listener may be limited to: the load test runs 110 clients.
@@ -49,6 +52,7 @@ impl Default for Limits {
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
             max_version_store_bytes: 512 << 20,
+            session_abandon_after: Duration::from_secs(7 * 24 * 3600),
         }
     }
 }
@@ -94,6 +98,9 @@ impl Limits {
         }
         if let Some(n) = number("PAIGE_MAX_VERSION_STORE_BYTES", 1 << 20)? {
             limits.max_version_store_bytes = n;
+        }
+        if let Some(n) = number("PAIGE_SESSION_ABANDON_AFTER_MS", 1000)? {
+            limits.session_abandon_after = Duration::from_millis(n);
         }
         Ok(limits)
     }

@@ -18,8 +18,11 @@ use crate::error::HttpError;
 pub(crate) struct StartRequest {
     #[serde(default)]
     issue_number: Option<i64>,
-    #[serde(default)]
+    /// The issue's title, or what the work is without an issue (`title` also accepted).
+    #[serde(default, alias = "title")]
     issue_title: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -34,13 +37,20 @@ pub(crate) async fn show(State(state): State<AppState>) -> Json<serde_json::Valu
 
 pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<StartRequest>>) -> Response {
     let request = body.map(|Json(b)| b).unwrap_or_default();
-    // SQLite and the project tree walk: on a blocking thread.
+    // `gh`, SQLite and the project tree walk: on a blocking thread. An active session is set
+    // aside (wrapped up in the background), as a UI's start does.
     let core = state.core.clone();
-    let started = crate::blocking::run(move || core.start_session(request.issue_number, request.issue_title));
+    let request = paige_core::coaching::StartRequest {
+        issue_number: request.issue_number,
+        title: request.issue_title,
+        description: request.description,
+    };
+    let started = crate::blocking::run(move || core.begin_coaching_session(request));
     let Some(started) = started.await else { return internal() };
     match started {
         Ok(session) => (StatusCode::CREATED, Json(json!({ "session": session }))).into_response(),
         Err(err @ SessionError::AlreadyActive(_)) => HttpError::conflict(err.to_string()).into_response(),
+        Err(err @ SessionError::NothingToWorkOn) => HttpError::bad_request(err.to_string()).into_response(),
         Err(err) => HttpError::internal(format!("cannot start the session: {err}")).into_response(),
     }
 }

@@ -9,6 +9,8 @@ export interface ClientPayloads {
   "session:start": SessionStart;
   "session:resume": SessionResume;
   "session:end": Empty;
+  "session:list": Empty;
+  "coaching:show_me": Empty;
   "file:open": PathPayload;
   "file:save": FileSave;
   "file:close": PathPayload;
@@ -59,6 +61,9 @@ export interface ServerPayloads {
   "coaching:message": CoachingMessage;
   "coaching:issue_context": IssueContext;
   "coaching:plan_ready": PlanReady;
+  "session:options": SessionOptions;
+  "coaching:worked_example": WorkedExample;
+  "coaching:worked_example_error": WorkedExampleError;
   "observer:nudge": ObserverNudge;
   "observer:status": ObserverStatus;
   "explain:response": ExplainResponse;
@@ -198,6 +203,8 @@ export type InProgressSession = { id: string, issueNumber: number | null, issueT
 
 export type IssueContext = { number: number, title: string, summary: string, labels: Array<string>, url: string, };
 
+export type IssueOption = { number: number, title: string, labels: Array<string>, };
+
 /**
  * An extra rule the learner may switch on once their level reaches `min_level`.
  */
@@ -245,7 +252,15 @@ export type Period = "7d" | "30d" | "all";
 
 export type PhaseStatus = "pending" | "active" | "complete";
 
-export type PhaseSummary = { number: number, title: string, description: string, hintLevel: HintLevel, status: PhaseStatus, };
+export type PhaseSummary = { number: number, title: string, description: string, hintLevel: HintLevel, status: PhaseStatus, 
+/**
+ * The skill area the phase exercises (the coach agent names it).
+ */
+skillArea?: string, 
+/**
+ * Why the phase's hints start where they do, when the learner's history moved them.
+ */
+hintReason?: string, };
 
 export type PhaseUpdate = { phase: number, status: PhaseStatus, description: string, };
 
@@ -259,6 +274,12 @@ export type Relevance = "direct" | "deep_dive" | "supplementary";
 
 export type ResourceKind = "documentation" | "article" | "video" | "tutorial";
 
+export type ResumableSession = { sessionId: string, issueNumber: number | null, title: string | null, 
+/**
+ * ISO 8601.
+ */
+startedAt: string, phasesCompleted: number, phasesTotal: number, };
+
 export type ReviewResponse = { kataId: string, correct: boolean, feedback: string, level: number, passed: boolean, followUp: FollowUp | null, dreyfusSignal: DreyfusSignal, unlockedConstraints: Array<KataConstraint>, };
 
 export type SaveAck = { path: string, success: boolean, 
@@ -271,6 +292,20 @@ export type SessionCompleted = { sessionId: string, knowledgeGaps: number, kataS
 
 export type SessionEnded = { summary: SessionSummary, };
 
+/**
+ * `session:options`: what the coaching panel offers to start from.
+ */
+export type SessionOptions = { 
+/**
+ * The project's open issues (`gh issue list`), newest first; empty when `gh` does not
+ * work in the project (`issuesError` says why).
+ */
+issues: Array<IssueOption>, issuesError?: string, 
+/**
+ * Sessions left `active` (a crash, a closed window) that can be resumed, newest first.
+ */
+resumable: Array<ResumableSession>, };
+
 export type SessionResume = { sessionId: string, };
 
 /**
@@ -278,9 +313,22 @@ export type SessionResume = { sessionId: string, };
  */
 export type SessionResumed = { restoredState: SessionStarted, };
 
-export type SessionStart = { issueNumber: number, };
+export type SessionStart = { 
+/**
+ * The issue to work on; without one, `title` says what the work is (Paige's extension).
+ */
+issueNumber?: number, title?: string, description?: string, };
 
-export type SessionStarted = { issueContext: IssueContext | null, phases: Array<PhaseSummary>, hintLevel: HintLevel, openFiles?: Array<string>, };
+export type SessionStarted = { 
+/**
+ * Paige's extension: which session (resume and the panel need it).
+ */
+sessionId: string, issueContext: IssueContext | null, 
+/**
+ * Paige's extension: work without an issue, as the learner typed it (for an issue, its
+ * title).
+ */
+title?: string, description?: string, phases: Array<PhaseSummary>, hintLevel: HintLevel, openFiles?: Array<string>, };
 
 export type SessionStatus = "active" | "completed" | "abandoned";
 
@@ -331,3 +379,14 @@ surroundingContext: string, };
 export type UserReview = { kataId: string, userCode: string, activeConstraintTitles: Array<string>, };
 
 export type WindowSize = { width: number, height: number, };
+
+/**
+ * `coaching:worked_example`: an analogous worked example for the current phase — never the
+ * learner's file, never written into the project.
+ */
+export type WorkedExample = { phase: number, title: string, explanation: string, language: string, exampleCode: string, steps: Array<string>, };
+
+/**
+ * `coaching:worked_example_error`: the example could not be made; the panel offers a retry.
+ */
+export type WorkedExampleError = { phase: number | null, error: string, };

@@ -4,7 +4,7 @@
 //! assessment read), and redraws the editor's and explorer's hints at the new level.
 
 use crate::Core;
-use crate::db::{HintLevel, Phase, PhaseStatus, ProgressEventType};
+use crate::db::{HintLevel, Phase, ProgressEventType};
 
 /// How much a level reveals, for telling a rise from a fall.
 fn rank(level: HintLevel) -> u8 {
@@ -23,10 +23,9 @@ impl Core {
     pub fn change_hint_level(&self, level: HintLevel) -> Option<Phase> {
         let session = self.active_session()?;
         let found = self.current_plan(&session.id).and_then(|plan| match plan {
-            Some(plan) => self.db().phases_for_plan(&plan.id).map(|phases| {
-                let active = phases.iter().find(|p| p.status == PhaseStatus::Active).cloned();
-                active.or_else(|| phases.into_iter().find(|p| p.status == PhaseStatus::Pending))
-            }),
+            Some(plan) => {
+                self.db().phases_for_plan(&plan.id).map(|phases| super::lifecycle::current_phase(&phases).cloned())
+            }
             None => Ok(None),
         });
         let phase = match found {

@@ -4,12 +4,17 @@
 //! or the UI's `session:end` (`session_end.rs`). Model calls go through the one `ApiClient`; memory through `Memory`; both
 //! are awaited or run on the blocking pool, never on a UI thread.
 
+mod fading;
+mod github;
 mod hints;
+mod lifecycle;
 mod pipeline;
 mod record;
 mod session_end;
+mod worked_example;
 mod wrapup;
 
+pub use lifecycle::StartRequest;
 pub use pipeline::{PipelineError, PipelineInput, PipelineOutput, PipelinePhase};
 pub(crate) use session_end::LastTranscript;
 pub use session_end::condense;

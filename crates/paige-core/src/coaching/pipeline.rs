@@ -93,8 +93,11 @@ impl Core {
         let core = self.clone();
         let (session_id, plan_text) = (session.id.clone(), input.plan_text.clone());
         let phases = coached.phases.clone();
-        let (plan, stored) =
-            blocking(move || core.db().create_plan_with_phases(&session_id, &plan_text, to_rows(&phases))).await?;
+        let (plan, stored) = blocking(move || {
+            let rows = faded(&core, to_rows(&phases));
+            core.db().create_plan_with_phases(&session_id, &plan_text, rows)
+        })
+        .await?;
         let summaries: Vec<PhaseSummary> = stored.iter().map(|(phase, _)| summary(phase)).collect();
         let difficulty = serde_json::to_value(coached.estimated_difficulty)
             .ok()
@@ -233,14 +236,33 @@ fn dreyfus_summary(core: &Core) -> String {
     }
 }
 
-fn summary(phase: &Phase) -> PhaseSummary {
+pub(crate) fn summary(phase: &Phase) -> PhaseSummary {
     PhaseSummary {
         number: phase.number,
         title: phase.title.clone(),
         description: phase.description.clone(),
         hint_level: phase.hint_level,
         status: phase.status,
+        skill_area: phase.skill_area.clone(),
+        hint_reason: phase.hint_reason.clone(),
     }
+}
+
+/// Each phase's starting hint level after the learner's history in its skill area
+/// (`fading.rs`); a history that cannot be read leaves the coach agent's level.
+fn faded(core: &Core, mut rows: Vec<(NewPhase, Vec<NewPhaseHint>)>) -> Vec<(NewPhase, Vec<NewPhaseHint>)> {
+    for (phase, _) in &mut rows {
+        let Some(area) = phase.skill_area.clone() else { continue };
+        match core.db().skill_area_history(&area, super::fading::STREAK) {
+            Ok(history) => {
+                let start = super::fading::starting_level(phase.hint_level, &area, &history);
+                phase.hint_level = start.level;
+                phase.hint_reason = start.reason;
+            }
+            Err(err) => tracing::warn!("cannot read the history of {area}; the coach agent's level stands: {err}"),
+        }
+    }
+    rows
 }
 
 /// The coach agent's phases as rows to store.
@@ -255,6 +277,12 @@ fn to_rows(phases: &[coach_agent::CoachPhase]) -> Vec<(NewPhase, Vec<NewPhaseHin
                 description: phase.description.clone(),
                 hint_level: level(phase.hint_level),
                 expected_files: phase.expected_files.clone(),
+                skill_area: phase
+                    .skill_area
+                    .as_deref()
+                    .map(|area| area.trim().to_lowercase())
+                    .filter(|area| !area.is_empty()),
+                hint_reason: None,
             };
             let files = phase.hints.file_hints.iter().map(|hint| NewPhaseHint {
                 phase_id: String::new(),

@@ -110,8 +110,15 @@ impl SessionRecord {
     pub(super) fn dreyfus_message(&self, core: &Core, found: &StoredGaps) -> String {
         let current = core.db().dreyfus_assessments().unwrap_or_default();
         let sessions = core.db().sessions().map(|all| all.len() as i64).unwrap_or(1);
+        let worked_examples = self
+            .progress
+            .iter()
+            .filter(|e| e.event_type == ProgressEventType::HintUsed)
+            .filter(|e| e.data.as_ref().is_some_and(|d| d["workedExample"] == true))
+            .count();
         let hint_trend = format!(
-            "{} hints used and {} escalations over {} phases this session",
+            "{} hints used ({worked_examples} of them worked examples: the learner asked \"just show me\") \
+             and {} escalations over {} phases this session",
             self.count(ProgressEventType::HintUsed),
             self.count(ProgressEventType::HintEscalated),
             self.phases.len()

@@ -72,7 +72,8 @@ text_enum!(ProgressEventType {
     ReviewRequested => "review_requested", ReviewPassed => "review_passed",
 });
 text_enum!(
-    /// The 27 kinds of entry in the action timeline (Story 4, plus Stories 11 and 12).
+    /// The kinds of entry in the action timeline (Story 4, Stories 9, 11 and 12, and Paige's
+    /// `worked_example`: the learner asked "just show me").
     ActionType {
         FileOpen => "file_open", FileSave => "file_save", FileClose => "file_close",
         BufferSummary => "buffer_summary", BufferSignificantChange => "buffer_significant_change",
@@ -90,5 +91,6 @@ text_enum!(
         DashboardLoaded => "dashboard_loaded",
         ChangeReverted => "change_reverted",
         CoachingPipeline => "coaching_pipeline",
+        WorkedExample => "worked_example",
     }
 );

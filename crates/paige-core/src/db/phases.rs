@@ -17,6 +17,10 @@ pub struct Phase {
     pub expected_files: Vec<String>,
     pub started_at: Option<DateTime<Utc>>,
     pub completed_at: Option<DateTime<Utc>>,
+    /// The skill area the phase exercises (the coach agent names it).
+    pub skill_area: Option<String>,
+    /// Why its hints start where they do, when the learner's history moved them.
+    pub hint_reason: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -27,10 +31,19 @@ pub struct NewPhase {
     pub description: String,
     pub hint_level: HintLevel,
     pub expected_files: Vec<String>,
+    pub skill_area: Option<String>,
+    pub hint_reason: Option<String>,
 }
 
-const COLUMNS: &str =
-    "id, plan_id, number, title, description, status, hint_level, expected_files, started_at, completed_at";
+/// One completed phase of a skill area, as the hint-fading rule reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PhaseOutcome {
+    /// The learner raised the hint level or asked for a worked example in it.
+    pub needed_help: bool,
+}
+
+const COLUMNS: &str = "id, plan_id, number, title, description, status, hint_level, expected_files, started_at, \
+     completed_at, skill_area, hint_reason";
 
 fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phase> {
     Ok(Phase {
@@ -44,6 +57,8 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phase> {
         expected_files: get_json(row, 7)?,
         started_at: get_opt_ts(row, 8)?,
         completed_at: get_opt_ts(row, 9)?,
+        skill_area: row.get(10)?,
+        hint_reason: row.get(11)?,
     })
 }
 
@@ -98,6 +113,24 @@ impl Db {
         self.phase(id)
     }
 
+    /// The completed phases of `skill_area`, oldest first (at most the last `limit`): did
+    /// each need help (a `hint_escalated`, or a `hint_used` for a worked example)?
+    pub fn skill_area_history(&self, skill_area: &str, limit: usize) -> Result<Vec<PhaseOutcome>, DbError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT EXISTS (SELECT 1 FROM progress_events e WHERE e.phase_id = p.id AND (e.event_type = 'hint_escalated'
+                        OR (e.event_type = 'hint_used' AND json_extract(e.data, '$.workedExample') = 1)))
+             FROM phases p
+             WHERE p.skill_area = ?1 AND p.status = 'complete' AND p.completed_at IS NOT NULL
+             ORDER BY p.completed_at DESC, p.rowid DESC LIMIT ?2",
+        )?;
+        let mut rows: Vec<PhaseOutcome> = stmt
+            .query_map(params![skill_area, limit as i64], |row| Ok(PhaseOutcome { needed_help: row.get(0)? }))?
+            .collect::<Result<_, _>>()?;
+        rows.reverse();
+        Ok(rows)
+    }
+
     pub fn delete_phase(&self, id: &str) -> Result<(), DbError> {
         match self.conn().execute("DELETE FROM phases WHERE id = ?1", [id])? {
             0 => Err(DbError::NotFound { entity: "phase", id: id.to_owned() }),
@@ -119,10 +152,13 @@ pub(super) fn insert_phase(conn: &rusqlite::Connection, new: NewPhase) -> Result
         expected_files: new.expected_files,
         started_at: None,
         completed_at: None,
+        skill_area: new.skill_area,
+        hint_reason: new.hint_reason,
     };
     conn.execute(
-        "INSERT INTO phases (id, plan_id, number, title, description, status, hint_level, expected_files)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO phases (id, plan_id, number, title, description, status, hint_level, expected_files,
+             skill_area, hint_reason)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             phase.id,
             phase.plan_id,
@@ -131,7 +167,9 @@ pub(super) fn insert_phase(conn: &rusqlite::Connection, new: NewPhase) -> Result
             phase.description,
             phase.status,
             phase.hint_level,
-            to_json(&phase.expected_files)?
+            to_json(&phase.expected_files)?,
+            phase.skill_area,
+            phase.hint_reason
         ],
     )
     .map_err(DbError::on_insert("phase", "plan", &phase.plan_id))?;

@@ -28,6 +28,9 @@ pub struct CoachPhase {
     pub hint_level: HintLevel,
     pub hints: PhaseHints,
     pub knowledge_gap_opportunities: Vec<String>,
+    /// The skill area the phase exercises, in a few lowercase words reused across phases
+    /// and sessions (e.g. "error handling", "testing", "async"): how Paige tracks mastery
+    pub skill_area: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

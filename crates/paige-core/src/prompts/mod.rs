@@ -20,6 +20,7 @@ pub mod memory_retrieval_filter;
 pub mod memory_summarisation;
 pub mod observer_triage;
 pub mod practice_review;
+pub mod worked_example;
 
 use serde_json::Value;
 
@@ -42,7 +43,7 @@ pub struct PromptModule {
     pub parse: fn(&str) -> Result<(), serde_json::Error>,
 }
 
-/// The ten model calls of the spec.
+/// The ten model calls of the spec, and Paige's own worked example.
 pub const ALL: &[PromptModule] = &[
     memory_retrieval_filter::MODULE,
     coach_agent::MODULE,
@@ -54,6 +55,7 @@ pub const ALL: &[PromptModule] = &[
     practice_review::MODULE,
     issue_assessment::MODULE,
     learning_materials::MODULE,
+    worked_example::MODULE,
 ];
 
 /// Fills `{dreyfus_stage}` in a system prompt that has it.

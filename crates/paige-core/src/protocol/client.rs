@@ -1,4 +1,5 @@
-//! The 23 client→server messages (spec Story 5 catalog, with the Story 11 and 12 upgrades).
+//! The client→server messages: the spec Story 5 catalog (23, with the Story 11 and 12
+//! upgrades) and Paige's coaching extensions (`session:list`, `coaching:show_me`).
 
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +53,10 @@ client_messages! {
     SessionStart(SessionStart) = "session:start",
     SessionResume(SessionResume) = "session:resume",
     SessionEnd(Empty) = "session:end",
+    /// Paige's extension: the issues and resumable sessions to start from (`session:options`).
+    SessionList(Empty) = "session:list",
+    /// Paige's extension: "just show me" — a worked example for the current phase.
+    CoachingShowMe(Empty) = "coaching:show_me",
     FileOpen(PathPayload) = "file:open",
     FileSave(FileSave) = "file:save",
     FileClose(PathPayload) = "file:close",
@@ -118,7 +123,16 @@ pub struct DashboardRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStart {
-    pub issue_number: i64,
+    /// The issue to work on; without one, `title` says what the work is (Paige's extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub issue_number: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub description: Option<String>,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

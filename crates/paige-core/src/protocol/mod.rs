@@ -23,11 +23,13 @@ macro_rules! payload_bindings {
 #[cfg(feature = "ts")]
 pub mod bindings;
 mod client;
+mod coaching;
 mod connection;
 mod envelope;
 mod server;
 
 pub use client::*;
+pub use coaching::*;
 pub use connection::{ConnectionId, ConnectionMeta};
 pub use envelope::{Decoded, decode, encode};
 pub use server::*;

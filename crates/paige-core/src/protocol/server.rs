@@ -61,6 +61,9 @@ server_messages! {
     CoachingMessage(CoachingMessage) = "coaching:message",
     CoachingIssueContext(IssueContext) = "coaching:issue_context",
     CoachingPlanReady(PlanReady) = "coaching:plan_ready",
+    SessionOptions(super::SessionOptions) = "session:options",
+    CoachingWorkedExample(super::WorkedExample) = "coaching:worked_example",
+    CoachingWorkedExampleError(super::WorkedExampleError) = "coaching:worked_example_error",
     ObserverNudge(ObserverNudge) = "observer:nudge",
     ObserverStatus(ObserverStatus) = "observer:status",
     ExplainResponse(ExplainResponse) = "explain:response",
@@ -231,7 +234,17 @@ pub struct FileHint {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStarted {
+    /// Paige's extension: which session (resume and the panel need it).
+    pub session_id: String,
     pub issue_context: Option<IssueContext>,
+    /// Paige's extension: work without an issue, as the learner typed it (for an issue, its
+    /// title).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub description: Option<String>,
     pub phases: Vec<PhaseSummary>,
     pub hint_level: HintLevel,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -248,6 +261,14 @@ pub struct PhaseSummary {
     pub description: String,
     pub hint_level: HintLevel,
     pub status: PhaseStatus,
+    /// The skill area the phase exercises (the coach agent names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub skill_area: Option<String>,
+    /// Why the phase's hints start where they do, when the learner's history moved them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub hint_reason: Option<String>,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -30,6 +30,8 @@ fn phase(db: &Db, plan_id: &str, number: i64) -> Phase {
         description: "Wire the fetch call".into(),
         hint_level: HintLevel::File,
         expected_files: vec!["src/weather.ts".into(), "src/api.ts".into()],
+        skill_area: None,
+        hint_reason: None,
     })
     .expect("create phase")
 }
@@ -288,7 +290,11 @@ fn action_log_is_queryable_by_session_and_type() {
         Some(last_open.created_at - Duration::seconds(1))
     );
     assert_eq!(db.last_action_at(&s.id, Some(ActionType::IdleStart)).expect("none"), None);
-    assert_eq!(ActionType::ALL.len(), 29, "the spec's 27 action types, change_reverted and coaching_pipeline");
+    assert_eq!(
+        ActionType::ALL.len(),
+        30,
+        "the spec's 27 action types, change_reverted, coaching_pipeline and worked_example"
+    );
 }
 
 #[test]

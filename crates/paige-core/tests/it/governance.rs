@@ -255,6 +255,8 @@ async fn coach_mode_session_start_adds_the_persona_and_the_session_state() {
             description: "call the API".into(),
             hint_level: paige_core::db::HintLevel::Region,
             expected_files: vec![],
+            skill_area: None,
+            hint_reason: None,
         })
         .expect("phase");
     g.core.db().set_phase_status(&phase.id, paige_core::db::PhaseStatus::Active).expect("active");

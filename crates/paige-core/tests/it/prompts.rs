@@ -24,7 +24,7 @@ fn checked_in_schema(module: &PromptModule) -> Value {
 }
 
 #[test]
-fn the_ten_spec_calls_each_have_a_module_with_the_spec_model_tier() {
+fn the_ten_spec_calls_and_paiges_worked_example_each_have_a_module_with_its_model_tier() {
     let tiers: Vec<(&str, &str, ModelTier)> = ALL.iter().map(|m| (m.name, m.call_type, m.model)).collect();
     assert_eq!(
         tiers,
@@ -39,6 +39,7 @@ fn the_ten_spec_calls_each_have_a_module_with_the_spec_model_tier() {
             ("practice-review", "practice_review", ModelTier::Sonnet),
             ("issue-assessment", "issue_assessment", ModelTier::Sonnet),
             ("learning-materials", "learning_materials", ModelTier::Sonnet),
+            ("worked-example", "worked_example", ModelTier::Sonnet),
         ]
     );
     for module in ALL {

@@ -98,6 +98,8 @@ async fn world() -> World {
         description: format!("{title}, step by step"),
         hint_level: HintLevel::File,
         expected_files: vec!["src/upload.ts".into()],
+        skill_area: None,
+        hint_reason: None,
     };
     let first = db.create_phase(phase(1, "Catch the rejection")).expect("phase");
     db.create_phase(phase(2, "Retry with backoff")).expect("phase");

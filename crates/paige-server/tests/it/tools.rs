@@ -350,6 +350,8 @@ async fn update_phase_moves_the_phase_and_tells_the_ui() {
                 description: format!("do {n}"),
                 hint_level: HintLevel::File,
                 expected_files: vec![],
+                skill_area: None,
+                hint_reason: None,
             })
             .expect("phase");
     }

@@ -1,0 +1,260 @@
+//! The coaching session's lifecycle as the learner drives it (spec Story 5's `session:*`,
+//! issue 15): start from an issue (its title and body from `gh issue view` when `gh` works in
+//! the project, else from the message) or from typed work; resume a session left `active`
+//! (a crash, a closed window) with its plan, phases, hint level and open files; what the
+//! coaching panel offers to start from. One active session: starting or resuming another
+//! sets the current one aside — its full wrap-up runs in the background, and the UI is told.
+//! Sessions idle longer than `PAIGE_SESSION_ABANDON_AFTER_MS` become `abandoned`.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::github::Gh;
+use crate::activity::{SessionError, SessionWork};
+use crate::core::Core;
+use crate::db::{ActionType, HintLevel, PhaseStatus, Session, SessionStatus};
+use crate::protocol::{
+    IssueContext, MessageKind, ResumableSession, ServerMessage, SessionOptions, SessionResumed, SessionStarted,
+};
+
+/// What the UI, `/api/session` or `paige session start` asks to work on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StartRequest {
+    pub issue_number: Option<i64>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+}
+
+/// The newest actions replayed to find the files a resumed session had open.
+const MAX_REPLAYED_ACTIONS: usize = 5000;
+
+impl Core {
+    /// Starts a session for `request`, setting the active one aside first.
+    pub fn begin_coaching_session(self: &Arc<Self>, request: StartRequest) -> Result<Session, SessionError> {
+        let typed = |s: Option<String>| s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+        let (title, description) = (typed(request.title), typed(request.description));
+        let work = match request.issue_number {
+            Some(number) => {
+                let context = match self.gh().view(number) {
+                    Ok(issue) => IssueContext {
+                        number,
+                        summary: issue.summary(),
+                        title: issue.title,
+                        labels: issue.labels,
+                        url: issue.url,
+                    },
+                    Err(why) => {
+                        tracing::info!("issue #{number} from the message: {why}");
+                        IssueContext {
+                            number,
+                            title: title.clone().unwrap_or_else(|| format!("Issue #{number}")),
+                            summary: description.clone().unwrap_or_default(),
+                            labels: Vec::new(),
+                            url: String::new(),
+                        }
+                    }
+                };
+                SessionWork {
+                    issue_number: Some(number),
+                    title: Some(context.title.clone()),
+                    description: Some(context.summary.clone()).filter(|s| !s.is_empty()),
+                    issue_context: Some(context),
+                }
+            }
+            None if title.is_some() => SessionWork { issue_number: None, title, description, issue_context: None },
+            None => return Err(SessionError::NothingToWorkOn),
+        };
+        self.set_aside_active(None);
+        self.start_session_for(work)
+    }
+
+    /// Resumes `session_id`, left `active`: it becomes the live session again and every UI
+    /// gets `session:resumed` with its plan, phases, hint level and open files.
+    pub fn resume_session(self: &Arc<Self>, session_id: &str) -> Result<Session, SessionError> {
+        let session = match self.db().session(session_id) {
+            Ok(session) => session,
+            Err(crate::db::DbError::NotFound { .. }) => return Err(SessionError::NotFound(session_id.to_owned())),
+            Err(err) => return Err(err.into()),
+        };
+        if session.status != SessionStatus::Active {
+            return Err(SessionError::NotResumable(session.id, session.status));
+        }
+        if self.active_session().is_none_or(|active| active.id != session.id) {
+            self.set_aside_active(Some(&session.id));
+            self.go_live(&session)?;
+        }
+        self.log_action(ActionType::SessionResumed, json!({ "previousSessionId": session.id }));
+        let restored = self.restored_state(&session);
+        self.broadcast(ServerMessage::FsTree(crate::protocol::FsTree {
+            root: crate::files::project_tree(self.project_root().path()),
+        }));
+        self.broadcast(ServerMessage::SessionResumed(SessionResumed { restored_state: restored }));
+        self.show_current_hints(&session.id);
+        Ok(session)
+    }
+
+    /// What the coaching panel offers: the project's open issues and the resumable
+    /// sessions. Sessions idle too long are abandoned first.
+    pub fn session_options(&self) -> SessionOptions {
+        self.abandon_idle_sessions();
+        let (issues, issues_error) = match self.gh().list() {
+            Ok(issues) => (issues, None),
+            Err(why) => (Vec::new(), Some(why)),
+        };
+        let live = self.active_session().map(|s| s.id);
+        let mut sessions = self.db().sessions().unwrap_or_else(|err| {
+            tracing::warn!("cannot list the sessions: {err}");
+            Vec::new()
+        });
+        sessions.retain(|s| s.status == SessionStatus::Active && Some(&s.id) != live.as_ref());
+        sessions.sort_by_key(|s| std::cmp::Reverse(s.started_at));
+        let resumable = sessions
+            .into_iter()
+            .map(|s| {
+                let phases = self.latest_phases(&s.id);
+                ResumableSession {
+                    phases_completed: phases.iter().filter(|p| p.status == PhaseStatus::Complete).count() as u32,
+                    phases_total: phases.len() as u32,
+                    session_id: s.id,
+                    issue_number: s.issue_number,
+                    title: s.issue_title,
+                    started_at: crate::db::iso(s.started_at),
+                }
+            })
+            .collect();
+        SessionOptions { issues, issues_error, resumable }
+    }
+
+    /// Marks `abandoned` every session left `active` (not the live one) whose last action,
+    /// or start, is older than the limit. Returns how many.
+    pub fn abandon_idle_sessions(&self) -> usize {
+        let after =
+            chrono::Duration::from_std(self.config().limits.session_abandon_after).unwrap_or(chrono::Duration::MAX);
+        let cutoff = self.now() - after;
+        let live = self.active_session().map(|s| s.id);
+        let Ok(sessions) = self.db().sessions() else { return 0 };
+        let mut abandoned = 0;
+        for session in
+            sessions.into_iter().filter(|s| s.status == SessionStatus::Active && Some(&s.id) != live.as_ref())
+        {
+            let last = self.db().last_action_at(&session.id, None).ok().flatten().unwrap_or(session.started_at);
+            if last < cutoff {
+                match self.db().end_session(&session.id, SessionStatus::Abandoned) {
+                    Ok(_) => abandoned += 1,
+                    Err(err) => tracing::warn!("cannot abandon session {}: {err}", session.id),
+                }
+            }
+        }
+        if abandoned > 0 {
+            tracing::info!("{abandoned} idle session(s) marked abandoned");
+        }
+        abandoned
+    }
+
+    /// The live session (unless it is `keep`) stops being live; its wrap-up runs in the
+    /// background and the UIs are told.
+    fn set_aside_active(self: &Arc<Self>, keep: Option<&str>) {
+        let Some(active) = self.active_session().filter(|a| Some(a.id.as_str()) != keep) else { return };
+        if let Err(err) = self.end_session_from_ui() {
+            tracing::warn!("cannot wrap up session {}: {err}", active.id);
+        }
+        self.detach_session(&active.id);
+        let what = match (active.issue_number, active.issue_title.as_deref()) {
+            (Some(n), Some(title)) => format!("#{n} {title}"),
+            (Some(n), None) => format!("#{n}"),
+            (None, Some(title)) => title.to_owned(),
+            (None, None) => "your previous session".to_owned(),
+        };
+        self.broadcast(ServerMessage::notice(
+            MessageKind::Info,
+            format!("Wrapping up {what} in the background: Paige is noting what you learned there."),
+        ));
+    }
+
+    /// The phases of the session's latest plan (none without a plan).
+    fn latest_phases(&self, session_id: &str) -> Vec<crate::db::Phase> {
+        match self.current_plan(session_id) {
+            Ok(Some(plan)) => self.db().phases_for_plan(&plan.id).unwrap_or_default(),
+            Ok(None) => Vec::new(),
+            Err(err) => {
+                tracing::warn!("cannot read the plan of session {session_id}: {err}");
+                Vec::new()
+            }
+        }
+    }
+
+    /// What `session:resumed` restores.
+    fn restored_state(&self, session: &Session) -> SessionStarted {
+        let phases = self.latest_phases(&session.id);
+        let current = current_phase(&phases);
+        SessionStarted {
+            session_id: session.id.clone(),
+            issue_context: session.issue_number.map(|number| IssueContext {
+                number,
+                title: session.issue_title.clone().unwrap_or_default(),
+                summary: String::new(),
+                labels: Vec::new(),
+                url: String::new(),
+            }),
+            title: session.issue_title.clone(),
+            description: None,
+            hint_level: current.map_or(HintLevel::None, |p| p.hint_level),
+            phases: phases.iter().map(super::pipeline::summary).collect(),
+            open_files: Some(self.files_open_in(&session.id)),
+        }
+    }
+
+    /// The files the session's timeline leaves open (`file_open` without a later
+    /// `file_close`), in the order they were opened.
+    fn files_open_in(&self, session_id: &str) -> Vec<String> {
+        let mut actions = self.db().recent_actions(session_id, MAX_REPLAYED_ACTIONS, None).unwrap_or_default();
+        actions.reverse();
+        let mut open: Vec<String> = Vec::new();
+        for action in actions {
+            let path = action.data.as_ref().and_then(|d| d["path"].as_str()).map(str::to_owned);
+            match (action.action_type, path) {
+                (ActionType::FileOpen, Some(path)) => {
+                    open.retain(|p| *p != path);
+                    open.push(path);
+                }
+                (ActionType::FileClose, Some(path)) => open.retain(|p| *p != path),
+                _ => {}
+            }
+        }
+        // Only files that still exist in the project.
+        let exists: BTreeSet<String> = open
+            .iter()
+            .filter(|p| self.project_root().resolve(p).is_ok_and(|pp| pp.abs().is_file()))
+            .cloned()
+            .collect();
+        open.retain(|p| exists.contains(p));
+        open
+    }
+
+    /// The hints of the phase in progress, at its level, in the editor and explorer.
+    fn show_current_hints(&self, session_id: &str) {
+        let phases = self.latest_phases(session_id);
+        let current = current_phase(&phases);
+        if let Some(phase) = current {
+            let hints = self.db().phase_hints(&phase.id, None).unwrap_or_default();
+            self.show_phase_hints(phase, &hints);
+        }
+    }
+
+    fn gh(&self) -> Gh<'_> {
+        Gh {
+            program: self.config().gh_program.as_deref().unwrap_or(std::path::Path::new("gh")),
+            dir: self.project_root().path(),
+        }
+    }
+}
+
+/// The phase in progress: the active one, else the first pending one.
+pub(crate) fn current_phase(phases: &[crate::db::Phase]) -> Option<&crate::db::Phase> {
+    phases
+        .iter()
+        .find(|p| p.status == PhaseStatus::Active)
+        .or_else(|| phases.iter().find(|p| p.status == PhaseStatus::Pending))
+}

@@ -1,0 +1,63 @@
+//! Paige's typed extensions of the catalog for coaching sessions (issue 15): what the UI
+//! needs to start or resume a session itself, and the "just show me" worked example.
+//! Additive: a spec client that never sends these never receives them.
+
+use serde::{Deserialize, Serialize};
+
+/// `session:options`: what the coaching panel offers to start from.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionOptions {
+    /// The project's open issues (`gh issue list`), newest first; empty when `gh` does not
+    /// work in the project (`issuesError` says why).
+    pub issues: Vec<IssueOption>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub issues_error: Option<String>,
+    /// Sessions left `active` (a crash, a closed window) that can be resumed, newest first.
+    pub resumable: Vec<ResumableSession>,
+}
+
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssueOption {
+    pub number: i64,
+    pub title: String,
+    pub labels: Vec<String>,
+}
+
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumableSession {
+    pub session_id: String,
+    pub issue_number: Option<i64>,
+    pub title: Option<String>,
+    /// ISO 8601.
+    pub started_at: String,
+    pub phases_completed: u32,
+    pub phases_total: u32,
+}
+
+/// `coaching:worked_example`: an analogous worked example for the current phase — never the
+/// learner's file, never written into the project.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkedExample {
+    pub phase: i64,
+    pub title: String,
+    pub explanation: String,
+    pub language: String,
+    pub example_code: String,
+    pub steps: Vec<String>,
+}
+
+/// `coaching:worked_example_error`: the example could not be made; the panel offers a retry.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkedExampleError {
+    pub phase: Option<i64>,
+    pub error: String,
+}
