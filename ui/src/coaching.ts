@@ -1,75 +1,338 @@
-// The coaching side: issue context, phases with status, toasts for coaching messages and
-// nudges, the observer's status with a mute toggle, and the empty-state dashboard.
-import type { IssueContext, PhaseSummary, ServerPayloads } from "./protocol";
+// The coaching side: the coaching panel (the start view without a session; with one its
+// title, the plan's phases, the hint level, progress, "just show me" and the end of the
+// session), toasts for coaching messages and nudges, the observer's status with a mute
+// toggle, and the empty-state dashboard.
+import { el } from "./dom";
+import type { ConnectionInit, HintLevel, IssueContext, PhaseSummary, ServerPayloads, SessionStarted } from "./protocol";
+import { NEXT_STEP, type StartRequest, StartView } from "./session-start";
 import type { Transport } from "./transport";
+import { ShowMe, WorkedExampleDrawer } from "./worked-example";
 
 const TOAST_MS = 8000;
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text = ""): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  node.className = className;
-  node.textContent = text;
-  return node;
+export const HINT_LEVELS: { level: HintLevel; label: string; title: string }[] = [
+  { level: "none", label: "None", title: "No hints: find your own way" },
+  { level: "file", label: "File", title: "Which files to look at" },
+  { level: "region", label: "Region", title: "Which part of those files" },
+  { level: "line", label: "Line", title: "Which lines" },
+];
+
+const STATUS_TEXT: Record<PhaseSummary["status"], string> = { pending: "to do", active: "in progress", complete: "done" };
+
+/** The phase in progress: the active one, else the first pending one (as the core picks it). */
+export function currentPhase(phases: PhaseSummary[]): PhaseSummary | undefined {
+  return phases.find((p) => p.status === "active") ?? phases.find((p) => p.status === "pending");
 }
 
-export class CoachingPanel {
-  private issue: IssueContext | null = null;
-  private phases: PhaseSummary[] = [];
+/** "2 of 5 phases done". */
+export function progressText(phases: PhaseSummary[]): string {
+  const done = phases.filter((p) => p.status === "complete").length;
+  return `${done} of ${phases.length} phase${phases.length === 1 ? "" : "s"} done`;
+}
 
-  constructor(private readonly host: HTMLElement) {
+/** What a finished session's wrap-up noted, in a sentence. */
+export function completedText(msg: ServerPayloads["session:completed"]): string {
+  const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  return (
+    `Session wrapped up: ${n(msg.knowledgeGaps, "knowledge gap", "knowledge gaps")}, ` +
+    `${n(msg.kataSpecs, "practice kata", "practice katas")}, ${n(msg.dreyfusUpdates, "skill assessment", "skill assessments")} ` +
+    `and ${n(msg.memoriesStored, "memory", "memories")} noted.`
+  );
+}
+
+interface Session {
+  id: string;
+  issue: IssueContext | null;
+  title: string | null;
+  description: string | null;
+}
+
+type Mode = "connecting" | "start" | "session" | "wrapping";
+
+export class CoachingPanel {
+  private mode: Mode = "connecting";
+  private session: Session | null = null;
+  private phases: PhaseSummary[] = [];
+  private level: HintLevel = "none";
+  private plan: { difficulty: string; memoryConnection: string | null } | null = null;
+  private endError: string | null = null;
+  private readonly start: StartView;
+  private readonly showMe: ShowMe;
+  private readonly drawer: WorkedExampleDrawer;
+
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly transport: Pick<Transport, "send">,
+    drawerHost: HTMLElement = host,
+  ) {
+    this.start = new StartView({
+      request: (request: StartRequest) => this.sendStart(request),
+      refresh: () => this.transport.send("session:list", {}),
+    });
+    this.showMe = new ShowMe(() => this.transport.send("coaching:show_me", {}));
+    this.drawer = new WorkedExampleDrawer(drawerHost);
     this.render();
   }
 
-  sessionStarted(msg: ServerPayloads["session:started"]): void {
-    this.issue = msg.issueContext;
-    this.phases = msg.phases;
+  /** `connection:init`: without a session the start view; with one this UI does not know
+   * yet (a reload, a second window), the session is restored with `session:resume`. */
+  connectionInit(msg: ConnectionInit): void {
+    if (msg.sessionId === null) {
+      if (this.mode === "wrapping") return;
+      this.toStart(null);
+    } else if (this.session?.id !== msg.sessionId) {
+      this.mode = "start";
+      this.render();
+      this.start.request({ type: "session:resume", payload: { sessionId: msg.sessionId } });
+    }
+  }
+
+  sessionOptions(msg: ServerPayloads["session:options"]): void {
+    this.start.setOptions(msg);
+  }
+
+  sessionStarted(msg: SessionStarted): void {
+    this.session = {
+      id: msg.sessionId,
+      issue: msg.issueContext,
+      title: msg.title ?? msg.issueContext?.title ?? null,
+      description: msg.description ?? null,
+    };
+    this.phases = msg.phases.map((p) => ({ ...p }));
+    this.level = currentPhase(this.phases)?.hintLevel ?? msg.hintLevel;
+    this.plan = null;
+    this.endError = null;
+    this.mode = "session";
+    this.showMe.reset();
+    this.drawer.close();
     this.render();
+  }
+
+  sessionResumed(msg: ServerPayloads["session:resumed"]): void {
+    this.sessionStarted(msg.restoredState);
   }
 
   sessionEnded(): void {
-    this.issue = null;
-    this.phases = [];
-    this.render();
+    this.toStart(null);
+  }
+
+  /** `session:completed`: the wrap-up of this panel's session is done (another's — a
+   * session set aside — only had its toast). */
+  sessionCompleted(msg: ServerPayloads["session:completed"]): void {
+    if (this.session?.id !== msg.sessionId) return;
+    this.toStart(completedText(msg));
   }
 
   issueContext(issue: IssueContext): void {
-    this.issue = issue;
+    if (!this.session) return;
+    this.session.issue = issue;
+    this.session.title ??= issue.title;
     this.render();
   }
 
   planReady(msg: ServerPayloads["coaching:plan_ready"]): void {
-    this.phases = msg.phases;
+    this.phases = msg.phases.map((p) => ({ ...p }));
+    this.level = currentPhase(this.phases)?.hintLevel ?? this.level;
+    this.plan = { difficulty: msg.estimatedDifficulty, memoryConnection: msg.memoryConnection };
+    this.showMe.reset();
     this.render();
   }
 
   phaseUpdate(msg: ServerPayloads["coaching:phase_update"]): void {
+    const before = currentPhase(this.phases)?.number;
     const phase = this.phases.find((p) => p.number === msg.phase);
     if (phase) {
       phase.status = msg.status;
       if (msg.description) phase.description = msg.description;
     }
+    const now = currentPhase(this.phases);
+    if (now && now.number !== before) this.level = now.hintLevel;
+    this.render();
+  }
+
+  workedExample(msg: ServerPayloads["coaching:worked_example"]): void {
+    this.showMe.arrived();
+    this.drawer.show(msg);
+  }
+
+  workedExampleError(msg: ServerPayloads["coaching:worked_example_error"]): void {
+    this.showMe.failed(msg.error);
+  }
+
+  /** A `connection:error` about a session request; true when the panel showed it. */
+  requestFailed(type: string, message: string): boolean {
+    if (type === "session:start" || type === "session:resume") {
+      if (this.mode === "session" || this.mode === "wrapping") return false;
+      this.mode = "start";
+      this.start.failed(message);
+      this.render();
+      return true;
+    }
+    if (type === "session:end" && this.mode === "wrapping") {
+      this.mode = "session";
+      this.endError = message;
+      this.render();
+      return true;
+    }
+    return false;
+  }
+
+  private sendStart(request: StartRequest): void {
+    if (request.type === "session:start") this.transport.send("session:start", request.payload);
+    else this.transport.send("session:resume", request.payload);
+  }
+
+  private toStart(notice: string | null): void {
+    this.session = null;
+    this.phases = [];
+    this.plan = null;
+    this.endError = null;
+    this.mode = "start";
+    this.showMe.reset();
+    this.render();
+    this.start.reset(notice);
+  }
+
+  private endSession(): void {
+    this.mode = "wrapping";
+    this.endError = null;
+    this.render();
+    this.transport.send("session:end", {});
+  }
+
+  private changeLevel(level: HintLevel): void {
+    const phase = currentPhase(this.phases);
+    if (!phase || level === this.level) return;
+    this.transport.send("hints:level_change", { level, previousLevel: this.level });
+    this.level = level;
+    phase.hintLevel = level;
     this.render();
   }
 
   private render(): void {
-    const issue = el("section", "issue");
-    issue.dataset.testid = "issue-context";
-    if (this.issue) {
-      issue.append(el("h3", "", `#${this.issue.number} ${this.issue.title}`), el("p", "", this.issue.summary));
-      const labels = el("div", "labels");
-      for (const label of this.issue.labels) labels.append(el("span", "label", label));
-      issue.append(labels);
+    const title = el("h2", "panel-title", "Coaching");
+    if (this.mode === "connecting") {
+      this.host.replaceChildren(title, el("p", "muted", "Connecting…"));
+    } else if (this.mode === "start" || !this.session) {
+      this.host.replaceChildren(title, this.start.root);
     } else {
-      issue.append(el("p", "muted", "No issue selected yet."));
+      this.host.replaceChildren(title, ...this.renderSession(this.session));
     }
-    const phases = el("ol", "phases");
-    phases.dataset.testid = "phases";
+    this.host.dataset.mode = this.mode;
+  }
+
+  private renderSession(session: Session): HTMLElement[] {
+    const head = el("section", "session-head");
+    head.dataset.testid = "session-head";
+    const name = session.issue ? `#${session.issue.number} ${session.issue.title}` : (session.title ?? "Coaching session");
+    const heading = el("h3", "", name);
+    heading.dataset.testid = "session-title";
+    head.append(heading);
+    const about = session.issue?.summary || session.description;
+    if (about) head.append(el("p", "session-about", about));
+    if (session.issue?.labels.length) {
+      const labels = el("div", "labels");
+      for (const label of session.issue.labels) labels.append(el("span", "label", label));
+      head.append(labels);
+    }
+    const parts: HTMLElement[] = [head];
+    if (this.phases.length === 0) {
+      const waiting = el("p", "session-waiting", `Waiting for the plan. ${NEXT_STEP}`);
+      waiting.dataset.testid = "plan-waiting";
+      parts.push(waiting);
+    } else {
+      parts.push(...this.renderPlan());
+    }
+    parts.push(this.renderFooter());
+    return parts;
+  }
+
+  private renderPlan(): HTMLElement[] {
+    const current = currentPhase(this.phases);
+    const progress = el("p", "progress", progressText(this.phases));
+    progress.dataset.testid = "progress";
+    const list = el("ol", "phases");
+    list.dataset.testid = "phases";
     for (const phase of this.phases) {
       const item = el("li", `phase phase-${phase.status}`);
-      item.append(el("strong", "", phase.title), el("span", "phase-status", phase.status), el("p", "", phase.description));
-      phases.append(item);
+      item.dataset.testid = "phase";
+      item.dataset.number = String(phase.number);
+      item.dataset.status = phase.status;
+      const isCurrent = phase === current;
+      if (isCurrent) {
+        item.classList.add("phase-current");
+        item.dataset.current = "true";
+        item.setAttribute("aria-current", "step");
+      }
+      const line = el("div", "phase-line");
+      line.append(el("strong", "", phase.title), el("span", "phase-status", isCurrent && phase.status === "pending" ? "next" : STATUS_TEXT[phase.status]));
+      item.append(line);
+      if (phase.skillArea) item.append(el("span", "phase-skill", phase.skillArea));
+      if (isCurrent || phase.status !== "complete") item.append(el("p", "phase-description", phase.description));
+      if (phase.hintReason) {
+        const reason = el("p", "hint-reason", phase.hintReason);
+        reason.dataset.testid = "hint-reason";
+        item.append(reason);
+      }
+      list.append(item);
     }
-    this.host.replaceChildren(el("h2", "panel-title", "Coaching"), issue, phases);
+    const parts: HTMLElement[] = [progress, list];
+    if (current && this.mode === "session") parts.push(this.renderLevels(), this.showMe.root);
+    if (this.plan) {
+      const meta = el("p", "plan-meta", `Difficulty: ${this.plan.difficulty}`);
+      if (this.plan.memoryConnection) meta.append(el("br"), document.createTextNode(this.plan.memoryConnection));
+      parts.push(meta);
+    }
+    return parts;
+  }
+
+  private renderLevels(): HTMLElement {
+    const box = el("div", "hint-levels");
+    box.dataset.testid = "hint-levels";
+    box.setAttribute("role", "radiogroup");
+    box.setAttribute("aria-label", "Hint level");
+    box.append(el("span", "hint-levels-label", "Hints:"));
+    for (const { level, label, title } of HINT_LEVELS) {
+      const button = el("button", "hint-level", label);
+      button.type = "button";
+      button.title = title;
+      button.dataset.testid = "hint-level";
+      button.dataset.level = level;
+      const chosen = level === this.level;
+      button.classList.toggle("chosen", chosen);
+      button.setAttribute("role", "radio");
+      button.setAttribute("aria-checked", String(chosen));
+      button.addEventListener("click", () => this.changeLevel(level));
+      box.append(button);
+    }
+    return box;
+  }
+
+  private renderFooter(): HTMLElement {
+    const footer = el("div", "session-footer");
+    const end = el("button", "secondary", "End session");
+    end.type = "button";
+    end.dataset.testid = "end-session";
+    end.disabled = this.mode === "wrapping";
+    end.addEventListener("click", () => this.endSession());
+    footer.append(end);
+    if (this.mode === "wrapping") {
+      const wrapping = el("p", "wrapping", "Wrapping up… Paige is noting what you learned.");
+      wrapping.dataset.testid = "wrapping-up";
+      footer.append(wrapping);
+    }
+    if (this.endError) {
+      const box = el("div", "panel-error");
+      box.dataset.testid = "end-error";
+      box.append(el("p", "", `Could not end the session: ${this.endError}`));
+      const retry = el("button", "secondary", "Retry");
+      retry.type = "button";
+      retry.dataset.testid = "end-retry";
+      retry.addEventListener("click", () => this.endSession());
+      box.append(retry);
+      footer.append(box);
+    }
+    return footer;
   }
 }
 

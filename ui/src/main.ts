@@ -82,7 +82,7 @@ editor.onEmptyChange = (isEmpty) => empty.classList.toggle("hidden", !isEmpty);
 const explorer = new Explorer(q(".explorer"), transport, (path) => editor.open(path));
 // Monaco loads as the user heads for a file, so the first one opens without the wait.
 for (const event of ["pointerenter", "focusin"]) q(".explorer").addEventListener(event, () => editor.preload(), { once: true });
-const coaching = new CoachingPanel(q(".coaching"));
+const coaching = new CoachingPanel(q(".coaching"), transport, q(".layout"));
 const observer = new ObserverStatus(q(".observer"), transport);
 const toasts = new Toasts(q(".toasts"));
 mountTerminal(q(".terminal"), transport);
@@ -122,26 +122,43 @@ function route(frame: ServerFrame): void {
       coaching.sessionStarted(frame.payload);
       for (const path of frame.payload.openFiles ?? []) editor.open(path);
       return;
+    case "session:resumed":
+      coaching.sessionResumed(frame.payload);
+      // The files the session had open (`file:open` each; the core answers fs:content).
+      for (const path of frame.payload.restoredState.openFiles ?? []) editor.open(path);
+      return;
+    case "session:options":
+      return coaching.sessionOptions(frame.payload);
     case "session:ended":
       return coaching.sessionEnded();
+    case "session:completed":
+      return coaching.sessionCompleted(frame.payload);
     case "coaching:issue_context":
       return coaching.issueContext(frame.payload);
     case "coaching:plan_ready":
       return coaching.planReady(frame.payload);
     case "coaching:phase_update":
       return coaching.phaseUpdate(frame.payload);
+    case "coaching:worked_example":
+      return coaching.workedExample(frame.payload);
+    case "coaching:worked_example_error":
+      return coaching.workedExampleError(frame.payload);
     case "coaching:message":
       return toasts.show(frame.payload.message, frame.payload.type);
     case "observer:nudge":
       return toasts.show(`Paige noticed: ${frame.payload.signal}`, "hint");
     case "observer:status":
       return observer.update(frame.payload);
-    case "connection:error":
+    case "connection:error": {
+      // A refused session request is shown in the coaching panel, where it was made.
+      const context = frame.payload.context as { type?: unknown } | null;
+      if (typeof context?.type === "string" && coaching.requestFailed(context.type, frame.payload.message)) return;
       if (frame.payload.code !== "NOT_IMPLEMENTED") toasts.show(frame.payload.message, "error");
       else console.info(frame.payload.message);
       return;
+    }
     case "connection:init":
-      return;
+      return coaching.connectionInit(frame.payload);
   }
 }
 

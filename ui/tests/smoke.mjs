@@ -79,6 +79,28 @@ try {
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, "browser-ui.png") });
   console.log(`screenshot: ${join(artifacts, "browser-ui.png")}`);
+  await check("without a session the coaching panel offers to start one: why there are no issues, and a typed form", async () => {
+    await page.waitForSelector('[data-testid="start-view"] [data-testid="start-form"]', { timeout: 10_000 });
+    // The fixture is no GitHub repository (and gh may be missing): the panel says why, quietly.
+    const why = await page.locator('[data-testid="issues-error"]').textContent({ timeout: 15_000 });
+    if (!why?.startsWith("No GitHub issues: ")) throw new Error(`issues line: ${JSON.stringify(why)}`);
+    const next = await page.locator('[data-testid="start-next"]').textContent();
+    if (!next?.includes("Claude Code in the terminal plans the work")) throw new Error(`next step: ${JSON.stringify(next)}`);
+  });
+  await check("typing what to work on starts a session: session:started reaches the panel", async () => {
+    await page.fill('[data-testid="start-title"]', "Greet in French");
+    await page.fill('[data-testid="start-description"]', "bonjour instead of hello");
+    await page.click('[data-testid="start-submit"]');
+    await page.waitForSelector('[data-testid="session-title"]', { timeout: 10_000 });
+    const title = await page.locator('[data-testid="session-title"]').textContent();
+    if (title !== "Greet in French") throw new Error(`session title ${JSON.stringify(title)}`);
+    const frames = await page.evaluate(() => window.paige.framesOf("session:started"));
+    if (frames.length !== 1 || frames[0].title !== "Greet in French" || frames[0].description !== "bonjour instead of hello") {
+      throw new Error(`session:started frames: ${JSON.stringify(frames)}`);
+    }
+    await page.waitForSelector('[data-testid="plan-waiting"]');
+    await page.screenshot({ path: join(artifacts, "browser-coaching.png") });
+  });
   await check("a file created on disk appears in the explorer", async () => {
     writeFileSync(join(project, "src", "added.js"), "// new\n");
     await page.waitForSelector('[data-testid="tree-item"][data-path="src/added.js"]', { timeout: 15_000 });

@@ -1,0 +1,345 @@
+// @vitest-environment happy-dom
+import { beforeEach, describe, expect, it } from "vitest";
+import { CoachingPanel, completedText, currentPhase, progressText } from "../src/coaching";
+import type { ClientPayloads, ClientType, PhaseSummary, ServerPayloads, SessionStarted } from "../src/protocol";
+import { resumableLine, resumableTitle } from "../src/session-start";
+
+type Sent = { type: ClientType; payload: unknown };
+
+function setup() {
+  const sent: Sent[] = [];
+  const transport = {
+    send<T extends ClientType>(type: T, payload: ClientPayloads[T]) {
+      sent.push({ type, payload });
+    },
+  };
+  const host = document.createElement("aside");
+  const layout = document.createElement("main");
+  layout.append(host);
+  document.body.replaceChildren(layout);
+  const panel = new CoachingPanel(host, transport, layout);
+  const $ = <E extends HTMLElement = HTMLElement>(testid: string) => host.querySelector<E>(`[data-testid="${testid}"]`);
+  const $$ = (testid: string) => [...host.querySelectorAll<HTMLElement>(`[data-testid="${testid}"]`)];
+  const drawer = () => layout.querySelector<HTMLElement>('[data-testid="worked-example"]');
+  return { sent, host, layout, panel, $, $$, drawer };
+}
+
+const options: ServerPayloads["session:options"] = {
+  issues: [
+    { number: 12, title: "Retry failed uploads", labels: ["good first issue"] },
+    { number: 9, title: "Dark mode", labels: [] },
+  ],
+  resumable: [
+    { sessionId: "s-old", issueNumber: null, title: "Parse the config", startedAt: "2026-11-22T08:00:00Z", phasesCompleted: 2, phasesTotal: 5 },
+  ],
+};
+
+function phase(number: number, status: PhaseSummary["status"], extra: Partial<PhaseSummary> = {}): PhaseSummary {
+  return { number, title: `Phase ${number}`, description: `Do step ${number}`, hintLevel: "file", status, ...extra };
+}
+
+function started(extra: Partial<SessionStarted> = {}): SessionStarted {
+  return { sessionId: "s-1", issueContext: null, title: "Retry uploads", phases: [], hintLevel: "none", ...extra };
+}
+
+function submit(form: HTMLFormElement) {
+  form.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+}
+
+function type(input: HTMLInputElement | HTMLTextAreaElement, text: string) {
+  input.value = text;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
+describe("the coaching panel without a session", () => {
+  let ui: ReturnType<typeof setup>;
+  beforeEach(() => {
+    ui = setup();
+    ui.panel.connectionInit({ sessionId: null, capabilities: [], featureFlags: {} });
+  });
+
+  it("asks for the session options once connected without a session", () => {
+    expect(ui.sent).toEqual([{ type: "session:list", payload: {} }]);
+    expect(ui.$("start-view")).not.toBeNull();
+    expect(ui.$("start-next")?.textContent).toBe("Claude Code in the terminal plans the work; Paige turns the plan into phases here.");
+  });
+
+  it("lists the project's issues and the resumable sessions from session:options", () => {
+    ui.panel.sessionOptions(options);
+    const issues = ui.$$("start-issue");
+    expect(issues.map((b) => b.dataset.number)).toEqual(["12", "9"]);
+    expect(issues[0].textContent).toContain("Retry failed uploads");
+    expect(issues[0].textContent).toContain("good first issue");
+    const resumable = ui.$$("resume-session");
+    expect(resumable).toHaveLength(1);
+    expect(resumable[0].textContent).toContain("Parse the config");
+    expect(resumable[0].textContent).toContain("2 of 5 phases done");
+    expect(ui.$("issues-error")).toBeNull();
+  });
+
+  it("clicking an issue sends session:start with its number and shows it pending", () => {
+    ui.panel.sessionOptions(options);
+    ui.$$("start-issue")[1].click();
+    expect(ui.sent.at(-1)).toEqual({ type: "session:start", payload: { issueNumber: 9 } });
+    expect(ui.$("start-status")?.textContent).toMatch(/Starting/);
+    expect(ui.$$("start-issue").every((b) => (b as HTMLButtonElement).disabled)).toBe(true);
+  });
+
+  it("clicking a resumable session sends session:resume with its id", () => {
+    ui.panel.sessionOptions(options);
+    ui.$$("resume-session")[0].click();
+    expect(ui.sent.at(-1)).toEqual({ type: "session:resume", payload: { sessionId: "s-old" } });
+  });
+
+  it("the typed form sends session:start with the title and the optional description, trimmed", () => {
+    ui.panel.sessionOptions({ ...options, issues: [] });
+    type(ui.$<HTMLInputElement>("start-title")!, "  Add a --verbose flag ");
+    submit(ui.$<HTMLFormElement>("start-form")!);
+    expect(ui.sent.at(-1)).toEqual({ type: "session:start", payload: { title: "Add a --verbose flag" } });
+
+    ui = setup();
+    ui.panel.connectionInit({ sessionId: null, capabilities: [], featureFlags: {} });
+    type(ui.$<HTMLInputElement>("start-title")!, "Cache results");
+    type(ui.$<HTMLTextAreaElement>("start-description")!, "Only for GET requests");
+    submit(ui.$<HTMLFormElement>("start-form")!);
+    expect(ui.sent.at(-1)).toEqual({ type: "session:start", payload: { title: "Cache results", description: "Only for GET requests" } });
+  });
+
+  it("an empty title sends nothing and says what is missing", () => {
+    type(ui.$<HTMLInputElement>("start-title")!, "   ");
+    submit(ui.$<HTMLFormElement>("start-form")!);
+    expect(ui.sent.map((s) => s.type)).toEqual(["session:list"]);
+    expect(ui.$("start-form-error")?.textContent).toMatch(/what you want to work on/);
+  });
+
+  it("without GitHub issues it says why quietly and keeps the typed form", () => {
+    ui.panel.sessionOptions({ issues: [], issuesError: "gh is not installed", resumable: [] });
+    expect(ui.$("issues-error")?.textContent).toBe("No GitHub issues: gh is not installed");
+    expect(ui.$$("start-issue")).toHaveLength(0);
+    expect(ui.$("start-form")).not.toBeNull();
+  });
+
+  it("a refused start shows its message in the panel, and Retry sends the same request again", () => {
+    type(ui.$<HTMLInputElement>("start-title")!, "Fix the parser");
+    submit(ui.$<HTMLFormElement>("start-form")!);
+    expect(ui.panel.requestFailed("session:start", "the database is locked")).toBe(true);
+    expect(ui.$("start-error")?.textContent).toContain("the database is locked");
+    expect(ui.$<HTMLInputElement>("start-title")!.value).toBe("Fix the parser");
+    ui.$("start-retry")!.click();
+    expect(ui.sent.filter((s) => s.type === "session:start")).toEqual([
+      { type: "session:start", payload: { title: "Fix the parser" } },
+      { type: "session:start", payload: { title: "Fix the parser" } },
+    ]);
+    expect(ui.$("start-error")).toBeNull();
+  });
+
+  it("other errors are not the panel's to show", () => {
+    expect(ui.panel.requestFailed("file:open", "no such file")).toBe(false);
+  });
+});
+
+describe("the coaching panel with a session", () => {
+  let ui: ReturnType<typeof setup>;
+  beforeEach(() => {
+    ui = setup();
+    ui.panel.connectionInit({ sessionId: null, capabilities: [], featureFlags: {} });
+  });
+
+  it("session:started shows the typed work and says the plan comes from Claude Code", () => {
+    ui.panel.sessionStarted(started({ description: "Back off exponentially" }));
+    expect(ui.$("start-view")).toBeNull();
+    expect(ui.$("session-title")?.textContent).toBe("Retry uploads");
+    expect(ui.$("session-head")?.textContent).toContain("Back off exponentially");
+    expect(ui.$("plan-waiting")?.textContent).toContain("Claude Code in the terminal plans the work");
+    expect(ui.$("show-me")).toBeNull();
+  });
+
+  it("a session on an issue shows its number and title", () => {
+    ui.panel.sessionStarted(
+      started({ issueContext: { number: 12, title: "Retry failed uploads", summary: "Uploads fail on flaky networks", labels: ["bug"], url: "" } }),
+    );
+    expect(ui.$("session-title")?.textContent).toBe("#12 Retry failed uploads");
+    expect(ui.$("session-head")?.textContent).toContain("bug");
+  });
+
+  it("coaching:plan_ready shows the phases, the phase in progress marked, progress and the hint reason", () => {
+    ui.panel.sessionStarted(started());
+    ui.panel.planReady({
+      planId: "p1",
+      phases: [
+        phase(1, "complete"),
+        phase(2, "active", { hintLevel: "region", skillArea: "error handling", hintReason: "hints start at region for error handling: you asked for help last time" }),
+        phase(3, "pending"),
+      ],
+      memoryConnection: null,
+      estimatedDifficulty: "intermediate",
+    });
+    const phases = ui.$$("phase");
+    expect(phases.map((p) => p.dataset.status)).toEqual(["complete", "active", "pending"]);
+    expect(phases.map((p) => p.dataset.current ?? "")).toEqual(["", "true", ""]);
+    expect(phases[1].textContent).toContain("in progress");
+    expect(ui.$("progress")?.textContent).toBe("1 of 3 phases done");
+    expect(ui.$$("hint-reason").map((r) => r.textContent)).toEqual([
+      "hints start at region for error handling: you asked for help last time",
+    ]);
+    const chosen = ui.$$("hint-level").filter((b) => b.getAttribute("aria-checked") === "true");
+    expect(chosen.map((b) => b.dataset.level)).toEqual(["region"]);
+    expect(ui.$("show-me")).not.toBeNull();
+  });
+
+  it("session:started with phases (a resume) reflects the stored level of the phase in progress", () => {
+    ui.panel.sessionResumed({ restoredState: started({ phases: [phase(1, "complete"), phase(2, "pending", { hintLevel: "line" })], hintLevel: "line" }) });
+    expect(ui.$$("phase").map((p) => p.dataset.current ?? "")).toEqual(["", "true"]);
+    expect(ui.$$("phase")[1].textContent).toContain("next");
+    const chosen = ui.$$("hint-level").filter((b) => b.classList.contains("chosen"));
+    expect(chosen.map((b) => b.dataset.level)).toEqual(["line"]);
+  });
+
+  it("choosing a hint level sends hints:level_change with the previous level and shows it chosen", () => {
+    ui.panel.sessionStarted(started({ phases: [phase(1, "active", { hintLevel: "file" })], hintLevel: "file" }));
+    ui.$$("hint-level").find((b) => b.dataset.level === "line")!.click();
+    expect(ui.sent.at(-1)).toEqual({ type: "hints:level_change", payload: { level: "line", previousLevel: "file" } });
+    expect(ui.$$("hint-level").filter((b) => b.classList.contains("chosen")).map((b) => b.dataset.level)).toEqual(["line"]);
+    const count = ui.sent.length;
+    ui.$$("hint-level").find((b) => b.dataset.level === "line")!.click();
+    expect(ui.sent.length).toBe(count);
+  });
+
+  it("coaching:phase_update moves the phase in progress and the progress", () => {
+    ui.panel.sessionStarted(started({ phases: [phase(1, "active"), phase(2, "pending", { hintLevel: "none" })] }));
+    ui.panel.phaseUpdate({ phase: 1, status: "complete", description: "" });
+    ui.panel.phaseUpdate({ phase: 2, status: "active", description: "Now write the loop" });
+    expect(ui.$("progress")?.textContent).toBe("1 of 2 phases done");
+    expect(ui.$$("phase")[1].dataset.current).toBe("true");
+    expect(ui.$$("phase")[1].textContent).toContain("Now write the loop");
+    expect(ui.$$("hint-level").filter((b) => b.classList.contains("chosen")).map((b) => b.dataset.level)).toEqual(["none"]);
+  });
+
+  it("End session sends session:end and says Wrapping up… until session:completed, then the start view again", () => {
+    ui.panel.sessionStarted(started({ phases: [phase(1, "active")] }));
+    ui.$("end-session")!.click();
+    expect(ui.sent.at(-1)).toEqual({ type: "session:end", payload: {} });
+    expect(ui.$("wrapping-up")?.textContent).toMatch(/Wrapping up…/);
+    expect(ui.$<HTMLButtonElement>("end-session")!.disabled).toBe(true);
+    // Another session's wrap-up (one set aside) does not end this one.
+    ui.panel.sessionCompleted({ sessionId: "s-other", knowledgeGaps: 0, kataSpecs: 0, dreyfusUpdates: 0, memoriesStored: 0 });
+    expect(ui.$("wrapping-up")).not.toBeNull();
+    ui.panel.sessionCompleted({ sessionId: "s-1", knowledgeGaps: 2, kataSpecs: 1, dreyfusUpdates: 1, memoriesStored: 3 });
+    expect(ui.$("start-view")).not.toBeNull();
+    expect(ui.$("start-notice")?.textContent).toBe(
+      "Session wrapped up: 2 knowledge gaps, 1 practice kata, 1 skill assessment and 3 memories noted.",
+    );
+    expect(ui.sent.at(-1)).toEqual({ type: "session:list", payload: {} });
+  });
+
+  it("a refused end shows why beside the button, and Retry sends session:end again", () => {
+    ui.panel.sessionStarted(started());
+    ui.$("end-session")!.click();
+    expect(ui.panel.requestFailed("session:end", "No active session")).toBe(true);
+    expect(ui.$("wrapping-up")).toBeNull();
+    expect(ui.$("end-error")?.textContent).toContain("No active session");
+    ui.$("end-retry")!.click();
+    expect(ui.sent.filter((s) => s.type === "session:end")).toHaveLength(2);
+  });
+
+  it("a UI connecting while a session it does not know is active restores it with session:resume", () => {
+    const fresh = setup();
+    fresh.panel.connectionInit({ sessionId: "s-live", capabilities: [], featureFlags: {} });
+    expect(fresh.sent).toEqual([{ type: "session:resume", payload: { sessionId: "s-live" } }]);
+    fresh.panel.sessionResumed({ restoredState: started({ sessionId: "s-live", title: "Live work" }) });
+    expect(fresh.$("session-title")?.textContent).toBe("Live work");
+    // A reconnect to the same session asks for nothing.
+    fresh.panel.connectionInit({ sessionId: "s-live", capabilities: [], featureFlags: {} });
+    expect(fresh.sent).toHaveLength(1);
+  });
+});
+
+describe("just show me", () => {
+  let ui: ReturnType<typeof setup>;
+  const example: ServerPayloads["coaching:worked_example"] = {
+    phase: 1,
+    title: "Retrying a flaky sensor read",
+    explanation: "A retry wraps the call that can fail.",
+    language: "python",
+    exampleCode: "def read_with_retry(read):\n    return read()  # <b>not html</b>\n",
+    steps: ["Wrap the call", "Return on success"],
+  };
+  beforeEach(() => {
+    ui = setup();
+    ui.panel.sessionStarted(started({ phases: [phase(1, "active")] }));
+  });
+
+  it("shows progress with the button disabled until the example arrives", () => {
+    ui.$("show-me")!.click();
+    expect(ui.sent.at(-1)).toEqual({ type: "coaching:show_me", payload: {} });
+    expect(ui.$("show-me-status")?.textContent).toBe("Paige is preparing an example…");
+    expect(ui.$<HTMLButtonElement>("show-me")!.disabled).toBe(true);
+    expect(ui.drawer()).toBeNull();
+  });
+
+  it("coaching:worked_example opens a read-only drawer with the title, explanation, steps and code as text", () => {
+    ui.$("show-me")!.click();
+    ui.panel.workedExample(example);
+    expect(ui.$("show-me-status")).toBeNull();
+    expect(ui.$<HTMLButtonElement>("show-me")!.disabled).toBe(false);
+    const drawer = ui.drawer()!;
+    expect(drawer.querySelector('[data-testid="worked-example-title"]')?.textContent).toBe(example.title);
+    expect(drawer.querySelector('[data-testid="worked-example-explanation"]')?.textContent).toBe(example.explanation);
+    expect([...drawer.querySelectorAll('[data-testid="worked-example-steps"] li')].map((li) => li.textContent)).toEqual(example.steps);
+    const code = drawer.querySelector<HTMLElement>('pre[data-testid="worked-example-code"]')!;
+    expect(code.textContent).toBe(example.exampleCode);
+    expect(code.querySelector("b")).toBeNull();
+    expect(drawer.querySelector("textarea, input, [contenteditable]")).toBeNull();
+    drawer.querySelector<HTMLElement>('[data-testid="worked-example-close"]')!.click();
+    expect(ui.drawer()).toBeNull();
+  });
+
+  it("Escape closes the drawer", () => {
+    ui.panel.workedExample(example);
+    document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape" }));
+    expect(ui.drawer()).toBeNull();
+  });
+
+  it("coaching:worked_example_error shows the error in the panel and Retry asks again", () => {
+    ui.$("show-me")!.click();
+    ui.panel.workedExampleError({ phase: 1, error: "Paige could not make an example: overloaded" });
+    expect(ui.$("show-me-error")?.textContent).toContain("overloaded");
+    expect(ui.$("show-me-status")).toBeNull();
+    ui.$("show-me-retry")!.click();
+    expect(ui.sent.filter((s) => s.type === "coaching:show_me")).toHaveLength(2);
+    expect(ui.$("show-me-status")).not.toBeNull();
+    expect(ui.$("show-me-error")).toBeNull();
+  });
+
+  it("is offered only while a phase is in progress", () => {
+    ui.panel.phaseUpdate({ phase: 1, status: "complete", description: "" });
+    expect(ui.$("show-me")).toBeNull();
+  });
+});
+
+describe("panel text", () => {
+  it("counts the phases done", () => {
+    expect(progressText([phase(1, "complete"), phase(2, "complete"), phase(3, "active"), phase(4, "pending"), phase(5, "pending")])).toBe(
+      "2 of 5 phases done",
+    );
+    expect(progressText([phase(1, "pending")])).toBe("0 of 1 phase done");
+  });
+  it("the phase in progress is the active one, else the first pending one", () => {
+    expect(currentPhase([phase(1, "complete"), phase(2, "pending"), phase(3, "active")])?.number).toBe(3);
+    expect(currentPhase([phase(1, "complete"), phase(2, "pending"), phase(3, "pending")])?.number).toBe(2);
+    expect(currentPhase([phase(1, "complete")])).toBeUndefined();
+  });
+  it("names a resumable session and how far it got", () => {
+    const now = Date.parse("2026-11-22T11:00:00Z");
+    const s = options.resumable[0];
+    expect(resumableTitle(s)).toBe("Parse the config");
+    expect(resumableTitle({ ...s, issueNumber: 4, title: "Dark mode" })).toBe("#4 Dark mode");
+    expect(resumableLine(s, now)).toBe("started 3 h ago · 2 of 5 phases done");
+    expect(resumableLine({ ...s, phasesTotal: 0, phasesCompleted: 0 }, now)).toBe("started 3 h ago · no plan yet");
+  });
+  it("says what a wrap-up noted, singular and plural", () => {
+    expect(completedText({ sessionId: "s", knowledgeGaps: 1, kataSpecs: 0, dreyfusUpdates: 2, memoriesStored: 1 })).toBe(
+      "Session wrapped up: 1 knowledge gap, 0 practice katas, 2 skill assessments and 1 memory noted.",
+    );
+  });
+});
