@@ -5,7 +5,9 @@
 // Prints one line per check and a closing "N passed, N failed". Closing the window is the
 // last check: the app exits with it.
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { createServer } from "node:http";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -355,6 +357,224 @@ await withApp(
     });
   },
 );
+// Coaching from the panel: a session started by typing work, Claude Code's plan (the MCP
+// tool, as Claude Code calls it) becomes phases in the panel, "just show me" opens Paige's
+// worked example in a read-only drawer and leaves the project as it was. Paige's model is a
+// fake Messages API here (ANTHROPIC_BASE_URL).
+const coachProject = join(work, "coach-project");
+mkdirSync(join(coachProject, "src"), { recursive: true });
+// Lines no analogous example would contain: the worked example's request must not carry them.
+const learnerLines = ["def upload_chunk(session, chunk):  # LEARNER-UPLOAD-7f3a", "    return session.put('/chunks', data=chunk)  # LEARNER-PUT-91c2"];
+writeFileSync(join(coachProject, "src", "upload.py"), `${learnerLines.join("\n")}\n`);
+writeFileSync(join(coachProject, "src", "retry.py"), "# LEARNER-RETRY-5d0e: nothing here yet\n");
+writeFileSync(join(coachProject, "README.md"), "# uploader\n");
+const coachData = join(work, "coach-data");
+let coachRun;
+
+/** SHA-256 of every file under `dir`, by relative path. */
+function hashTree(dir, prefix = "") {
+  const hashes = {};
+  for (const entry of readdirSync(join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) Object.assign(hashes, hashTree(dir, rel));
+    else hashes[rel] = createHash("sha256").update(readFileSync(join(dir, rel))).digest("hex");
+  }
+  return hashes;
+}
+
+/** A fake Anthropic Messages API: answers each of Paige's prompt modules by its call type
+ * (the x-paige-call-type header Paige's client sends), in the prompts' own example shapes;
+ * other calls (the wrap-up's) get a 400, which Paige treats as best-effort failures. */
+function fakeAnthropic() {
+  const prompts = resolve(here, "../../prompts");
+  const coach = JSON.parse(readFileSync(join(prompts, "coach-agent", "example.json"), "utf8"));
+  const example = JSON.parse(readFileSync(join(prompts, "worked-example", "example.json"), "utf8"));
+  // The coach agent's phases name the project's own files.
+  coach.phases = [
+    {
+      ...coach.phases[0],
+      number: 1,
+      title: "Find where uploads are sent",
+      description: "Read upload_chunk and decide where a retry belongs.",
+      expected_files: ["src/upload.py"],
+      hint_level: "file",
+      hints: {
+        file_hints: [{ path: "src/upload.py", style: "suggested" }],
+        line_hints: [{ path: "src/upload.py", start: 2, end: 2, style: "focus", hover_text: "The call that can fail" }],
+      },
+    },
+    {
+      ...coach.phases[0],
+      number: 2,
+      title: "Write the retry loop",
+      description: "Wrap the call in src/retry.py and back off between attempts.",
+      expected_files: ["src/retry.py"],
+      hint_level: "region",
+      hints: { file_hints: [{ path: "src/retry.py", style: "important" }], line_hints: [] },
+    },
+  ];
+  const replies = { coach_agent: coach, worked_example: example };
+  const requests = [];
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const callType = req.headers["x-paige-call-type"] ?? null;
+      requests.push({ method: req.method, url: req.url, callType, apiKey: req.headers["x-api-key"], body });
+      const send = (status, value) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(value));
+      };
+      if (req.method === "GET" && req.url.startsWith("/v1/models")) {
+        return send(200, { data: [{ type: "model", id: "claude-sonnet-4-5", display_name: "Sonnet", created_at: "2025-09-29T00:00:00Z" }], has_more: false });
+      }
+      if (req.method !== "POST" || req.url !== "/v1/messages") return send(404, { type: "error", error: { type: "not_found_error", message: req.url } });
+      const answer = replies[callType];
+      if (!answer) return send(400, { type: "error", error: { type: "invalid_request_error", message: `the e2e fake does not answer ${callType}` } });
+      const model = JSON.parse(body).model;
+      const message = {
+        id: `msg_e2e_${requests.length}`,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [{ type: "text", text: JSON.stringify(answer) }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 120, output_tokens: 80 },
+      };
+      // The worked example takes a moment, as a real model call does: the panel shows progress.
+      setTimeout(() => send(200, message), callType === "worked_example" ? 1500 : 0);
+    });
+  });
+  return new Promise((ready) =>
+    server.listen(0, "127.0.0.1", () => ready({ server, requests, example, base: `http://127.0.0.1:${server.address().port}` })),
+  );
+}
+
+const fake = await fakeAnthropic();
+await withApp(
+  {
+    env: { ...process.env, PAIGE_AGENT_CMD: "bash --norc --noprofile", ANTHROPIC_API_KEY: "sk-ant-e2e-coach", ANTHROPIC_BASE_URL: fake.base, DATA_DIR: coachData },
+    args: [coachProject],
+  },
+  async ({ s, find, exec, click }) => {
+    const text = (testid) => exec(`return document.querySelector('[data-testid="${testid}"]')?.textContent ?? null`);
+    let before;
+    await check("without a session the coaching panel offers to start one, and says why there are no issues", async () => {
+      await waitFor("connected", async () => (await exec("return document.querySelector('[data-testid=conn-status]')?.dataset.state")) === "open");
+      coachRun = JSON.parse(await waitFor("the run file", () => readFileSync(join(coachData, "run", "server.json"), "utf8")));
+      await waitFor("the start form", () => find('[data-testid="start-view"] [data-testid="start-form"]'));
+      // gh is not installed here (or the project is no GitHub repository): said quietly.
+      const why = await waitFor("the issues line", () => text("issues-error"));
+      if (!why.startsWith("No GitHub issues: ")) throw new Error(`issues line: ${JSON.stringify(why)}`);
+      const next = await text("start-next");
+      if (!next.includes("Claude Code in the terminal plans the work; Paige turns the plan into phases here.")) throw new Error(`next: ${next}`);
+    });
+    await check("typing what to work on in the panel starts a session", async () => {
+      before = hashTree(coachProject);
+      await wd("POST", `${s}/element/${await find('[data-testid="start-title"]')}/value`, { text: "Retry failed uploads" });
+      await wd("POST", `${s}/element/${await find('[data-testid="start-description"]')}/value`, { text: "Back off between attempts" });
+      await click('[data-testid="start-submit"]');
+      const title = await waitFor("the session's title in the panel", () => text("session-title"), 10_000);
+      if (title !== "Retry failed uploads") throw new Error(`session title ${JSON.stringify(title)}`);
+      const waiting = await text("plan-waiting");
+      if (!waiting?.includes("Claude Code in the terminal plans the work")) throw new Error(`before the plan: ${waiting}`);
+      const started = await exec("return window.paige.framesOf('session:started')");
+      if (started.length !== 1 || started[0].description !== "Back off between attempts") throw new Error(`session:started: ${JSON.stringify(started)}`);
+    });
+    await check("Claude Code's plan through paige_run_coaching_pipeline appears as phases in the panel", async () => {
+      const t0 = Date.now();
+      const result = await mcpCall(coachRun, "paige_run_coaching_pipeline", {
+        planText: "1. Find where uploads are sent.\n2. Add a retry with backoff around the upload call.",
+        issueSummary: "Uploads fail on flaky networks; retry them with backoff.",
+      });
+      console.log(`     pipeline answered in ${Date.now() - t0} ms`);
+      if (result.structured?.phases?.length !== 2) throw new Error(`pipeline result: ${JSON.stringify(result).slice(0, 300)}`);
+      const phases = await waitFor("two phases in the panel", async () => {
+        const rows = await exec(`return [...document.querySelectorAll('[data-testid="phase"]')].map((p) => ({ title: p.querySelector('strong')?.textContent, status: p.dataset.status, current: p.dataset.current === 'true' }))`);
+        return rows.length === 2 ? rows : null;
+      }, 10_000);
+      const expected = [
+        { title: "Find where uploads are sent", status: "pending", current: true },
+        { title: "Write the retry loop", status: "pending", current: false },
+      ];
+      if (JSON.stringify(phases) !== JSON.stringify(expected)) throw new Error(`phases: ${JSON.stringify(phases)}`);
+      const progress = await text("progress");
+      if (progress !== "0 of 2 phases done") throw new Error(`progress ${JSON.stringify(progress)}`);
+      const level = await exec(`return document.querySelector('[data-testid="hint-level"][aria-checked="true"]')?.dataset.level`);
+      if (level !== "file") throw new Error(`hint level shown: ${level}`);
+    });
+    await check("choosing Line in the panel's hint control highlights the phase's line in the editor", async () => {
+      const before = (await exec("return window.paige.framesOf('editor:highlight_lines')")).length;
+      await click('[data-testid="hint-level"][data-level="line"]');
+      const frames = await waitFor("editor:highlight_lines", async () => {
+        const all = await exec("return window.paige.framesOf('editor:highlight_lines')");
+        return all.length > before ? all : null;
+      }, 10_000);
+      const last = frames.at(-1);
+      if (last.path !== "src/upload.py" || last.start !== 2) throw new Error(`highlight: ${JSON.stringify(last)}`);
+      const chosen = await exec(`return document.querySelector('[data-testid="hint-level"][aria-checked="true"]')?.dataset.level`);
+      if (chosen !== "line") throw new Error(`the control shows ${chosen}`);
+    });
+    let tabsBefore;
+    await check("\"Just show me\" shows progress, then Paige's worked example in a read-only drawer", async () => {
+      tabsBefore = await exec("return window.paige.openTabs()");
+      await click('[data-testid="show-me"]');
+      const status = await waitFor("the progress line", () => text("show-me-status"), 5_000);
+      if (status !== "Paige is preparing an example…") throw new Error(`progress: ${status}`);
+      if (!(await exec(`return document.querySelector('[data-testid="show-me"]').disabled`))) throw new Error("the button stays enabled while preparing");
+      await waitFor("the worked example drawer", () => find('[data-testid="worked-example"]'), 20_000);
+      const shown = await exec(`const d = document.querySelector('[data-testid="worked-example"]');
+        return { title: d.querySelector('[data-testid="worked-example-title"]').textContent,
+                 code: d.querySelector('pre[data-testid="worked-example-code"]').textContent,
+                 steps: [...d.querySelectorAll('[data-testid="worked-example-steps"] li')].map((li) => li.textContent),
+                 editable: d.querySelector('textarea, input, [contenteditable="true"], .monaco-editor') !== null,
+                 status: document.querySelector('[data-testid="show-me-status"]') !== null }`);
+      if (shown.title !== fake.example.title) throw new Error(`title ${shown.title}`);
+      if (shown.code !== fake.example.example_code) throw new Error(`code ${JSON.stringify(shown.code)}`);
+      if (JSON.stringify(shown.steps) !== JSON.stringify(fake.example.steps)) throw new Error(`steps ${JSON.stringify(shown.steps)}`);
+      if (shown.editable) throw new Error("the drawer holds an editor");
+      if (shown.status) throw new Error("the progress line stayed");
+      const tabs = await exec("return window.paige.openTabs()");
+      if (JSON.stringify(tabs) !== JSON.stringify(tabsBefore)) throw new Error(`tabs changed: ${JSON.stringify(tabsBefore)} → ${JSON.stringify(tabs)}`);
+      mkdirSync(artifacts, { recursive: true });
+      const png = await wd("GET", `${s}/screenshot`);
+      writeFileSync(join(artifacts, "desktop-worked-example.png"), Buffer.from(png, "base64"));
+      console.log(`screenshot: ${join(artifacts, "desktop-worked-example.png")}`);
+      await click('[data-testid="worked-example-close"]');
+      await waitFor("the drawer to close", () => exec(`return document.querySelector('[data-testid="worked-example"]') === null`), 5_000);
+    });
+    await check("the session, the plan and the worked example left every project file byte-for-byte unchanged", async () => {
+      const after = hashTree(coachProject);
+      if (JSON.stringify(after) !== JSON.stringify(before)) throw new Error(`before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
+      if (Object.keys(before).length !== 3) throw new Error(`hashed ${JSON.stringify(Object.keys(before))}`);
+    });
+    await check("the worked example's model request carried none of the learner's files", async () => {
+      const asked = fake.requests.filter((r) => r.callType === "worked_example");
+      if (asked.length !== 1) throw new Error(`${asked.length} worked_example requests`);
+      const request = JSON.parse(asked[0].body);
+      if (asked[0].apiKey !== "sk-ant-e2e-coach" || !request.output_config) throw new Error(`request: ${asked[0].body.slice(0, 200)}`);
+      // The phase may name an identifier (its description does); the files' lines it must not carry.
+      const markers = [...learnerLines, "LEARNER-UPLOAD-7f3a", "LEARNER-PUT-91c2", "LEARNER-RETRY-5d0e", "session.put("];
+      const leaked = markers.filter((m) => asked[0].body.includes(m));
+      if (leaked.length) throw new Error(`the request contains ${leaked.join(", ")}`);
+      // It was about the phase in progress.
+      if (!asked[0].body.includes("Find where uploads are sent")) throw new Error("the request does not name the phase");
+    });
+    await check("End session shows Wrapping up… until session:completed, then the start view again", async () => {
+      await click('[data-testid="end-session"]');
+      await waitFor("Wrapping up…", () => text("wrapping-up"), 5_000);
+      const notice = await waitFor("the start view after the wrap-up", () => text("start-notice"), 30_000);
+      if (!notice.startsWith("Session wrapped up:")) throw new Error(`notice ${JSON.stringify(notice)}`);
+      await waitFor("the start form", () => find('[data-testid="start-form"]'));
+      const completed = await exec("return window.paige.framesOf('session:completed')");
+      if (completed.length !== 1) throw new Error(`session:completed frames: ${JSON.stringify(completed)}`);
+    });
+  },
+);
+await new Promise((r) => fake.server.close(r));
+
 // SIGTERM (a logout, `kill`) ends the app as closing its window does.
 const sigData = join(work, "sig-data");
 let sigRun;
@@ -377,6 +597,6 @@ await withApp(
 );
 
 // Whatever a failed check left running.
-for (const pid of [run?.pid, shell, job, firstShell, sigRun?.pid, sigShell]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
+for (const pid of [run?.pid, shell, job, firstShell, coachRun?.pid, sigRun?.pid, sigShell]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
 rmSync(work, { recursive: true, force: true });
 process.exit(summary("desktop e2e"));
