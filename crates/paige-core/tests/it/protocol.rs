@@ -11,8 +11,10 @@ fn reply(t: &super::TestCore, frame: Value) -> Option<Value> {
 }
 
 #[test]
-fn catalog_has_23_client_types_and_every_server_type_of_the_spec() {
-    assert_eq!(ClientMessage::TYPES.len(), 23);
+fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
+    // The spec's 23 client types and Paige's two: `session:list`, `coaching:show_me`.
+    assert_eq!(ClientMessage::TYPES.len(), 25);
+    assert!(ClientMessage::TYPES.contains(&"session:list") && ClientMessage::TYPES.contains(&"coaching:show_me"));
     let catalog = [
         "connection:init",
         "connection:error",
@@ -49,8 +51,9 @@ fn catalog_has_23_client_types_and_every_server_type_of_the_spec() {
     ];
     let revisions =
         ["session:completed", "explain:error", "review:error", "dashboard:materials", "dashboard:materials_error"];
+    let extensions = ["session:options", "coaching:worked_example", "coaching:worked_example_error"];
     assert_eq!(catalog.len(), 32);
-    let mut expected: Vec<&str> = catalog.iter().chain(revisions.iter()).copied().collect();
+    let mut expected: Vec<&str> = catalog.iter().chain(revisions.iter()).chain(extensions.iter()).copied().collect();
     let mut actual = ServerMessage::TYPES.to_vec();
     expected.sort_unstable();
     actual.sort_unstable();
@@ -151,7 +154,6 @@ fn messages_owned_by_later_features_answer_not_implemented() {
     let frames = [
         json!({"type": "dashboard:request", "payload": {"statsPeriod": "7d"}}),
         json!({"type": "dashboard:refresh_issues", "payload": {}}),
-        json!({"type": "session:resume", "payload": {"sessionId": "s"}}),
         json!({"type": "user:explain", "payload": {"path": "a", "language": "rust", "selection": {"startLine": 1, "startCol": 1, "endLine": 1, "endCol": 2}, "selectedText": "x", "surroundingContext": ""}}),
         json!({"type": "user:review", "payload": {"kataId": "k", "userCode": "", "activeConstraintTitles": []}}),
         json!({"type": "observer:mute", "payload": {"muted": true}}),

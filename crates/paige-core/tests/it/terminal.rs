@@ -253,8 +253,9 @@ fn hello_says_terminal_exactly_when_the_ui_has_one_and_no_unbuilt_feature() {
     assert_eq!(flags(browser)["terminal"], false, "a UI without a terminal");
     let with_terminal = flags(window);
     assert_eq!(with_terminal["terminal"], true, "a desktop window with its PTY");
-    // (This core has no memory store: `memory` is false too.)
-    for unbuilt in ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions"] {
+    // (This core has no memory store: `memory` is false too.) Coaching sessions are built.
+    assert_eq!(with_terminal["sessions"], true, "coaching sessions are built");
+    for unbuilt in ["dashboard", "explain", "memory", "observer", "practice", "review"] {
         assert_eq!(with_terminal[unbuilt], false, "{unbuilt} is not built yet");
     }
     t.core.disconnect(window);

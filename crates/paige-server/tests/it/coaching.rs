@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::Running;
 use crate::tools::{call, error_text, ok, session_client, ui};
 
-fn coach_reply() -> Value {
+pub(crate) fn coach_reply() -> Value {
     json!({
         "phases": [
             {
@@ -66,7 +66,7 @@ async fn remember(server: &Running, content: &str) {
     .expect("remembered");
 }
 
-fn args() -> Value {
+pub(crate) fn args() -> Value {
     json!({"planText": "1. Find the callback\n2. Await the token", "issueSummary": "Login fails: OAuth race", "issueNumber": 7})
 }
 
@@ -121,7 +121,7 @@ async fn the_pipeline_stores_the_coached_phases_announces_the_plan_and_shows_the
 }
 
 /// Every frame the socket receives until it is quiet for `within`.
-async fn all_frames(
+pub(crate) async fn all_frames(
     socket: &mut tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
     within: Duration,
 ) -> Vec<Value> {

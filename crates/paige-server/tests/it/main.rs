@@ -7,6 +7,7 @@ mod hostile;
 mod instance;
 mod keepalive;
 mod mcp;
+mod sessions;
 mod tools;
 mod ui;
 mod wrapup;
@@ -80,18 +81,27 @@ impl Fixture {
 /// (the model from `PAIGE_MODEL_DIR`, set by scripts/test.sh): the coaching tests' server.
 /// The project holds `src/auth.rs` (three lines).
 pub async fn coaching_server(fake: &paige_fake_anthropic::FakeAnthropic) -> Running {
+    coaching_server_with(fake, |_| {}).await
+}
+
+/// [`coaching_server`] with its `Config` changed by `tweak` first.
+pub async fn coaching_server_with(
+    fake: &paige_fake_anthropic::FakeAnthropic,
+    tweak: impl FnOnce(&mut Config),
+) -> Running {
     let project = tempfile::tempdir().expect("project dir");
     let data = tempfile::tempdir().expect("data dir");
     std::fs::create_dir_all(project.path().join("src")).expect("src");
     std::fs::write(project.path().join("src/auth.rs"), "fn login() {}\nfn callback() {}\nfn token() {}\n")
         .expect("file");
     let models = std::env::var("PAIGE_MODEL_DIR").expect("PAIGE_MODEL_DIR is not set: run scripts/test.sh");
-    let config = Config {
+    let mut config = Config {
         token: Some(TOKEN.into()),
         anthropic_base_url: Some(fake.base_url()),
         model_dir: Some(models.into()),
         ..Config::new(project.path().to_owned(), data.path().to_owned(), "test-key")
     };
+    tweak(&mut config);
     let memory = paige_memory::open(&config, &[]);
     let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).single().expect("date")));
     let core = Core::open(config, clock.clone()).expect("core opens").with_memory(memory);
