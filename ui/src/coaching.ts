@@ -74,16 +74,12 @@ export class CoachingPanel {
     this.render();
   }
 
-  /** `connection:init`: without a session the start view; with one this UI does not know
-   * yet (a reload, a second window), the session is restored with `session:resume`. */
+  /** `connection:init`: without a session the start view. With one, Paige has already sent
+   * this UI alone its `session:started` (a reload, a second window): nothing to ask for. */
   connectionInit(msg: ConnectionInit): void {
     if (msg.sessionId === null) {
       if (this.mode === "wrapping") return;
       this.toStart(null);
-    } else if (this.session?.id !== msg.sessionId) {
-      this.mode = "start";
-      this.render();
-      this.start.request({ type: "session:resume", payload: { sessionId: msg.sessionId } });
     }
   }
 
@@ -144,9 +140,10 @@ export class CoachingPanel {
     if (phase) {
       phase.status = msg.status;
       if (msg.description) phase.description = msg.description;
+      if (msg.hintLevel) phase.hintLevel = msg.hintLevel;
     }
     const now = currentPhase(this.phases);
-    if (now && now.number !== before) this.level = now.hintLevel;
+    if (now && (now.number !== before || now.number === msg.phase)) this.level = now.hintLevel;
     this.render();
   }
 

@@ -242,15 +242,20 @@ describe("the coaching panel with a session", () => {
     expect(ui.sent.filter((s) => s.type === "session:end")).toHaveLength(2);
   });
 
-  it("a UI connecting while a session it does not know is active restores it with session:resume", () => {
+  it("a UI connecting mid-session shows the session Paige sends it and asks for nothing", () => {
     const fresh = setup();
+    fresh.panel.sessionStarted(started({ sessionId: "s-live", title: "Live work" }));
     fresh.panel.connectionInit({ sessionId: "s-live", capabilities: [], featureFlags: {} });
-    expect(fresh.sent).toEqual([{ type: "session:resume", payload: { sessionId: "s-live" } }]);
-    fresh.panel.sessionResumed({ restoredState: started({ sessionId: "s-live", title: "Live work" }) });
     expect(fresh.$("session-title")?.textContent).toBe("Live work");
-    // A reconnect to the same session asks for nothing.
-    fresh.panel.connectionInit({ sessionId: "s-live", capabilities: [], featureFlags: {} });
-    expect(fresh.sent).toHaveLength(1);
+    expect(fresh.sent.filter((s) => s.type === "session:resume")).toHaveLength(0);
+  });
+
+  it("a hint level stored from another window shows here through coaching:phase_update", () => {
+    const fresh = setup();
+    fresh.panel.sessionStarted(started({ sessionId: "s-live", phases: [phase(1, "active"), phase(2, "pending")] }));
+    fresh.panel.phaseUpdate({ phase: 1, status: "active", description: "Do step 1", hintLevel: "region" });
+    const chosen = fresh.$$("hint-level").filter((b) => b.classList.contains("chosen"));
+    expect(chosen.map((b) => b.dataset.level)).toEqual(["region"]);
   });
 });
 

@@ -9,7 +9,7 @@ use crate::core::{Core, CoreError};
 use crate::db::{ActionEntry, ActionType, HintLevel, NewSession, Session, SessionStatus};
 use crate::event::Event;
 use crate::files::project_tree;
-use crate::protocol::{FsTree, IssueContext, ServerMessage, SessionStarted};
+use crate::protocol::{FsTree, IssueContext, ServerMessage, SessionEnded, SessionStarted, SessionSummary};
 
 /// How often dirty buffers are summarised into the action log.
 pub const BUFFER_SUMMARY_INTERVAL: Duration = Duration::from_secs(30);
@@ -170,7 +170,26 @@ impl Core {
         self.log_action(ActionType::SessionEnded, json!({ "status": status, "durationMs": duration_ms }));
         let ended = self.db().end_session(&session.id, status)?;
         self.live().end_session();
+        self.announce_end(&ended, duration_ms);
         Ok(ended)
+    }
+
+    /// `session:ended` to every UI: how the session ended, how long it ran, phases done.
+    pub(crate) fn announce_end(&self, ended: &Session, duration_ms: i64) {
+        let phases_completed = match self.current_plan(&ended.id) {
+            Ok(Some(plan)) => self.db().phases_for_plan(&plan.id).map_or(0, |phases| {
+                phases.iter().filter(|p| p.status == crate::db::PhaseStatus::Complete).count() as u32
+            }),
+            _ => 0,
+        };
+        self.broadcast(ServerMessage::SessionEnded(SessionEnded {
+            summary: SessionSummary {
+                session_id: ended.id.clone(),
+                status: ended.status,
+                duration_ms,
+                phases_completed,
+            },
+        }));
     }
 
     /// Logs one `buffer_summary` per dirty file edited since its last entry (Scenario 4.2).

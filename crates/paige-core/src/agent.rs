@@ -206,11 +206,7 @@ impl Core {
                 PhaseStatus::Complete => drop(self.log_action(ActionType::PhaseCompleted, data)),
                 PhaseStatus::Pending => {}
             }
-            self.broadcast(ServerMessage::CoachingPhaseUpdate(PhaseUpdate {
-                phase: updated.number,
-                status: updated.status,
-                description: updated.description.clone(),
-            }));
+            self.broadcast(ServerMessage::CoachingPhaseUpdate(PhaseUpdate::of(&updated)));
             updated
         };
         Ok(PhaseView {

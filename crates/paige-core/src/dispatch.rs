@@ -196,6 +196,11 @@ impl Core {
         for notice in self.notices() {
             self.emit(crate::event::Event::UiTo { connection: from, message: notice });
         }
+        // A UI that connects mid-session (a reload, a second window) gets the session as it
+        // stands, for itself only: nothing is resumed, logged or reopened elsewhere.
+        if let Some(state) = self.live_session_state() {
+            self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::SessionStarted(state) });
+        }
         ServerMessage::ConnectionInit(ConnectionInit {
             session_id: self.active_session().map(|s| s.id),
             capabilities: HANDLED.iter().map(|s| s.to_string()).collect(),

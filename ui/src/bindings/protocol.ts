@@ -262,7 +262,11 @@ skillArea?: string,
  */
 hintReason?: string, };
 
-export type PhaseUpdate = { phase: number, status: PhaseStatus, description: string, };
+export type PhaseUpdate = { phase: number, status: PhaseStatus, description: string, 
+/**
+ * Paige's extension: the phase's hint level, so every UI shows the one stored.
+ */
+hintLevel?: HintLevel, };
 
 export type PlanReady = { planId: string, phases: Array<PhaseSummary>, memoryConnection: string | null, estimatedDifficulty: string, };
 

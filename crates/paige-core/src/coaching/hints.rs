@@ -56,7 +56,9 @@ impl Core {
             tracing::warn!("cannot read the phase's hints: {err}");
             Vec::new()
         });
-        // Redraw from scratch: a lower level takes hints away.
+        // Every UI shows the stored level; the hints are redrawn from scratch (a lower level
+        // takes hints away).
+        self.broadcast(crate::protocol::ServerMessage::CoachingPhaseUpdate(crate::protocol::PhaseUpdate::of(&phase)));
         let _ = self.clear_highlights(None);
         self.clear_hints();
         self.show_phase_hints(&phase, &hints);

@@ -185,6 +185,15 @@ impl Core {
         }
     }
 
+    /// The live session as a UI that connects mid-session needs it (its open files are the
+    /// editor's now); `None` without one.
+    pub fn live_session_state(&self) -> Option<SessionStarted> {
+        let session = self.active_session()?;
+        let mut state = self.restored_state(&session);
+        state.open_files = Some(self.open_files());
+        Some(state)
+    }
+
     /// What `session:resumed` restores.
     fn restored_state(&self, session: &Session) -> SessionStarted {
         let phases = self.latest_phases(&session.id);

@@ -397,6 +397,7 @@ impl Core {
         if let Err(err) = self.db().log_action(session_id, ActionType::SessionEnded, Some(data)) {
             tracing::warn!("cannot log the end of session {session_id}: {err}");
         }
+        self.announce_end(&ended, duration_ms);
         Ok(())
     }
 }

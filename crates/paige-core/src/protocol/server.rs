@@ -284,10 +284,26 @@ pub struct SessionCompleted {
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PhaseUpdate {
     pub phase: i64,
     pub status: PhaseStatus,
     pub description: String,
+    /// Paige's extension: the phase's hint level, so every UI shows the one stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub hint_level: Option<HintLevel>,
+}
+
+impl PhaseUpdate {
+    pub fn of(phase: &crate::db::Phase) -> PhaseUpdate {
+        PhaseUpdate {
+            phase: phase.number,
+            status: phase.status,
+            description: phase.description.clone(),
+            hint_level: Some(phase.hint_level),
+        }
+    }
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

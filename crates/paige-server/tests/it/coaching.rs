@@ -218,7 +218,12 @@ async fn the_hint_level_the_learner_picks_is_stored_on_the_phase_in_progress_and
     socket.send(Message::Text(change("file", "line").into())).await.expect("send");
     let frames = all_frames(&mut socket, Duration::from_millis(400)).await;
     let kinds: Vec<&str> = frames.iter().filter_map(|f| f["type"].as_str()).collect();
-    assert_eq!(kinds, ["editor:clear_highlights", "explorer:clear_hints", "explorer:hint_files"], "{frames:?}");
+    assert_eq!(
+        kinds,
+        ["coaching:phase_update", "editor:clear_highlights", "explorer:clear_hints", "explorer:hint_files"],
+        "{frames:?}"
+    );
+    assert_eq!(frames[0]["payload"]["hintLevel"], "file", "every UI shows the stored level");
     let db = server.fixture.core.db();
     let plan = db.plans_for_session(&server.fixture.core.active_session().expect("session").id).expect("plans");
     let phase = db.phases_for_plan(&plan[0].id).expect("phases").remove(0);

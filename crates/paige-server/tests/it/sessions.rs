@@ -452,3 +452,51 @@ async fn just_show_me_without_a_session_or_a_plan_says_so_at_once_and_calls_no_m
     assert!(refused[0]["error"].as_str().is_some_and(|e| e.contains("ask Claude Code to plan")), "{refused:?}");
     assert!(fake.message_requests().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ui_that_connects_mid_session_gets_the_session_as_it_stands_and_no_other_ui_hears_of_it() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("coach_agent"), Reply::json(&coached_in("async")));
+    let server = server_with_gh(&fake, None).await;
+    let session = server.fixture.core.start_session(Some(7), Some("Login race".into())).expect("session");
+    let client = session_client(&server).await;
+    ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
+    let mut first = ui(&server).await;
+    let mut late = ui(&server).await;
+    let hello = json!({"version": "0.1.0", "platform": "test", "windowSize": {"width": 800, "height": 600}});
+    send(&mut late, "connection:hello", hello).await;
+    let frames = all_frames(&mut late, Duration::from_millis(400)).await;
+    let started = of(&frames, "session:started");
+    assert_eq!(started.len(), 1, "{frames:?}");
+    assert_eq!(started[0]["sessionId"], session.id.as_str());
+    assert_eq!(started[0]["phases"].as_array().map(Vec::len), Some(2), "the plan as it stands");
+    assert_eq!(started[0]["hintLevel"], "line");
+    assert_eq!(of(&frames, "connection:init")[0]["sessionId"], session.id.as_str());
+    let elsewhere = all_frames(&mut first, Duration::from_millis(200)).await;
+    assert!(
+        of(&elsewhere, "session:started").is_empty() && of(&elsewhere, "session:resumed").is_empty(),
+        "{elsewhere:?}"
+    );
+    let resumed =
+        server.fixture.core.db().recent_actions(&session.id, 5, Some(ActionType::SessionResumed)).expect("log");
+    assert!(resumed.is_empty(), "a connection resumes nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ending_a_session_tells_every_ui_how_it_ended_and_how_far_it_got() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
+    let server = server_with_gh(&fake, None).await;
+    let session = server.fixture.core.start_session(None, Some("Login race".into())).expect("session");
+    let client = session_client(&server).await;
+    ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
+    ok(&call(&client, "paige_update_phase", json!({"phase": 1, "status": "complete"})).await);
+    let mut socket = ui(&server).await;
+    server.fixture.clock.advance(chrono::Duration::minutes(25));
+    server.fixture.core.end_session(SessionStatus::Abandoned).expect("ended");
+    let ended = crate::tools::frames_of(&mut socket, "session:ended", Duration::from_millis(400)).await;
+    assert_eq!(
+        ended[0]["summary"],
+        json!({"sessionId": session.id, "status": "abandoned", "durationMs": 25 * 60 * 1000, "phasesCompleted": 1})
+    );
+}

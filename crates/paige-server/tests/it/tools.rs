@@ -373,8 +373,8 @@ async fn update_phase_moves_the_phase_and_tells_the_ui() {
     assert_eq!(
         updates,
         [
-            json!({"phase": 1, "status": "active", "description": "do 1"}),
-            json!({"phase": 1, "status": "complete", "description": "do 1"})
+            json!({"phase": 1, "status": "active", "description": "do 1", "hintLevel": "file"}),
+            json!({"phase": 1, "status": "complete", "description": "do 1", "hintLevel": "file"})
         ]
     );
     let db = core.db();
