@@ -341,3 +341,44 @@ fn corrupted_file_is_reported_by_name_and_left_untouched() {
     assert!(err.to_string().contains(&path.display().to_string()), "{err}");
     assert_eq!(std::fs::read(&path).expect("read back"), garbage, "file left untouched");
 }
+
+#[test]
+fn the_database_accepts_every_action_type_and_refuses_any_other() {
+    let (dir, db) = temp_db();
+    let s = session(&db);
+    for action_type in ActionType::ALL {
+        db.log_action(&s.id, *action_type, None).unwrap_or_else(|err| panic!("{action_type} refused: {err}"));
+    }
+    let raw = rusqlite::Connection::open(dir.path().join("paige.db")).expect("open");
+    let refused = raw
+        .execute(
+            "INSERT INTO action_log (id, session_id, action_type, created_at) VALUES ('x', ?1, 'made_up', '2026-01-01')",
+            [&s.id],
+        )
+        .expect_err("an unknown action type");
+    assert!(refused.to_string().contains("CHECK constraint failed"), "{refused}");
+}
+
+#[test]
+fn a_database_from_before_the_action_type_check_keeps_its_timeline() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("paige.db");
+    {
+        let db = Db::open(&path, clock()).expect("open");
+        let s = session(&db);
+        db.log_action(&s.id, ActionType::FileOpen, Some(json!({"path": "a.rs"}))).expect("log");
+    }
+    // Back to migration 6 (before the CHECK), as a database of the last release is.
+    let raw = rusqlite::Connection::open(&path).expect("open");
+    raw.execute_batch(
+        "CREATE TABLE old_log AS SELECT * FROM action_log; DROP TABLE action_log;
+         ALTER TABLE old_log RENAME TO action_log; PRAGMA user_version = 6;",
+    )
+    .expect("downgrade");
+    drop(raw);
+    let db = Db::open(&path, clock()).expect("migrates");
+    let s = db.sessions().expect("sessions").remove(0);
+    let kept = db.recent_actions(&s.id, 10, None).expect("actions");
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].data, Some(json!({"path": "a.rs"})));
+}
