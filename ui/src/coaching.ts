@@ -336,7 +336,13 @@ export class CoachingPanel {
 export class Toasts {
   constructor(private readonly host: HTMLElement) {}
 
+  /** Shows `message`; one already on screen is not shown twice (a notice can reach a window
+   * both when its terminal starts and in the hello that follows). */
   show(message: string, kind: string): void {
+    const showing = [...this.host.querySelectorAll<HTMLElement>(".toast")].some(
+      (t) => t.textContent === message && t.classList.contains(`toast-${kind}`),
+    );
+    if (showing) return;
     const toast = el("div", `toast toast-${kind}`, message);
     toast.dataset.testid = "toast";
     toast.addEventListener("click", () => toast.remove());

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from "vitest";
-import { CoachingPanel, completedText, currentPhase, progressText } from "../src/coaching";
+import { CoachingPanel, Toasts, completedText, currentPhase, progressText } from "../src/coaching";
 import type { ClientPayloads, ClientType, PhaseSummary, ServerPayloads, SessionStarted } from "../src/protocol";
 import { resumableLine, resumableTitle } from "../src/session-start";
 
@@ -346,5 +346,19 @@ describe("panel text", () => {
     expect(completedText({ sessionId: "s", knowledgeGaps: 1, kataSpecs: 0, dreyfusUpdates: 2, memoriesStored: 1 })).toBe(
       "Session wrapped up: 1 knowledge gap, 0 practice katas, 2 skill assessments and 1 memory noted.",
     );
+  });
+});
+
+describe("toasts", () => {
+  it("a notice already on screen is not shown twice, a different one is", () => {
+    const host = document.createElement("div");
+    const toasts = new Toasts(host);
+    toasts.show("Coach mode: you write the code.", "info");
+    toasts.show("Coach mode: you write the code.", "info");
+    toasts.show("Wrapping up First task in the background.", "info");
+    expect([...host.querySelectorAll(".toast")].map((t) => t.textContent)).toEqual([
+      "Coach mode: you write the code.",
+      "Wrapping up First task in the background.",
+    ]);
   });
 });
