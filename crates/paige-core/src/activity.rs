@@ -33,6 +33,8 @@ pub enum SessionError {
     NotFound(String),
     #[error("session {0} is {1}; only a session left active can be resumed")]
     NotResumable(String, SessionStatus),
+    #[error("session {0} is being wrapped up; it cannot be resumed")]
+    WrappingUp(String),
     #[error("no active session")]
     NoActiveSession,
     #[error("no async runtime to run the session's background work on")]

@@ -292,7 +292,9 @@ impl Decoded {
 fn session_error(err: crate::SessionError, type_name: &str) -> ServerMessage {
     use crate::SessionError::*;
     let code = match err {
-        AlreadyActive(_) | NothingToWorkOn | NotFound(_) | NotResumable(..) => ErrorCode::InvalidMessage,
+        AlreadyActive(_) | NothingToWorkOn | NotFound(_) | NotResumable(..) | WrappingUp(_) => {
+            ErrorCode::InvalidMessage
+        }
         NoActiveSession | NoRuntime | Core(_) => ErrorCode::Internal,
     };
     ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": type_name })))

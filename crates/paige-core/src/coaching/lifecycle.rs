@@ -81,12 +81,15 @@ impl Core {
         if session.status != SessionStatus::Active {
             return Err(SessionError::NotResumable(session.id, session.status));
         }
+        if self.wrapups().in_progress(&session.id) {
+            return Err(SessionError::WrappingUp(session.id));
+        }
         if self.active_session().is_none_or(|active| active.id != session.id) {
             self.set_aside_active(Some(&session.id));
             self.go_live(&session)?;
         }
         self.log_action(ActionType::SessionResumed, json!({ "previousSessionId": session.id }));
-        let restored = self.restored_state(&session);
+        let restored = self.restored_state(&session, self.files_open_in(&session.id));
         self.broadcast(ServerMessage::FsTree(crate::protocol::FsTree {
             root: crate::files::project_tree(self.project_root().path()),
         }));
@@ -108,7 +111,9 @@ impl Core {
             tracing::warn!("cannot list the sessions: {err}");
             Vec::new()
         });
-        sessions.retain(|s| s.status == SessionStatus::Active && Some(&s.id) != live.as_ref());
+        sessions.retain(|s| {
+            s.status == SessionStatus::Active && Some(&s.id) != live.as_ref() && !self.wrapups().in_progress(&s.id)
+        });
         sessions.sort_by_key(|s| std::cmp::Reverse(s.started_at));
         let resumable = sessions
             .into_iter()
@@ -189,13 +194,11 @@ impl Core {
     /// editor's now); `None` without one.
     pub fn live_session_state(&self) -> Option<SessionStarted> {
         let session = self.active_session()?;
-        let mut state = self.restored_state(&session);
-        state.open_files = Some(self.open_files());
-        Some(state)
+        Some(self.restored_state(&session, self.open_files()))
     }
 
     /// What `session:resumed` restores.
-    fn restored_state(&self, session: &Session) -> SessionStarted {
+    fn restored_state(&self, session: &Session, open_files: Vec<String>) -> SessionStarted {
         let phases = self.latest_phases(&session.id);
         let current = current_phase(&phases);
         SessionStarted {
@@ -211,7 +214,7 @@ impl Core {
             description: None,
             hint_level: current.map_or(HintLevel::None, |p| p.hint_level),
             phases: phases.iter().map(super::pipeline::summary).collect(),
-            open_files: Some(self.files_open_in(&session.id)),
+            open_files: Some(open_files),
         }
     }
 

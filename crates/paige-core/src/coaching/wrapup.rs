@@ -92,6 +92,11 @@ impl WrapUps {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether `session_id`'s wrap-up has started and not finished.
+    pub(crate) fn in_progress(&self, session_id: &str) -> bool {
+        self.state().runs.get(session_id).is_some_and(|run| run.borrow().is_none())
+    }
+
     fn forget(&self, session_id: &str) {
         self.state().runs.remove(session_id);
     }

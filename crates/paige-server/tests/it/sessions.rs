@@ -500,3 +500,23 @@ async fn ending_a_session_tells_every_ui_how_it_ended_and_how_far_it_got() {
         json!({"sessionId": session.id, "status": "abandoned", "durationMs": 25 * 60 * 1000, "phasesCompleted": 1})
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_being_wrapped_up_is_neither_offered_nor_resumable() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    // The wrap-up's model calls take a while: the set-aside session is mid-wrap-up below.
+    fake.always(Matcher::custom(|_| true), Reply::server_error().delayed(Duration::from_secs(2)));
+    let server = server_with_gh(&fake, None).await;
+    let mut socket = ui(&server).await;
+    send(&mut socket, "session:start", json!({"title": "First task"})).await;
+    let first = crate::tools::frames_of(&mut socket, "session:started", Duration::from_millis(300)).await;
+    let first_id = first[0]["sessionId"].as_str().expect("id").to_owned();
+    send(&mut socket, "session:start", json!({"title": "Second task"})).await;
+    send(&mut socket, "session:list", json!({})).await;
+    let frames = all_frames(&mut socket, Duration::from_millis(300)).await;
+    assert_eq!(of(&frames, "session:options")[0]["resumable"], json!([]), "{frames:?}");
+    send(&mut socket, "session:resume", json!({"sessionId": first_id})).await;
+    let refused = crate::tools::frames_of(&mut socket, "connection:error", Duration::from_millis(300)).await;
+    assert!(refused[0]["message"].as_str().is_some_and(|m| m.contains("being wrapped up")), "{refused:?}");
+    assert_ne!(server.fixture.core.active_session().map(|s| s.id), Some(first_id));
+}
