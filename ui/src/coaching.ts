@@ -1,7 +1,6 @@
 // The coaching side: the coaching panel (the start view without a session; with one its
 // title, the plan's phases, the hint level, progress, "just show me" and the end of the
-// session), toasts for coaching messages and nudges, the observer's status with a mute
-// toggle, and the empty-state dashboard.
+// session), toasts for coaching messages and nudges, and the empty-state dashboard.
 import { el } from "./dom";
 import type { ConnectionInit, HintLevel, IssueContext, PhaseSummary, ServerPayloads, SessionStarted } from "./protocol";
 import { NEXT_STEP, type StartRequest, StartView } from "./session-start";
@@ -348,36 +347,6 @@ export class Toasts {
     toast.addEventListener("click", () => toast.remove());
     this.host.append(toast);
     setTimeout(() => toast.remove(), TOAST_MS);
-  }
-}
-
-/** Observer status in the top bar; the toggle sends `observer:mute`. */
-export class ObserverStatus {
-  private status: ServerPayloads["observer:status"] = { active: false, muted: false, lastEvaluation: null };
-  private readonly label = el("span", "observer-label");
-  private readonly button = el("button", "observer-mute");
-
-  constructor(host: HTMLElement, private readonly transport: Transport) {
-    this.button.dataset.testid = "observer-mute";
-    this.button.addEventListener("click", () => {
-      this.status = { ...this.status, muted: !this.status.muted };
-      this.transport.send("observer:mute", { muted: this.status.muted });
-      this.render();
-    });
-    host.append(this.label, this.button);
-    this.render();
-  }
-
-  update(status: ServerPayloads["observer:status"]): void {
-    this.status = status;
-    this.render();
-  }
-
-  private render(): void {
-    const state = this.status.muted ? "muted" : this.status.active ? "watching" : "idle";
-    this.label.textContent = `Observer: ${state}`;
-    this.label.dataset.state = state;
-    this.button.textContent = this.status.muted ? "Unmute" : "Mute";
   }
 }
 

@@ -1,8 +1,9 @@
 // Boots the UI: one transport, the panels, and the routing of every server frame.
 import "./style.css";
-import { CoachingPanel, ObserverStatus, Toasts, dashboard } from "./coaching";
+import { CoachingPanel, Toasts, dashboard } from "./coaching";
 import { Explorer } from "./explorer";
 import { LazyEditor } from "./lazy-editor";
+import { ObserverStatus } from "./observer";
 import { type AnyFrame, type ServerFrame, encodeFrame } from "./protocol";
 import { call, errorText, inDesktop } from "./shell";
 import { mountTerminal } from "./terminal";

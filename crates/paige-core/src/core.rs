@@ -42,6 +42,10 @@ pub struct Core {
     wrapups: crate::coaching::WrapUps,
     /// The transcript the last hook named, for a UI `session:end`.
     last_transcript: crate::coaching::LastTranscript,
+    /// The phases' step checks (`checks/`).
+    checks: crate::checks::StepChecks,
+    /// The live session's Observer (`observer/`).
+    observer: crate::observer::Observers,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -97,6 +101,8 @@ impl Core {
             memory: Arc::new(crate::memory::Memory::disabled("memory is not configured")),
             wrapups: Default::default(),
             last_transcript: Default::default(),
+            checks: Default::default(),
+            observer: Default::default(),
         })
     }
 
@@ -288,5 +294,13 @@ impl Core {
 
     pub(crate) fn last_transcript(&self) -> &crate::coaching::LastTranscript {
         &self.last_transcript
+    }
+
+    pub(crate) fn checks(&self) -> &crate::checks::StepChecks {
+        &self.checks
+    }
+
+    pub(crate) fn observers(&self) -> &crate::observer::Observers {
+        &self.observer
     }
 }
