@@ -2,7 +2,7 @@
 // title, the plan's phases, the hint level, progress, "just show me" and the end of the
 // session), toasts for coaching messages and nudges, and the empty-state dashboard.
 import { el } from "./dom";
-import type { ConnectionInit, HintLevel, IssueContext, PhaseSummary, ServerPayloads, SessionStarted } from "./protocol";
+import type { ConnectionInit, HintLevel, IssueContext, PhaseSummary, ServerPayloads, SessionStarted, StepCheck } from "./protocol";
 import { NEXT_STEP, type StartRequest, StartView } from "./session-start";
 import type { Transport } from "./transport";
 import { ShowMe, WorkedExampleDrawer } from "./worked-example";
@@ -29,6 +29,29 @@ export function progressText(phases: PhaseSummary[]): string {
   return `${done} of ${phases.length} phase${phases.length === 1 ? "" : "s"} done`;
 }
 
+/** "1.2 s", "850 ms". */
+function durationText(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The phase's step check, in a line: running…, passed ✓, failed ✗ with why, or why it
+ * could not run. */
+export function stepCheckText(check: StepCheck): string {
+  const took = check.durationMs === undefined ? "" : ` (${durationText(check.durationMs)})`;
+  switch (check.status) {
+    case "running":
+      return "Checking your step…";
+    case "passed":
+      return `Passed ✓ ${check.summary}${took}`;
+    case "failed": {
+      const again = check.consecutiveFailures > 1 ? ` — ${check.consecutiveFailures} checks in a row` : "";
+      return `Failed ✗ ${check.summary}${again}`;
+    }
+    case "error":
+      return `Not checked: ${check.summary}`;
+  }
+}
+
 /** What a finished session's wrap-up noted, in a sentence. */
 export function completedText(msg: ServerPayloads["session:completed"]): string {
   const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
@@ -52,6 +75,8 @@ export class CoachingPanel {
   private mode: Mode = "connecting";
   private session: Session | null = null;
   private phases: PhaseSummary[] = [];
+  /** Each phase's latest step check, by phase number. */
+  private checks = new Map<number, StepCheck>();
   private level: HintLevel = "none";
   private plan: { difficulty: string; memoryConnection: string | null } | null = null;
   private endError: string | null = null;
@@ -94,6 +119,7 @@ export class CoachingPanel {
       description: msg.description ?? null,
     };
     this.phases = msg.phases.map((p) => ({ ...p }));
+    this.checks.clear();
     this.level = currentPhase(this.phases)?.hintLevel ?? msg.hintLevel;
     this.plan = null;
     this.endError = null;
@@ -127,6 +153,7 @@ export class CoachingPanel {
 
   planReady(msg: ServerPayloads["coaching:plan_ready"]): void {
     this.phases = msg.phases.map((p) => ({ ...p }));
+    this.checks.clear();
     this.level = currentPhase(this.phases)?.hintLevel ?? this.level;
     this.plan = { difficulty: msg.estimatedDifficulty, memoryConnection: msg.memoryConnection };
     this.showMe.reset();
@@ -143,6 +170,13 @@ export class CoachingPanel {
     }
     const now = currentPhase(this.phases);
     if (now && (now.number !== before || now.number === msg.phase)) this.level = now.hintLevel;
+    this.render();
+  }
+
+  /** `coaching:step_check`: shown beside its phase. */
+  stepCheck(msg: StepCheck): void {
+    if (!this.session || !this.phases.some((p) => p.number === msg.phase)) return;
+    this.checks.set(msg.phase, msg);
     this.render();
   }
 
@@ -181,6 +215,7 @@ export class CoachingPanel {
   private toStart(notice: string | null): void {
     this.session = null;
     this.phases = [];
+    this.checks.clear();
     this.plan = null;
     this.endError = null;
     this.mode = "start";
@@ -270,6 +305,14 @@ export class CoachingPanel {
         reason.dataset.testid = "hint-reason";
         item.append(reason);
       }
+      const check = this.checks.get(phase.number);
+      if (check) item.append(this.renderCheck(check));
+      else if (isCurrent && phase.testFilter) {
+        const done = el("p", "step-check step-check-waiting", `Done when the test “${phase.testFilter}” passes: saving an expected file checks it.`);
+        done.dataset.testid = "step-check";
+        done.dataset.status = "waiting";
+        item.append(done);
+      }
       list.append(item);
     }
     const parts: HTMLElement[] = [progress, list];
@@ -280,6 +323,15 @@ export class CoachingPanel {
       parts.push(meta);
     }
     return parts;
+  }
+
+  private renderCheck(check: StepCheck): HTMLElement {
+    const line = el("p", `step-check step-check-${check.status}`, stepCheckText(check));
+    line.dataset.testid = "step-check";
+    line.dataset.status = check.status;
+    line.setAttribute("role", "status");
+    if (check.command) line.title = check.command;
+    return line;
   }
 
   private renderLevels(): HTMLElement {

@@ -144,6 +144,8 @@ function route(frame: ServerFrame): void {
       return coaching.workedExample(frame.payload);
     case "coaching:worked_example_error":
       return coaching.workedExampleError(frame.payload);
+    case "coaching:step_check":
+      return coaching.stepCheck(frame.payload);
     case "coaching:message":
       return toasts.show(frame.payload.message, frame.payload.type);
     case "observer:nudge":

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from "vitest";
-import { CoachingPanel, Toasts, completedText, currentPhase, progressText } from "../src/coaching";
-import type { ClientPayloads, ClientType, PhaseSummary, ServerPayloads, SessionStarted } from "../src/protocol";
+import { CoachingPanel, Toasts, completedText, currentPhase, progressText, stepCheckText } from "../src/coaching";
+import type { ClientPayloads, ClientType, PhaseSummary, ServerPayloads, SessionStarted, StepCheck } from "../src/protocol";
 import { resumableLine, resumableTitle } from "../src/session-start";
 
 type Sent = { type: ClientType; payload: unknown };
@@ -259,6 +259,56 @@ describe("the coaching panel with a session", () => {
   });
 });
 
+describe("the step check beside the phase", () => {
+  let ui: ReturnType<typeof setup>;
+  const check = (extra: Partial<StepCheck>): StepCheck => ({ phase: 2, status: "running", summary: "", consecutiveFailures: 0, ...extra });
+  beforeEach(() => {
+    ui = setup();
+    ui.panel.sessionStarted(
+      started({ phases: [phase(1, "complete"), phase(2, "active", { testFilter: "sum adds" }), phase(3, "pending")], hintLevel: "file" }),
+    );
+  });
+
+  it("before any check the phase in progress says which test shows it done", () => {
+    const lines = ui.$$("step-check");
+    expect(lines.map((l) => l.dataset.status)).toEqual(["waiting"]);
+    expect(ui.$$("phase")[1].contains(lines[0])).toBe(true);
+    expect(lines[0].textContent).toContain("“sum adds”");
+  });
+
+  it("shows running…, then passed ✓ beside its phase, with the command as the tooltip", () => {
+    ui.panel.stepCheck(check({ status: "running", summary: "running npm test -- 'sum adds'", command: "npm test -- 'sum adds'" }));
+    const running = ui.$$("phase")[1].querySelector<HTMLElement>('[data-testid="step-check"]')!;
+    expect(running.dataset.status).toBe("running");
+    expect(running.textContent).toBe("Checking your step…");
+    expect(running.title).toBe("npm test -- 'sum adds'");
+    ui.panel.stepCheck(check({ status: "passed", summary: "1 test passed", durationMs: 1234 }));
+    expect(ui.$$("step-check").map((l) => [l.dataset.status, l.textContent])).toEqual([["passed", "Passed ✓ 1 test passed (1.2 s)"]]);
+  });
+
+  it("a failure shows its summary and how many checks failed in a row", () => {
+    ui.panel.stepCheck(check({ status: "failed", summary: "failing: sum adds: -1 !== 5", consecutiveFailures: 1 }));
+    expect(ui.$("step-check")?.textContent).toBe("Failed ✗ failing: sum adds: -1 !== 5");
+    ui.panel.stepCheck(check({ status: "failed", summary: "failing: sum adds: 6 !== 5", consecutiveFailures: 3 }));
+    expect(ui.$("step-check")?.className).toContain("step-check-failed");
+    expect(ui.$("step-check")?.textContent).toBe("Failed ✗ failing: sum adds: 6 !== 5 — 3 checks in a row");
+  });
+
+  it("an error says why the step was not checked", () => {
+    ui.panel.stepCheck(check({ status: "error", summary: "the check took longer than 60 s, so Paige stopped it" }));
+    expect(ui.$("step-check")?.dataset.status).toBe("error");
+    expect(ui.$("step-check")?.textContent).toBe("Not checked: the check took longer than 60 s, so Paige stopped it");
+  });
+
+  it("a check of a phase the panel does not show is ignored, and a new plan clears the checks", () => {
+    ui.panel.stepCheck(check({ phase: 9, status: "passed", summary: "1 test passed" }));
+    expect(ui.$$("step-check").map((l) => l.dataset.status)).toEqual(["waiting"]);
+    ui.panel.stepCheck(check({ status: "passed", summary: "1 test passed" }));
+    ui.panel.planReady({ planId: "p2", phases: [phase(1, "active"), phase(2, "pending")], memoryConnection: null, estimatedDifficulty: "beginner" });
+    expect(ui.$$("step-check")).toEqual([]);
+  });
+});
+
 describe("just show me", () => {
   let ui: ReturnType<typeof setup>;
   const example: ServerPayloads["coaching:worked_example"] = {
@@ -323,6 +373,14 @@ describe("just show me", () => {
 });
 
 describe("panel text", () => {
+  it("says each step check state in a line", () => {
+    const base = { phase: 1, summary: "x", consecutiveFailures: 0 };
+    expect(stepCheckText({ ...base, status: "running" })).toBe("Checking your step…");
+    expect(stepCheckText({ ...base, status: "passed", durationMs: 850 })).toBe("Passed ✓ x (850 ms)");
+    expect(stepCheckText({ ...base, status: "failed", consecutiveFailures: 2 })).toBe("Failed ✗ x — 2 checks in a row");
+    expect(stepCheckText({ ...base, status: "error" })).toBe("Not checked: x");
+  });
+
   it("counts the phases done", () => {
     expect(progressText([phase(1, "complete"), phase(2, "complete"), phase(3, "active"), phase(4, "pending"), phase(5, "pending")])).toBe(
       "2 of 5 phases done",

@@ -131,6 +131,8 @@ impl Core {
         if let Err(winner) = self.live().begin_session(session.clone(), cancel.clone()) {
             return Err(SessionError::AlreadyActive(winner));
         }
+        self.start_observer(session, cancel.clone(), &runtime);
+        self.start_step_checks(&session.id, cancel.clone(), &runtime);
         let core = Arc::downgrade(self);
         // The first tick is due one interval after the session starts, not after the task is
         // first polled.
@@ -160,6 +162,8 @@ impl Core {
         if let Some(active) = live.session().filter(|s| s.session.id == session_id) {
             active.cancel.cancel();
             live.end_session();
+            drop(live);
+            self.stop_observer(session_id);
         }
     }
 
@@ -172,6 +176,7 @@ impl Core {
         self.log_action(ActionType::SessionEnded, json!({ "status": status, "durationMs": duration_ms }));
         let ended = self.db().end_session(&session.id, status)?;
         self.live().end_session();
+        self.stop_observer(&session.id);
         self.announce_end(&ended, duration_ms);
         Ok(ended)
     }

@@ -35,6 +35,7 @@ const HANDLED: &[&str] = &[
     "session:end",
     "session:list",
     "coaching:show_me",
+    "observer:mute",
 ];
 
 impl Core {
@@ -157,13 +158,17 @@ impl Core {
             ClientMessage::SessionResume(resume) => {
                 self.resume_session(&resume.session_id).err().map(|err| session_error(err, "session:resume"))
             }
+            // EC-70: without a session there is no Observer; ignored with a warning.
+            ClientMessage::ObserverMute(mute) => {
+                self.mute_observer(mute.muted);
+                None
+            }
             ClientMessage::SessionList(_) => Some(ServerMessage::SessionOptions(self.session_options())),
             ClientMessage::CoachingShowMe(_) => self.show_me().err().map(ServerMessage::CoachingWorkedExampleError),
             other @ (ClientMessage::DashboardRequest(_)
             | ClientMessage::DashboardRefreshIssues(_)
             | ClientMessage::UserExplain(_)
             | ClientMessage::UserReview(_)
-            | ClientMessage::ObserverMute(_)
             | ClientMessage::PracticeSubmitSolution(_)
             // A UI without a terminal (the browser UI of `paige serve`).
             | ClientMessage::TerminalInput(_)) => {
@@ -180,14 +185,17 @@ impl Core {
         }
         // True exactly when the feature is built and available to this UI: the terminal in a
         // desktop window (which gets its PTY when it connects), memory while its store
-        // answers, coaching sessions always; the others are not built yet and answer
+        // answers, coaching sessions and the Observer always; the others are not built yet and answer
         // NOT_IMPLEMENTED.
         let terminal = self.has_terminal(from);
         let memory = self.memory().is_available();
         let feature_flags: BTreeMap<String, bool> =
             ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions", "terminal"]
                 .into_iter()
-                .map(|f| (f.to_owned(), (f == "terminal" && terminal) || (f == "memory" && memory) || f == "sessions"))
+                .map(|f| {
+                    let built = matches!(f, "sessions" | "observer");
+                    (f.to_owned(), (f == "terminal" && terminal) || (f == "memory" && memory) || built)
+                })
                 .collect();
         // The explorer needs the tree as soon as a UI connects, not only at session start;
         // only the UI that said hello needs it (N connecting UIs must not cost N² frames).
@@ -201,6 +209,9 @@ impl Core {
         if let Some(state) = self.live_session_state() {
             self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::SessionStarted(state) });
         }
+        // The Observer's state as the backend holds it (the mute toggle shows this, not a guess).
+        let status = ServerMessage::ObserverStatus(self.observer_status());
+        self.emit(crate::event::Event::UiTo { connection: from, message: status });
         ServerMessage::ConnectionInit(ConnectionInit {
             session_id: self.active_session().map(|s| s.id),
             capabilities: HANDLED.iter().map(|s| s.to_string()).collect(),
@@ -259,6 +270,7 @@ impl Core {
                 json!({ "path": path.rel(), "previousCharCount": c.previous_char_count, "newCharCount": c.new_char_count, "delta": c.delta }),
             );
         }
+        self.emit(crate::event::Event::BufferEdited { path: path.rel().to_owned() });
         Ok(())
     }
 }

@@ -17,6 +17,8 @@ pub enum Event {
     UiTo { connection: crate::protocol::ConnectionId, message: ServerMessage },
     /// A row was written to the action log.
     ActionLogged(ActionEntry),
+    /// The editor's buffer of `path` changed (not an action-log row: the Observer counts them).
+    BufferEdited { path: String },
     /// The core is stopping; adapters close their connections.
     ShuttingDown,
 }

@@ -34,6 +34,11 @@ pub struct Limits {
     /// `PAIGE_SESSION_ABANDON_AFTER_MS`: a session left `active` (a crash, a closed window)
     /// stays resumable until it has been idle this long; then it is marked `abandoned`.
     pub session_abandon_after: Duration,
+    /// `PAIGE_STEP_CHECK_TIMEOUT_MS`: how long a phase's step check (the project's tests) may
+    /// run before Paige stops it and says so.
+    pub step_check_timeout: Duration,
+    /// `PAIGE_OBSERVER_*`: the Observer's thresholds (cooldown, flow state, idle, …).
+    pub observer: crate::observer::ObserverSettings,
 }
 
 /// The fewest connections a listener may be limited to: the load test runs 110 clients.
@@ -53,6 +58,8 @@ impl Default for Limits {
             idle_timeout: Duration::from_secs(30),
             max_version_store_bytes: 512 << 20,
             session_abandon_after: Duration::from_secs(7 * 24 * 3600),
+            step_check_timeout: Duration::from_secs(60),
+            observer: Default::default(),
         }
     }
 }
@@ -101,6 +108,31 @@ impl Limits {
         }
         if let Some(n) = number("PAIGE_SESSION_ABANDON_AFTER_MS", 1000)? {
             limits.session_abandon_after = Duration::from_millis(n);
+        }
+        if let Some(n) = number("PAIGE_STEP_CHECK_TIMEOUT_MS", 100)? {
+            limits.step_check_timeout = Duration::from_millis(n);
+        }
+        let o = &mut limits.observer;
+        for (var, field) in [
+            ("PAIGE_OBSERVER_COOLDOWN_MS", &mut o.cooldown),
+            ("PAIGE_OBSERVER_FLOW_WINDOW_MS", &mut o.flow_window),
+            ("PAIGE_OBSERVER_IDLE_MS", &mut o.idle_after),
+            ("PAIGE_OBSERVER_IDLE_CHECK_MS", &mut o.idle_check),
+            ("PAIGE_OBSERVER_STALE_MS", &mut o.stale_after),
+            ("PAIGE_OBSERVER_QUIET_MS", &mut o.quiet_output),
+        ] {
+            if let Some(n) = number(var, 10)? {
+                *field = Duration::from_millis(n);
+            }
+        }
+        if let Some(n) = number("PAIGE_OBSERVER_FLOW_ACTIONS", 1)? {
+            o.flow_actions = size(n);
+        }
+        if let Some(n) = number("PAIGE_OBSERVER_BUFFER_UPDATES", 1)? {
+            o.buffer_updates = u32::try_from(n).unwrap_or(u32::MAX);
+        }
+        if let Some(n) = number("PAIGE_OBSERVER_MIN_CONFIDENCE_PCT", 1)? {
+            o.min_confidence_pct = u8::try_from(n.min(100)).unwrap_or(100);
         }
         Ok(limits)
     }

@@ -27,6 +27,9 @@ pub struct AgentCommand {
     pub banner: Option<String>,
     /// Extra environment for the child (`PAIGE_URL`/`PAIGE_TOKEN` for `paige hook`).
     pub env: Vec<(OsString, OsString)>,
+    /// The child is Claude Code: the Observer may type its nudges there. Never for
+    /// `PAIGE_AGENT_CMD` or the fallback shell, where a nudge would run as a command.
+    pub accepts_nudges: bool,
 }
 
 /// How Claude Code is launched for the project.
@@ -72,6 +75,7 @@ pub fn agent_command(
             cwd: project_dir.to_owned(),
             banner: None,
             env: paige_env(server),
+            accepts_nudges: false,
         });
     }
     let Some(claude) = find_in_path("claude", path) else {
@@ -85,6 +89,7 @@ pub fn agent_command(
                     .into(),
             ),
             env: paige_env(server),
+            accepts_nudges: false,
         });
     };
     let mcp_config = write_mcp_config(run_dir, server)?;
@@ -116,6 +121,7 @@ pub fn agent_command(
         cwd: project_dir.to_owned(),
         banner: None,
         env: paige_env(server),
+        accepts_nudges: true,
     })
 }
 
@@ -169,6 +175,17 @@ pub struct Terminal {
     reader: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Set by `kill`: a reader waiting for room in the output channel gives up.
     killed: Arc<std::sync::atomic::AtomicBool>,
+    accepts_nudges: bool,
+    activity: Arc<Mutex<Activity>>,
+}
+
+/// When the terminal last saw the learner type and the child print (real time: these are
+/// bytes on a real PTY), and whether the learner's last input left a line unfinished.
+#[derive(Debug, Default)]
+struct Activity {
+    mid_line: bool,
+    last_output: Option<std::time::Instant>,
+    last_input: Option<std::time::Instant>,
 }
 
 /// How many chunks of output (up to 8 KiB each) a terminal holds for its consumer before its
@@ -252,6 +269,12 @@ impl Terminal {
         let mut reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
         let writer = pty.master.take_writer().map_err(std::io::Error::other)?;
         let banner = command.banner.clone();
+        let activity: Arc<Mutex<Activity>> = Arc::default();
+        let seen = activity.clone();
+        let mut on_output = move |text: String| {
+            seen.lock().unwrap_or_else(|p| p.into_inner()).last_output = Some(std::time::Instant::now());
+            on_output(text);
+        };
         let handle = std::thread::Builder::new().name("paige-pty-reader".into()).spawn(move || {
             if let Some(banner) = banner {
                 on_output(banner);
@@ -281,7 +304,36 @@ impl Terminal {
             pid,
             reader: Mutex::new(Some(handle)),
             killed,
+            accepts_nudges: command.accepts_nudges,
+            activity,
         })
+    }
+
+    /// The learner typed `input`: a line is unfinished until Enter (or Ctrl-C) ends it.
+    pub fn write_input(&self, input: &[u8]) -> std::io::Result<()> {
+        {
+            let mut activity = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+            activity.last_input = Some(std::time::Instant::now());
+            if let Some(last) = input.last() {
+                activity.mid_line = !matches!(last, b'\r' | b'\n' | 0x03);
+            }
+        }
+        self.write(input)
+    }
+
+    /// May a nudge be typed now: the child is Claude Code, the learner is not mid-line, and
+    /// nothing was printed for `quiet`.
+    pub fn ready_for_nudge(&self, quiet: std::time::Duration) -> bool {
+        let activity = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        self.accepts_nudges && !activity.mid_line && activity.last_output.is_none_or(|at| at.elapsed() >= quiet)
+    }
+
+    pub fn accepts_nudges(&self) -> bool {
+        self.accepts_nudges
+    }
+
+    fn last_input(&self) -> Option<std::time::Instant> {
+        self.activity.lock().unwrap_or_else(|p| p.into_inner()).last_input
     }
 
     pub fn write(&self, input: &[u8]) -> std::io::Result<()> {
@@ -409,6 +461,13 @@ impl Terminals {
 
     pub(crate) fn take(&self, id: ConnectionId) -> Option<Arc<Terminal>> {
         self.by_connection.lock().unwrap_or_else(|p| p.into_inner()).remove(&id)
+    }
+
+    /// Where a nudge goes: of the terminals running Claude Code, the one the learner typed
+    /// into last.
+    pub(crate) fn nudge_target(&self) -> Option<Arc<Terminal>> {
+        let all = self.by_connection.lock().unwrap_or_else(|p| p.into_inner());
+        all.values().filter(|t| t.accepts_nudges()).max_by_key(|t| t.last_input()).cloned()
     }
 
     pub(crate) fn take_all(&self) -> Vec<Arc<Terminal>> {

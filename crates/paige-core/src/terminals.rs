@@ -28,13 +28,18 @@ impl Core {
         }
     }
 
+    /// The terminal a nudge is typed into (`terminal.rs`: `Terminals::nudge_target`).
+    pub(crate) fn nudge_terminal(&self) -> Option<std::sync::Arc<Terminal>> {
+        self.terminals().nudge_target()
+    }
+
     pub fn has_terminal(&self, id: ConnectionId) -> bool {
         self.terminals().get(id).is_some()
     }
 
     pub(crate) fn terminal_input(&self, id: ConnectionId, input: &str) -> Result<(), String> {
         let terminal = self.terminals().get(id).ok_or_else(|| "this window has no terminal".to_owned())?;
-        terminal.write(input.as_bytes()).map_err(|err| format!("cannot write to the terminal: {err}"))
+        terminal.write_input(input.as_bytes()).map_err(|err| format!("cannot write to the terminal: {err}"))
     }
 
     pub(crate) fn terminal_resize(&self, id: ConnectionId, size: TerminalSize) {

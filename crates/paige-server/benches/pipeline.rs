@@ -1,5 +1,6 @@
 //! The coaching pipeline's own cost, the model excluded: 10 memories in the embedded store,
-//! a coach answer of 5 phases and 30 hints, the fake Messages API answering at once. Prints
+//! a coach answer of 5 phases and 30 hints (each phase's skill-area history read for the
+//! hint-fading rule), the fake Messages API answering at once. Prints
 //! p50/p99 of the whole pipeline and of its two model round trips to the local fake, and
 //! their difference — Paige's overhead (target ≤ 20 ms).
 //!   PAIGE_MODEL_DIR=… cargo bench -p paige-server --bench pipeline
@@ -24,7 +25,8 @@ fn coach_reply() -> serde_json::Value {
                 "number": n, "title": format!("Phase {n}"), "description": "Do the next step.",
                 "expected_files": ["src/lib.rs"], "hint_level": "line",
                 "hints": {"file_hints": [{"path": "src/lib.rs", "style": "suggested"}, {"path": "src/main.rs", "style": "important"}], "line_hints": lines},
-                "knowledge_gap_opportunities": []
+                "knowledge_gap_opportunities": [],
+                "skill_area": "testing"
             })
         })
         .collect();

@@ -64,6 +64,7 @@ export interface ServerPayloads {
   "session:options": SessionOptions;
   "coaching:worked_example": WorkedExample;
   "coaching:worked_example_error": WorkedExampleError;
+  "coaching:step_check": StepCheck;
   "observer:nudge": ObserverNudge;
   "observer:status": ObserverStatus;
   "explain:response": ExplainResponse;
@@ -80,6 +81,11 @@ export interface ServerPayloads {
 export type Anchor = { path: string, line: number, };
 
 export type BufferUpdate = { path: string, content: string, cursorPosition: CursorPosition, selections: Array<EditorRange>, };
+
+/**
+ * How a phase's check last ended.
+ */
+export type CheckStatus = "running" | "passed" | "failed" | "error";
 
 export type CoachingMessage = { message: string, type: MessageKind, anchor?: Anchor, };
 
@@ -231,7 +237,11 @@ export type MessageKind = "info" | "success" | "warning" | "error" | "hint";
 /**
  * Snake-case keys, as the spec gives them.
  */
-export type NudgeContext = { current_file: string | null, expected_file: string | null, time_in_file: number | null, phase_description: string | null, };
+export type NudgeContext = { current_file: string | null, expected_file: string | null, 
+/**
+ * As the spec's example gives it: "3m12s".
+ */
+time_in_file: string | null, phase_description: string | null, };
 
 export type ObserverMute = { muted: boolean, };
 
@@ -260,7 +270,11 @@ skillArea?: string,
 /**
  * Why the phase's hints start where they do, when the learner's history moved them.
  */
-hintReason?: string, };
+hintReason?: string, 
+/**
+ * The test whose pass shows the phase is done (its step check runs it on save).
+ */
+testFilter?: string, };
 
 export type PhaseUpdate = { phase: number, status: PhaseStatus, description: string, 
 /**
@@ -341,6 +355,29 @@ export type SessionSummary = { sessionId: string, status: SessionStatus, duratio
 export type SkillArea = { name: string, stage: string, score: number, };
 
 export type SolutionReview = { review: string, level: number, passed: boolean, constraintsUnlocked: Array<KataConstraint>, };
+
+/**
+ * `coaching:step_check`: the phase's check — the project's own test runner with the phase's
+ * test filter, run when the learner saves one of its expected files — is running, or how it
+ * ended. Shown beside the phase in the coaching panel.
+ */
+export type StepCheck = { phase: number, status: CheckStatus, 
+/**
+ * One line: what runs, which test fails and why, or why there is no check.
+ */
+summary: string, 
+/**
+ * Failed checks of this phase in a row (0 after a pass).
+ */
+consecutiveFailures: number, 
+/**
+ * How long the check ran (absent while running, or when nothing ran).
+ */
+durationMs?: number, 
+/**
+ * The command, as the learner would type it (absent when there is none).
+ */
+command?: string, };
 
 /**
  * Whether an issue suits the learner now.

@@ -15,6 +15,7 @@ mod worked_example;
 mod wrapup;
 
 pub use lifecycle::StartRequest;
+pub(crate) use lifecycle::current_phase;
 pub use pipeline::{PipelineError, PipelineInput, PipelineOutput, PipelinePhase};
 pub(crate) use session_end::LastTranscript;
 pub use session_end::condense;

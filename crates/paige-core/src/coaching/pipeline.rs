@@ -245,6 +245,7 @@ pub(crate) fn summary(phase: &Phase) -> PhaseSummary {
         status: phase.status,
         skill_area: phase.skill_area.clone(),
         hint_reason: phase.hint_reason.clone(),
+        test_filter: phase.test_filter.clone(),
     }
 }
 
@@ -283,6 +284,7 @@ fn to_rows(phases: &[coach_agent::CoachPhase]) -> Vec<(NewPhase, Vec<NewPhaseHin
                     .map(|area| area.trim().to_lowercase())
                     .filter(|area| !area.is_empty()),
                 hint_reason: None,
+                test_filter: test_filter(phase.test_filter.as_deref()),
             };
             let files = phase.hints.file_hints.iter().map(|hint| NewPhaseHint {
                 phase_id: String::new(),
@@ -309,6 +311,12 @@ fn to_rows(phases: &[coach_agent::CoachPhase]) -> Vec<(NewPhase, Vec<NewPhaseHin
             (new_phase, files.chain(lines).collect())
         })
         .collect()
+}
+
+/// The coach agent's test filter, trimmed; a blank one, or one too long to be a test's name,
+/// is none (the step check then says the phase has no test).
+fn test_filter(filter: Option<&str>) -> Option<String> {
+    filter.map(str::trim).filter(|f| !f.is_empty() && f.len() <= crate::checks::MAX_FILTER_BYTES).map(str::to_owned)
 }
 
 fn level(level: coach_agent::HintLevel) -> HintLevel {

@@ -21,6 +21,9 @@ pub struct Phase {
     pub skill_area: Option<String>,
     /// Why its hints start where they do, when the learner's history moved them.
     pub hint_reason: Option<String>,
+    /// The name or pattern of the test that passes when the phase is done (the coach agent's),
+    /// passed as one argument to the project's test runner by the step check (`checks/`).
+    pub test_filter: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +36,7 @@ pub struct NewPhase {
     pub expected_files: Vec<String>,
     pub skill_area: Option<String>,
     pub hint_reason: Option<String>,
+    pub test_filter: Option<String>,
 }
 
 /// One completed phase of a skill area, as the hint-fading rule reads it.
@@ -43,7 +47,7 @@ pub struct PhaseOutcome {
 }
 
 const COLUMNS: &str = "id, plan_id, number, title, description, status, hint_level, expected_files, started_at, \
-     completed_at, skill_area, hint_reason";
+     completed_at, skill_area, hint_reason, test_filter";
 
 fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phase> {
     Ok(Phase {
@@ -59,6 +63,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phase> {
         completed_at: get_opt_ts(row, 9)?,
         skill_area: row.get(10)?,
         hint_reason: row.get(11)?,
+        test_filter: row.get(12)?,
     })
 }
 
@@ -154,11 +159,12 @@ pub(super) fn insert_phase(conn: &rusqlite::Connection, new: NewPhase) -> Result
         completed_at: None,
         skill_area: new.skill_area,
         hint_reason: new.hint_reason,
+        test_filter: new.test_filter,
     };
     conn.execute(
         "INSERT INTO phases (id, plan_id, number, title, description, status, hint_level, expected_files,
-             skill_area, hint_reason)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+             skill_area, hint_reason, test_filter)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             phase.id,
             phase.plan_id,
@@ -169,7 +175,8 @@ pub(super) fn insert_phase(conn: &rusqlite::Connection, new: NewPhase) -> Result
             phase.hint_level,
             to_json(&phase.expected_files)?,
             phase.skill_area,
-            phase.hint_reason
+            phase.hint_reason,
+            phase.test_filter
         ],
     )
     .map_err(DbError::on_insert("phase", "plan", &phase.plan_id))?;

@@ -1,6 +1,246 @@
-//! The Observer (spec Story 10): one per live coaching session, watching the event bus,
-//! deciding with a Haiku triage call whether Paige should nudge, and delivering the nudge.
+//! The Observer (spec Story 10): one per live coaching session, started with it and stopped
+//! when it ends or Paige shuts down (an owned loop with a child of the session's token). It
+//! watches the event bus — the action log, buffer updates — and an idle check; each trigger
+//! passes the suppression checks (`state.rs`), then a Haiku triage call on a snapshot of the
+//! learner's work (`triage.rs`) decides whether Paige nudges (`nudge.rs`). One evaluation at
+//! a time; a result arriving after its session ended is discarded.
+
+mod nudge;
+mod state;
+mod triage;
+
+use std::sync::{Arc, Mutex, Weak};
+
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+use tokio_util::sync::CancellationToken;
+
+use crate::core::Core;
+use crate::db::{ActionType, Session};
+use crate::event::Event;
+use crate::protocol::{ObserverStatus, ServerMessage};
+pub use state::{ObserverSettings, ObserverState, Skip, Trigger, is_learner_action};
+pub(crate) use triage::{Verdict, verdict};
 
 /// The live session's Observer, if any.
 #[derive(Default)]
-pub(crate) struct Observers {}
+pub(crate) struct Observers {
+    current: Mutex<Option<Running>>,
+}
+
+struct Running {
+    session_id: String,
+    state: Arc<Mutex<ObserverState>>,
+    cancel: CancellationToken,
+}
+
+type Shared = Arc<Mutex<ObserverState>>;
+
+fn lock(state: &Shared) -> std::sync::MutexGuard<'_, ObserverState> {
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Observers {
+    fn current(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
+        self.current.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The live Observer's state, if it is `session_id`'s.
+    fn state_of(&self, session_id: &str) -> Option<Shared> {
+        self.current().as_ref().filter(|r| r.session_id == session_id).map(|r| r.state.clone())
+    }
+}
+
+impl Core {
+    /// Starts `session`'s Observer (FR-129): its state, its loop over the event bus and the
+    /// idle check, and `observer:status` to every UI. `cancel` is the session's token.
+    pub(crate) fn start_observer(
+        self: &Arc<Self>,
+        session: &Session,
+        cancel: CancellationToken,
+        runtime: &tokio::runtime::Handle,
+    ) {
+        let state: Shared = Arc::new(Mutex::new(ObserverState::new(session.id.clone(), self.now())));
+        // Subscribed before the loop runs: nothing logged from here on is missed.
+        let events = self.subscribe();
+        let previous = self.observers().current().replace(Running {
+            session_id: session.id.clone(),
+            state: state.clone(),
+            cancel: cancel.clone(),
+        });
+        if let Some(previous) = previous {
+            previous.cancel.cancel();
+        }
+        let (core, settings) = (Arc::downgrade(self), self.config().limits.observer);
+        self.tasks().spawn_on(watch(core, state, settings, events, cancel), runtime);
+        self.broadcast(ServerMessage::ObserverStatus(self.observer_status()));
+    }
+
+    /// Stops `session_id`'s Observer (FR-130): its loop ends, and every UI hears it is
+    /// inactive. A triage call in flight finishes and is discarded (EC-66).
+    pub(crate) fn stop_observer(&self, session_id: &str) {
+        let stopped = {
+            let mut current = self.observers().current();
+            match current.as_ref() {
+                Some(running) if running.session_id == session_id => current.take(),
+                _ => None,
+            }
+        };
+        if let Some(running) = stopped {
+            running.cancel.cancel();
+            let last = lock(&running.state).last_evaluation;
+            self.broadcast(ServerMessage::ObserverStatus(ObserverStatus {
+                active: false,
+                muted: false,
+                last_evaluation: last.map(crate::db::iso),
+            }));
+        }
+    }
+
+    /// What `observer:status` says now.
+    pub fn observer_status(&self) -> ObserverStatus {
+        match self.observers().current().as_ref() {
+            Some(running) => {
+                let state = lock(&running.state);
+                ObserverStatus {
+                    active: true,
+                    muted: state.muted,
+                    last_evaluation: state.last_evaluation.map(crate::db::iso),
+                }
+            }
+            None => ObserverStatus { active: false, muted: false, last_evaluation: None },
+        }
+    }
+
+    /// `observer:mute` (FR-144): flips the live Observer's mute, logs `observer_muted` and
+    /// tells every UI. Without a session there is nothing to mute (EC-70): `false`.
+    pub fn mute_observer(&self, muted: bool) -> bool {
+        let Some(state) = self.observers().current().as_ref().map(|r| r.state.clone()) else {
+            tracing::warn!("observer:mute without an active session: ignored");
+            return false;
+        };
+        lock(&state).muted = muted;
+        self.log_action(ActionType::ObserverMuted, json!({ "muted": muted }));
+        self.broadcast(ServerMessage::ObserverStatus(self.observer_status()));
+        true
+    }
+
+    /// Runs the suppression checks for `trigger`; when they pass, the evaluation runs as
+    /// owned background work.
+    fn consider(self: &Arc<Self>, trigger: Trigger, state: &Shared) {
+        let settings = self.config().limits.observer;
+        let now = self.now();
+        let (admitted, session_id) = {
+            let mut s = lock(state);
+            (s.admit(now, &settings), s.session_id.clone())
+        };
+        match admitted {
+            Err(Skip::Silent) => {}
+            Err(Skip::Suppressed(reason)) => {
+                self.log_action(
+                    ActionType::NudgeSuppressed,
+                    json!({ "reason": reason, "trigger": format!("{trigger:?}") }),
+                );
+            }
+            Ok(()) => {
+                let (core, state) = (self.clone(), state.clone());
+                self.tasks().spawn(async move { core.evaluate(trigger, session_id, state).await });
+            }
+        }
+    }
+
+    async fn evaluate(self: Arc<Self>, trigger: Trigger, session_id: String, state: Shared) {
+        let settings = self.config().limits.observer;
+        let (last_nudge, idle, generation) = {
+            let s = lock(&state);
+            (s.last_nudge, s.is_idle(self.now(), &settings), s.generation)
+        };
+        let core = self.clone();
+        let id = session_id.clone();
+        let context = tokio::task::spawn_blocking(move || core.triage_context(&id, last_nudge, idle)).await;
+        let shutdown = self.shutdown_token();
+        let answer = match context {
+            // At shutdown the call is abandoned; otherwise it completes (EC-66).
+            Ok(context) => tokio::select! {
+                _ = shutdown.cancelled() => return,
+                answer = self.triage(&session_id, &context) => answer,
+            },
+            Err(err) => {
+                tracing::error!("the observer's snapshot failed: {err}");
+                lock(&state).finish(self.now());
+                return;
+            }
+        };
+        lock(&state).finish(self.now());
+        // EC-66: the session ended (or another began) while the model thought.
+        if self.observers().state_of(&session_id).is_none_or(|live| !Arc::ptr_eq(&live, &state)) {
+            tracing::debug!("triage result after the session ended: discarded");
+            return;
+        }
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(err) => {
+                tracing::warn!(?trigger, "the observer's triage failed; it keeps watching: {err}");
+                return;
+            }
+        };
+        match verdict(answer, settings.min_confidence_pct) {
+            Verdict::Nudge(answer) => self.nudge(answer, &state, generation),
+            Verdict::LowConfidence(answer) => {
+                let data =
+                    json!({ "signal": answer.signal, "confidence": answer.confidence, "reason": "low_confidence" });
+                self.log_action(ActionType::NudgeSuppressed, data);
+            }
+            Verdict::Contradictory => {
+                tracing::warn!(?trigger, "the triage said nudge with signal no_nudge: contradictory, no nudge");
+            }
+            Verdict::Quiet => {}
+        }
+    }
+}
+
+/// The Observer's loop: triggers from the bus and the idle check, until the session's token
+/// is cancelled or the core goes away.
+async fn watch(
+    core: Weak<Core>,
+    state: Shared,
+    settings: ObserverSettings,
+    mut events: tokio::sync::broadcast::Receiver<Event>,
+    cancel: CancellationToken,
+) {
+    let session_id = lock(&state).session_id.clone();
+    let mut idle = tokio::time::interval(settings.idle_check);
+    idle.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    idle.tick().await;
+    loop {
+        let event = tokio::select! {
+            _ = cancel.cancelled() => break,
+            _ = idle.tick() => None,
+            event = events.recv() => match event {
+                Ok(event) => Some(event),
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "the observer fell behind the event bus");
+                    continue;
+                }
+                Err(RecvError::Closed) => break,
+            },
+        };
+        let Some(core) = core.upgrade() else { break };
+        let now = core.now();
+        let trigger = {
+            let mut s = lock(&state);
+            match &event {
+                None => s.on_idle_check(now, &settings),
+                Some(Event::ActionLogged(entry)) if entry.session_id == session_id => {
+                    s.on_action(entry.action_type, now, &settings)
+                }
+                Some(Event::BufferEdited { .. }) => s.on_buffer_update(now, &settings),
+                Some(Event::ShuttingDown) => break,
+                Some(_) => None,
+            }
+        };
+        if let Some(trigger) = trigger {
+            core.consider(trigger, &state);
+        }
+    }
+}

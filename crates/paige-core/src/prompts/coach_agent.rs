@@ -31,6 +31,10 @@ pub struct CoachPhase {
     /// The skill area the phase exercises, in a few lowercase words reused across phases
     /// and sessions (e.g. "error handling", "testing", "async"): how Paige tracks mastery
     pub skill_area: Option<String>,
+    /// The name or pattern of the test that passes when this phase is done, or null: Paige
+    /// runs the project's own test runner with it (e.g. `cargo test <it>`) when the learner
+    /// saves an expected file
+    pub test_filter: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

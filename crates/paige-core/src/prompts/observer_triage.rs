@@ -48,6 +48,23 @@ pub struct TriageContext {
     pub time_since_last_nudge: String,
     pub dreyfus_stage: String,
     pub user_idle: bool,
+    /// Paige's extension: the latest step check of the phase in progress (its test), when
+    /// one ran — a check that went green is a reason to congratulate and move on; the same
+    /// failure over several saves, a reason to nudge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_check: Option<StepCheckContext>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepCheckContext {
+    /// `running`, `passed`, `failed` or `error`.
+    pub status: String,
+    /// Failed checks in a row (0 after a pass).
+    pub consecutive_failures: u32,
+    /// One line on what happened.
+    pub summary: String,
+    /// Human-readable relative time, e.g. "40s ago".
+    pub ago: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,5 +1,6 @@
-//! Paige's typed extensions of the catalog for coaching sessions (issue 15): what the UI
-//! needs to start or resume a session itself, and the "just show me" worked example.
+//! Paige's typed extensions of the catalog for coaching sessions (issues 15, 16): what the UI
+//! needs to start or resume a session itself, the "just show me" worked example, and the
+//! phase's live step check.
 //! Additive: a spec client that never sends these never receives them.
 
 use serde::{Deserialize, Serialize};
@@ -60,4 +61,27 @@ pub struct WorkedExample {
 pub struct WorkedExampleError {
     pub phase: Option<i64>,
     pub error: String,
+}
+
+/// `coaching:step_check`: the phase's check — the project's own test runner with the phase's
+/// test filter, run when the learner saves one of its expected files — is running, or how it
+/// ended. Shown beside the phase in the coaching panel.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepCheck {
+    pub phase: i64,
+    pub status: crate::checks::CheckStatus,
+    /// One line: what runs, which test fails and why, or why there is no check.
+    pub summary: String,
+    /// Failed checks of this phase in a row (0 after a pass).
+    pub consecutive_failures: u32,
+    /// How long the check ran (absent while running, or when nothing ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub duration_ms: Option<u64>,
+    /// The command, as the learner would type it (absent when there is none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub command: Option<String>,
 }

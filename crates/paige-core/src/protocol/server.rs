@@ -64,6 +64,7 @@ server_messages! {
     SessionOptions(super::SessionOptions) = "session:options",
     CoachingWorkedExample(super::WorkedExample) = "coaching:worked_example",
     CoachingWorkedExampleError(super::WorkedExampleError) = "coaching:worked_example_error",
+    CoachingStepCheck(super::StepCheck) = "coaching:step_check",
     ObserverNudge(ObserverNudge) = "observer:nudge",
     ObserverStatus(ObserverStatus) = "observer:status",
     ExplainResponse(ExplainResponse) = "explain:response",
@@ -269,6 +270,10 @@ pub struct PhaseSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub hint_reason: Option<String>,
+    /// The test whose pass shows the phase is done (its step check runs it on save).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub test_filter: Option<String>,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -378,7 +383,8 @@ pub struct ObserverNudge {
 pub struct NudgeContext {
     pub current_file: Option<String>,
     pub expected_file: Option<String>,
-    pub time_in_file: Option<f64>,
+    /// As the spec's example gives it: "3m12s".
+    pub time_in_file: Option<String>,
     pub phase_description: Option<String>,
 }
 

@@ -32,6 +32,7 @@ fn phase(db: &Db, plan_id: &str, number: i64) -> Phase {
         expected_files: vec!["src/weather.ts".into(), "src/api.ts".into()],
         skill_area: None,
         hint_reason: None,
+        test_filter: None,
     })
     .expect("create phase")
 }
@@ -363,22 +364,23 @@ fn the_database_accepts_every_action_type_and_refuses_any_other() {
 fn a_database_from_before_the_action_type_check_keeps_its_timeline() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("paige.db");
-    {
-        let db = Db::open(&path, clock()).expect("open");
-        let s = session(&db);
-        db.log_action(&s.id, ActionType::FileOpen, Some(json!({"path": "a.rs"}))).expect("log");
-    }
-    // Back to migration 6 (before the CHECK), as a database of the last release is.
+    // A database of the last release: migrations 01–06 as they are on disk, with a timeline.
     let raw = rusqlite::Connection::open(&path).expect("open");
+    let migrations = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations");
+    for n in ["01-foundation", "02-governance", "03-versions", "04-ledger-index", "05-memory", "06-phase-skill"] {
+        let sql = std::fs::read_to_string(migrations.join(n).join("up.sql")).expect("migration");
+        raw.execute_batch(&sql).unwrap_or_else(|err| panic!("{n}: {err}"));
+    }
     raw.execute_batch(
-        "CREATE TABLE old_log AS SELECT * FROM action_log; DROP TABLE action_log;
-         ALTER TABLE old_log RENAME TO action_log; PRAGMA user_version = 6;",
+        "PRAGMA user_version = 6;
+         INSERT INTO sessions (id, project_dir, status, started_at) VALUES ('s1', '/p', 'active', '2026-11-22T09:00:00.000Z');
+         INSERT INTO action_log (id, session_id, action_type, data, created_at)
+             VALUES ('a1', 's1', 'file_open', '{\"path\":\"a.rs\"}', '2026-11-22T09:00:01.000Z');",
     )
-    .expect("downgrade");
+    .expect("old rows");
     drop(raw);
     let db = Db::open(&path, clock()).expect("migrates");
-    let s = db.sessions().expect("sessions").remove(0);
-    let kept = db.recent_actions(&s.id, 10, None).expect("actions");
+    let kept = db.recent_actions("s1", 10, None).expect("actions");
     assert_eq!(kept.len(), 1);
     assert_eq!(kept[0].data, Some(json!({"path": "a.rs"})));
 }

@@ -257,6 +257,7 @@ async fn coach_mode_session_start_adds_the_persona_and_the_session_state() {
             expected_files: vec![],
             skill_area: None,
             hint_reason: None,
+            test_filter: None,
         })
         .expect("phase");
     g.core.db().set_phase_status(&phase.id, paige_core::db::PhaseStatus::Active).expect("active");

@@ -51,7 +51,8 @@ fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
     ];
     let revisions =
         ["session:completed", "explain:error", "review:error", "dashboard:materials", "dashboard:materials_error"];
-    let extensions = ["session:options", "coaching:worked_example", "coaching:worked_example_error"];
+    let extensions =
+        ["session:options", "coaching:worked_example", "coaching:worked_example_error", "coaching:step_check"];
     assert_eq!(catalog.len(), 32);
     let mut expected: Vec<&str> = catalog.iter().chain(revisions.iter()).chain(extensions.iter()).copied().collect();
     let mut actual = ServerMessage::TYPES.to_vec();
@@ -114,7 +115,8 @@ fn hello_stores_metadata_and_answers_init_with_the_request_id() {
     assert_eq!(reply["payload"]["sessionId"], Value::Null);
     let capabilities = reply["payload"]["capabilities"].as_array().expect("list");
     assert!(capabilities.contains(&json!("file:open")) && !capabilities.contains(&json!("dashboard:request")));
-    assert_eq!(reply["payload"]["featureFlags"]["observer"], false);
+    assert_eq!(reply["payload"]["featureFlags"]["observer"], true);
+    assert_eq!(reply["payload"]["featureFlags"]["dashboard"], false);
     let meta = t.core.connection(conn).expect("tracked");
     assert_eq!((meta.platform.as_deref(), meta.window_size.map(|w| w.width)), (Some("linux"), Some(1280)));
     t.core.disconnect(conn);
@@ -156,7 +158,6 @@ fn messages_owned_by_later_features_answer_not_implemented() {
         json!({"type": "dashboard:refresh_issues", "payload": {}}),
         json!({"type": "user:explain", "payload": {"path": "a", "language": "rust", "selection": {"startLine": 1, "startCol": 1, "endLine": 1, "endCol": 2}, "selectedText": "x", "surroundingContext": ""}}),
         json!({"type": "user:review", "payload": {"kataId": "k", "userCode": "", "activeConstraintTitles": []}}),
-        json!({"type": "observer:mute", "payload": {"muted": true}}),
         json!({"type": "practice:submit_solution", "payload": {"kataId": "k", "code": "", "activeConstraints": []}}),
         json!({"type": "terminal:input", "payload": {"input": "ls\n"}}),
     ];

@@ -96,6 +96,7 @@ fn sh(script: &str) -> AgentCommand {
         cwd: std::env::temp_dir(),
         banner: Some("banner\r\n".into()),
         env: vec![("PAIGE_PROBE".into(), "from-paige".into())],
+        accepts_nudges: false,
     }
 }
 
@@ -253,9 +254,9 @@ fn hello_says_terminal_exactly_when_the_ui_has_one_and_no_unbuilt_feature() {
     assert_eq!(flags(browser)["terminal"], false, "a UI without a terminal");
     let with_terminal = flags(window);
     assert_eq!(with_terminal["terminal"], true, "a desktop window with its PTY");
-    // (This core has no memory store: `memory` is false too.) Coaching sessions are built.
-    assert_eq!(with_terminal["sessions"], true, "coaching sessions are built");
-    for unbuilt in ["dashboard", "explain", "memory", "observer", "practice", "review"] {
+    // (This core has no memory store: `memory` is false too.) Sessions and the Observer are built.
+    assert_eq!((with_terminal["sessions"].as_bool(), with_terminal["observer"].as_bool()), (Some(true), Some(true)));
+    for unbuilt in ["dashboard", "explain", "memory", "practice", "review"] {
         assert_eq!(with_terminal[unbuilt], false, "{unbuilt} is not built yet");
     }
     t.core.disconnect(window);

@@ -89,6 +89,8 @@ async fn world() -> World {
     let memory = Memory::new(Box::new(ListStore::default()), Err("no model in these tests".into()));
     let core = Arc::new(Core::open(config, clock()).expect("core").with_memory(memory));
     let session = core.start_session(Some(15), Some("Retry failed uploads".into())).expect("session").id;
+    // The learner muted the Observer: the model requests here are the wrap-up's alone.
+    assert!(core.mute_observer(true));
     let db = core.db();
     let plan = db.create_plan(&session, "1. catch\n2. retry").expect("plan");
     let phase = |number, title: &str| NewPhase {
@@ -100,6 +102,7 @@ async fn world() -> World {
         expected_files: vec!["src/upload.ts".into()],
         skill_area: None,
         hint_reason: None,
+        test_filter: None,
     };
     let first = db.create_phase(phase(1, "Catch the rejection")).expect("phase");
     db.create_phase(phase(2, "Retry with backoff")).expect("phase");

@@ -1,5 +1,6 @@
 //! paige-server over a real socket and through `oneshot`: guards, health, both MCP eras.
 
+mod checks;
 mod coaching;
 mod guard;
 mod hooks;
@@ -7,6 +8,7 @@ mod hostile;
 mod instance;
 mod keepalive;
 mod mcp;
+mod observer;
 mod sessions;
 mod tools;
 mod ui;

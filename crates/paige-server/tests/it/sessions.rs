@@ -176,6 +176,7 @@ fn left_by_a_crash(server: &Running, title: &str) -> String {
                 expected_files: vec!["src/auth.rs".into()],
                 skill_area: Some("async".into()),
                 hint_reason: None,
+                test_filter: None,
             },
             Vec::new(),
         )
@@ -281,6 +282,7 @@ fn practised(server: &Running, helped: bool) {
                     expected_files: Vec::new(),
                     skill_area: Some("error handling".into()),
                     hint_reason: None,
+                    test_filter: None,
                 },
                 Vec::new(),
             )

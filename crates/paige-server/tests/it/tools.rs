@@ -352,6 +352,7 @@ async fn update_phase_moves_the_phase_and_tells_the_ui() {
                 expected_files: vec![],
                 skill_area: None,
                 hint_reason: None,
+                test_filter: None,
             })
             .expect("phase");
     }

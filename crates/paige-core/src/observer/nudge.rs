@@ -1,0 +1,102 @@
+//! Delivering a nudge (spec Story 10, FR-140, FR-143): `nudge_sent` logged, `observer:nudge`
+//! to every UI, and — so Claude Code answers as Paige — the nudge typed into the terminal of
+//! the learner's window, but only when that terminal runs Claude Code (never
+//! `PAIGE_AGENT_CMD` or the fallback shell, where it would run as a command), the learner's
+//! last input there ended its line, and the terminal has been quiet for a moment. Otherwise
+//! it waits; a nudge not typed within `stale_after`, or superseded by a newer trigger, is
+//! dropped and logged `nudge_suppressed` (`stale`).
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::Shared;
+use crate::core::Core;
+use crate::db::ActionType;
+use crate::prompts::observer_triage::{ObserverTriageResponse, Signal};
+use crate::protocol::{NudgeContext, ObserverNudge, ServerMessage};
+
+/// How often a waiting nudge looks at the terminal again.
+const POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+fn signal_name(signal: Signal) -> String {
+    serde_json::to_value(signal).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// One line for Claude Code's prompt: what the Observer saw and what Paige asks of it.
+/// Newlines and control characters from the model are flattened: the line ends only with
+/// the Enter that submits it.
+pub(crate) fn prompt_line(answer: &ObserverTriageResponse) -> String {
+    let c = &answer.suggested_context;
+    let mut seen = vec![format!("signal {}", signal_name(answer.signal))];
+    if let Some(file) = &c.current_file {
+        seen.push(format!("the learner is in {file}"));
+    }
+    if let Some(time) = &c.time_in_file {
+        seen.push(format!("for {time}"));
+    }
+    if let Some(expected) = &c.expected_file {
+        seen.push(format!("the phase expects {expected}"));
+    }
+    if let Some(phase) = &c.phase_description {
+        seen.push(format!("the phase: {phase}"));
+    }
+    let line = format!(
+        "[Paige's Observer] {}. As Paige, give the learner one short, encouraging nudge in your own words; \
+         do not write their code.",
+        seen.join("; ")
+    );
+    line.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+}
+
+impl Core {
+    pub(super) fn nudge(self: &Arc<Self>, answer: ObserverTriageResponse, state: &Shared, generation: u64) {
+        let signal = signal_name(answer.signal);
+        // Logged even when no UI is there to see it (EC-68).
+        self.log_action(ActionType::NudgeSent, json!({ "signal": signal, "confidence": answer.confidence }));
+        let c = &answer.suggested_context;
+        self.broadcast(ServerMessage::ObserverNudge(ObserverNudge {
+            signal: signal.clone(),
+            confidence: answer.confidence,
+            context: NudgeContext {
+                current_file: c.current_file.clone(),
+                expected_file: c.expected_file.clone(),
+                time_in_file: c.time_in_file.clone(),
+                phase_description: c.phase_description.clone(),
+            },
+        }));
+        super::lock(state).last_nudge = Some(self.now());
+        let Some(terminal) = self.nudge_terminal() else {
+            tracing::info!("no terminal runs Claude Code: the nudge is shown in the UI only");
+            return;
+        };
+        let line = prompt_line(&answer);
+        let (core, state) = (self.clone(), state.clone());
+        let settings = self.config().limits.observer;
+        let cancel = self.shutdown_token();
+        self.tasks().spawn(async move {
+            let deadline = tokio::time::Instant::now() + settings.stale_after;
+            let why = loop {
+                if super::lock(&state).generation != generation {
+                    break "superseded by a newer trigger";
+                }
+                if terminal.ready_for_nudge(settings.quiet_output) {
+                    let typed = terminal.write(line.as_bytes()).and_then(|()| terminal.write(b"\r"));
+                    match typed {
+                        Ok(()) => tracing::info!(signal, "nudge typed into Claude Code"),
+                        Err(err) => tracing::warn!("cannot type the nudge into the terminal: {err}"),
+                    }
+                    return;
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    break "not typed in time: the learner was busy in the terminal";
+                }
+                tokio::select! {
+                    _ = cancel.cancelled() => return,
+                    _ = tokio::time::sleep(POLL) => {}
+                }
+            };
+            core.log_action(ActionType::NudgeSuppressed, json!({ "signal": signal, "reason": "stale", "why": why }));
+        });
+    }
+}

@@ -1,0 +1,255 @@
+//! The Observer's per-session state and its decisions, pure and on the injected clock:
+//! which events trigger an evaluation, and the suppression checks in the spec's order
+//! (muted → cooldown → flow state), plus one evaluation at a time (EC-65).
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use crate::db::ActionType;
+
+/// The Observer's thresholds (`PAIGE_OBSERVER_*`); the spec's values by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObserverSettings {
+    /// No nudge within this long of the last one (120 s).
+    pub cooldown: Duration,
+    /// More than `flow_actions` learner actions within `flow_window` is flow: leave them be.
+    pub flow_window: Duration,
+    pub flow_actions: usize,
+    /// Every this many buffer updates is a trigger (5).
+    pub buffer_updates: u32,
+    /// No learner action for this long is idle (5 min), checked every `idle_check` (30 s).
+    pub idle_after: Duration,
+    pub idle_check: Duration,
+    /// A nudge needs at least this confidence, in hundredths (70).
+    pub min_confidence_pct: u8,
+    /// A nudge not typed into Claude Code within this long is stale (60 s).
+    pub stale_after: Duration,
+    /// The terminal must have been quiet this long before a nudge is typed (2 s).
+    pub quiet_output: Duration,
+}
+
+impl Default for ObserverSettings {
+    fn default() -> Self {
+        ObserverSettings {
+            cooldown: Duration::from_secs(120),
+            flow_window: Duration::from_secs(60),
+            flow_actions: 10,
+            buffer_updates: 5,
+            idle_after: Duration::from_secs(300),
+            idle_check: Duration::from_secs(30),
+            min_confidence_pct: 70,
+            stale_after: Duration::from_secs(60),
+            quiet_output: Duration::from_secs(2),
+        }
+    }
+}
+
+/// What made the Observer look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    FileOpen,
+    FileSave,
+    BufferEdits,
+    PhaseStarted,
+    PhaseCompleted,
+    Idle,
+}
+
+/// Why an evaluation did not happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// Muted, or an evaluation is already running: silently (FR-134, EC-65).
+    Silent,
+    /// Logged as `nudge_suppressed` with this reason (FR-135, FR-136).
+    Suppressed(&'static str),
+}
+
+/// One session's Observer state (the spec's `ObserverState`).
+#[derive(Debug)]
+pub struct ObserverState {
+    pub session_id: String,
+    pub muted: bool,
+    pub last_nudge: Option<DateTime<Utc>>,
+    pub last_evaluation: Option<DateTime<Utc>>,
+    pub last_activity: DateTime<Utc>,
+    buffer_updates: u32,
+    recent: VecDeque<DateTime<Utc>>,
+    in_progress: bool,
+    /// Bumped by every trigger: a nudge from an older one is superseded.
+    pub generation: u64,
+    /// The current idle spell has been evaluated (one evaluation per spell).
+    idle_seen: bool,
+}
+
+/// The learner's own actions: what counts as activity and toward flow. Paige's own entries
+/// (nudges, coaching messages, MCP calls, reverted changes…) do not, nor the buffer's
+/// summaries: every buffer update already counts, from the bus.
+pub fn is_learner_action(action: ActionType) -> bool {
+    use ActionType::*;
+    matches!(
+        action,
+        FileOpen
+            | FileSave
+            | FileClose
+            | TabSwitch
+            | Selection
+            | HintLevelChange
+            | ExplainRequested
+            | ReviewRequested
+            | IdleEnd
+            | WorkedExample
+    )
+}
+
+impl ObserverState {
+    pub fn new(session_id: String, now: DateTime<Utc>) -> ObserverState {
+        ObserverState {
+            session_id,
+            muted: false,
+            last_nudge: None,
+            last_evaluation: None,
+            last_activity: now,
+            buffer_updates: 0,
+            recent: VecDeque::new(),
+            in_progress: false,
+            generation: 0,
+            idle_seen: false,
+        }
+    }
+
+    fn activity(&mut self, now: DateTime<Utc>, settings: &ObserverSettings) {
+        self.last_activity = now;
+        self.idle_seen = false;
+        self.recent.push_back(now);
+        let window = chrono::Duration::from_std(settings.flow_window).unwrap_or(chrono::Duration::MAX);
+        while self.recent.front().is_some_and(|t| now - *t > window) {
+            self.recent.pop_front();
+        }
+    }
+
+    /// An action-log entry: activity when the learner's, and a trigger when its kind is one.
+    pub fn on_action(
+        &mut self,
+        action: ActionType,
+        now: DateTime<Utc>,
+        settings: &ObserverSettings,
+    ) -> Option<Trigger> {
+        if is_learner_action(action) {
+            self.activity(now, settings);
+        }
+        let trigger = match action {
+            ActionType::FileOpen => Trigger::FileOpen,
+            ActionType::FileSave => Trigger::FileSave,
+            ActionType::PhaseStarted => Trigger::PhaseStarted,
+            ActionType::PhaseCompleted => Trigger::PhaseCompleted,
+            _ => return None,
+        };
+        self.generation += 1;
+        Some(trigger)
+    }
+
+    /// A buffer update (on the bus, not in the action log): every `buffer_updates`th triggers.
+    pub fn on_buffer_update(&mut self, now: DateTime<Utc>, settings: &ObserverSettings) -> Option<Trigger> {
+        self.activity(now, settings);
+        self.buffer_updates += 1;
+        if self.buffer_updates < settings.buffer_updates {
+            return None;
+        }
+        self.generation += 1;
+        Some(Trigger::BufferEdits)
+    }
+
+    /// The idle check: a trigger once per idle spell.
+    pub fn on_idle_check(&mut self, now: DateTime<Utc>, settings: &ObserverSettings) -> Option<Trigger> {
+        if self.idle_seen || !self.is_idle(now, settings) {
+            return None;
+        }
+        self.idle_seen = true;
+        self.generation += 1;
+        Some(Trigger::Idle)
+    }
+
+    pub fn is_idle(&self, now: DateTime<Utc>, settings: &ObserverSettings) -> bool {
+        now - self.last_activity > chrono::Duration::from_std(settings.idle_after).unwrap_or(chrono::Duration::MAX)
+    }
+
+    /// May an evaluation start now? On `Ok` it is marked in progress (and the buffer count
+    /// resets, FR-148) until [`ObserverState::finish`].
+    pub fn admit(&mut self, now: DateTime<Utc>, settings: &ObserverSettings) -> Result<(), Skip> {
+        if self.muted || self.in_progress {
+            return Err(Skip::Silent);
+        }
+        let cooldown = chrono::Duration::from_std(settings.cooldown).unwrap_or(chrono::Duration::MAX);
+        if self.last_nudge.is_some_and(|at| now - at < cooldown) {
+            return Err(Skip::Suppressed("cooldown"));
+        }
+        let window = chrono::Duration::from_std(settings.flow_window).unwrap_or(chrono::Duration::MAX);
+        if self.recent.iter().filter(|t| now - **t <= window).count() > settings.flow_actions {
+            return Err(Skip::Suppressed("flow_state"));
+        }
+        self.in_progress = true;
+        self.buffer_updates = 0;
+        Ok(())
+    }
+
+    /// The evaluation is over (whatever its outcome).
+    pub fn finish(&mut self, now: DateTime<Utc>) {
+        self.in_progress = false;
+        self.last_evaluation = Some(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn at(secs: i64) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 23, 9, 0, 0).single().expect("date") + chrono::Duration::seconds(secs)
+    }
+
+    #[test]
+    fn every_fifth_buffer_update_triggers_and_an_evaluation_resets_the_count() {
+        let s = ObserverSettings::default();
+        let mut state = ObserverState::new("s".into(), at(0));
+        let fired: Vec<bool> = (0..5).map(|i| state.on_buffer_update(at(i * 20), &s).is_some()).collect();
+        assert_eq!(fired, [false, false, false, false, true]);
+        state.admit(at(100), &s).expect("admitted");
+        state.finish(at(100));
+        assert!(state.on_buffer_update(at(101), &s).is_none(), "the count restarted at the evaluation");
+    }
+
+    #[test]
+    fn suppression_runs_in_order_muted_then_cooldown_then_flow_and_one_evaluation_at_a_time() {
+        let s = ObserverSettings::default();
+        let mut state = ObserverState::new("s".into(), at(0));
+        for i in 100..111 {
+            state.on_action(ActionType::TabSwitch, at(i), &s);
+        }
+        state.last_nudge = Some(at(0));
+        state.muted = true;
+        assert_eq!(state.admit(at(30), &s), Err(Skip::Silent), "muted first");
+        state.muted = false;
+        assert_eq!(state.admit(at(30), &s), Err(Skip::Suppressed("cooldown")));
+        assert_eq!(state.admit(at(121), &s), Err(Skip::Suppressed("flow_state")), "11 actions in the last 60 s");
+        assert_eq!(state.admit(at(171), &s), Ok(()), "the window has moved on");
+        assert_eq!(state.admit(at(172), &s), Err(Skip::Silent), "one evaluation at a time");
+        state.finish(at(173));
+        assert_eq!(state.last_evaluation, Some(at(173)));
+    }
+
+    #[test]
+    fn an_idle_spell_triggers_once_and_only_the_learners_actions_end_it() {
+        let s = ObserverSettings::default();
+        let mut state = ObserverState::new("s".into(), at(0));
+        assert!(state.on_idle_check(at(299), &s).is_none());
+        assert_eq!(state.on_idle_check(at(301), &s), Some(Trigger::Idle));
+        assert!(state.on_idle_check(at(331), &s).is_none(), "once per spell");
+        state.on_action(ActionType::NudgeSuppressed, at(340), &s);
+        assert!(state.on_idle_check(at(361), &s).is_none(), "Paige's own entries are not activity");
+        state.on_action(ActionType::FileOpen, at(400), &s);
+        assert_eq!(state.on_idle_check(at(701), &s), Some(Trigger::Idle), "a new spell");
+    }
+}
