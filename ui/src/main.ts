@@ -3,7 +3,7 @@ import "./style.css";
 import { CoachingPanel, Toasts, dashboard } from "./coaching";
 import { Explorer } from "./explorer";
 import { LazyEditor } from "./lazy-editor";
-import { ObserverStatus } from "./observer";
+import { ObserverStatus, nudgeText } from "./observer";
 import { type AnyFrame, type ServerFrame, encodeFrame } from "./protocol";
 import { call, errorText, inDesktop } from "./shell";
 import { mountTerminal } from "./terminal";
@@ -149,7 +149,7 @@ function route(frame: ServerFrame): void {
     case "coaching:message":
       return toasts.show(frame.payload.message, frame.payload.type);
     case "observer:nudge":
-      return toasts.show(`Paige noticed: ${frame.payload.signal}`, "hint");
+      return toasts.show(nudgeText(frame.payload), "hint");
     case "observer:status":
       return observer.update(frame.payload);
     case "connection:error": {
