@@ -64,8 +64,8 @@ fn coach_reply(filter: Option<&str>) -> Value {
     })
 }
 
-/// A served core (no memory) over a Node project, a session with the coached plan, its
-/// first phase active, and a UI socket.
+/// A served core (no memory, the watcher running) over a Node project, a session with the
+/// coached plan, its first phase active, and a UI socket.
 pub(crate) async fn planned_node(
     filter: Option<&str>,
     with_package_json: bool,
@@ -87,9 +87,16 @@ pub(crate) async fn planned_node(
     let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).single().expect("date")));
     let core = Arc::new(Core::open(config, clock.clone()).expect("core opens"));
     let server = crate::serve_fixture(Fixture::new(core, clock, (project, data))).await;
+    // As `paige serve` runs: the watcher keeps the change detector's journal.
+    server.fixture.core.start_watcher().expect("watcher");
     server.fixture.core.start_session(None, Some("Sum".into())).expect("session");
     let client = session_client(&server).await;
-    ok(&call(&client, "paige_run_coaching_pipeline", json!({"planText": "1. Make sum add", "issueSummary": "sum subtracts"})).await);
+    ok(&call(
+        &client,
+        "paige_run_coaching_pipeline",
+        json!({"planText": "1. Make sum add", "issueSummary": "sum subtracts"}),
+    )
+    .await);
     ok(&call(&client, "paige_update_phase", json!({"phase": 1, "status": "active"})).await);
     let socket = ui(&server).await;
     (fake, server, socket)
