@@ -36,6 +36,7 @@ const HANDLED: &[&str] = &[
     "session:list",
     "coaching:show_me",
     "observer:mute",
+    "user:explain",
 ];
 
 impl Core {
@@ -163,11 +164,12 @@ impl Core {
                 self.mute_observer(mute.muted);
                 None
             }
+            // The answer (or its error) follows for every UI; only an immediate refusal here.
+            ClientMessage::UserExplain(request) => self.explain(request).err().map(ServerMessage::ExplainError),
             ClientMessage::SessionList(_) => Some(ServerMessage::SessionOptions(self.session_options())),
             ClientMessage::CoachingShowMe(_) => self.show_me().err().map(ServerMessage::CoachingWorkedExampleError),
             other @ (ClientMessage::DashboardRequest(_)
             | ClientMessage::DashboardRefreshIssues(_)
-            | ClientMessage::UserExplain(_)
             | ClientMessage::UserReview(_)
             | ClientMessage::PracticeSubmitSolution(_)
             // A UI without a terminal (the browser UI of `paige serve`).
@@ -185,7 +187,7 @@ impl Core {
         }
         // True exactly when the feature is built and available to this UI: the terminal in a
         // desktop window (which gets its PTY when it connects), memory while its store
-        // answers, coaching sessions and the Observer always; the others are not built yet and answer
+        // answers, coaching sessions, the Observer and Explain This always; the others are not built yet and answer
         // NOT_IMPLEMENTED.
         let terminal = self.has_terminal(from);
         let memory = self.memory().is_available();
@@ -193,7 +195,7 @@ impl Core {
             ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions", "terminal"]
                 .into_iter()
                 .map(|f| {
-                    let built = matches!(f, "sessions" | "observer");
+                    let built = matches!(f, "sessions" | "observer" | "explain");
                     (f.to_owned(), (f == "terminal" && terminal) || (f == "memory" && memory) || built)
                 })
                 .collect();

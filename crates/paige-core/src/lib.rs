@@ -16,6 +16,7 @@ pub mod db;
 pub mod detector;
 mod dispatch;
 pub mod event;
+pub mod explain;
 pub mod files;
 pub mod governance;
 pub mod limits;

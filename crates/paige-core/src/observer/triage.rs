@@ -55,7 +55,7 @@ fn since(now: DateTime<Utc>, at: Option<DateTime<Utc>>) -> String {
 
 impl Core {
     /// The context snapshot for `session_id` now. What cannot be read is left out (logged).
-    pub(crate) fn triage_context(
+    pub fn triage_context(
         &self,
         session_id: &str,
         last_nudge: Option<DateTime<Utc>>,
@@ -112,11 +112,7 @@ impl Core {
     }
 
     /// The Haiku triage call (FR-139); its failure is logged by the client (FR-146).
-    pub(crate) async fn triage(
-        &self,
-        session_id: &str,
-        context: &TriageContext,
-    ) -> Result<ObserverTriageResponse, ApiError> {
+    pub async fn triage(&self, session_id: &str, context: &TriageContext) -> Result<ObserverTriageResponse, ApiError> {
         let message = prompt::assemble_user_message(context);
         let options = CallOptions {
             session_id: Some(session_id),

@@ -156,7 +156,6 @@ fn messages_owned_by_later_features_answer_not_implemented() {
     let frames = [
         json!({"type": "dashboard:request", "payload": {"statsPeriod": "7d"}}),
         json!({"type": "dashboard:refresh_issues", "payload": {}}),
-        json!({"type": "user:explain", "payload": {"path": "a", "language": "rust", "selection": {"startLine": 1, "startCol": 1, "endLine": 1, "endCol": 2}, "selectedText": "x", "surroundingContext": ""}}),
         json!({"type": "user:review", "payload": {"kataId": "k", "userCode": "", "activeConstraintTitles": []}}),
         json!({"type": "practice:submit_solution", "payload": {"kataId": "k", "code": "", "activeConstraints": []}}),
         json!({"type": "terminal:input", "payload": {"input": "ls\n"}}),

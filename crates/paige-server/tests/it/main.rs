@@ -2,6 +2,7 @@
 
 mod checks;
 mod coaching;
+mod explain;
 mod guard;
 mod hooks;
 mod hostile;
