@@ -415,6 +415,31 @@ function fakeAnthropic() {
   ];
   const replies = { coach_agent: coach, worked_example: example };
   const requests = [];
+  // The Observer's triage: nothing to say, until a check sets `nudgeOnOpen`; then a
+  // wrong_file nudge built from the snapshot Paige sent (the file the learner opened last and
+  // the current phase's expected file), so the toast shows what the backend saw.
+  const observer = { nudgeOnOpen: false, contexts: [] };
+  const triage = (body) => {
+    const quiet = { should_nudge: false, confidence: 0.2, signal: "no_nudge", reasoning: "e2e: nothing to say", suggested_context: { current_file: null, expected_file: null, time_in_file: null, phase_description: null } };
+    let context;
+    try {
+      const user = JSON.parse(body).messages.findLast((m) => m.role === "user")?.content;
+      context = JSON.parse(typeof user === "string" ? user : user.filter((b) => b.type === "text").map((b) => b.text).join(""));
+    } catch {
+      return quiet;
+    }
+    observer.contexts.push(context);
+    const opened = context.recent_actions?.find((a) => a.type === "file_open")?.path ?? null;
+    if (!observer.nudgeOnOpen || !opened) return quiet;
+    const phase = context.current_phase;
+    return {
+      should_nudge: true,
+      confidence: 0.9,
+      signal: "wrong_file",
+      reasoning: `e2e: ${opened} is open while the phase expects ${phase?.expected_files?.[0]}`,
+      suggested_context: { current_file: opened, expected_file: phase?.expected_files?.[0] ?? null, time_in_file: "5s", phase_description: phase?.title ?? null },
+    };
+  };
   const server = createServer((req, res) => {
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
@@ -430,7 +455,7 @@ function fakeAnthropic() {
         return send(200, { data: [{ type: "model", id: "claude-sonnet-4-5", display_name: "Sonnet", created_at: "2025-09-29T00:00:00Z" }], has_more: false });
       }
       if (req.method !== "POST" || req.url !== "/v1/messages") return send(404, { type: "error", error: { type: "not_found_error", message: req.url } });
-      const answer = replies[callType];
+      const answer = callType === "observer_triage" ? triage(body) : replies[callType];
       if (!answer) return send(400, { type: "error", error: { type: "invalid_request_error", message: `the e2e fake does not answer ${callType}` } });
       const model = JSON.parse(body).model;
       const message = {
@@ -448,17 +473,27 @@ function fakeAnthropic() {
     });
   });
   return new Promise((ready) =>
-    server.listen(0, "127.0.0.1", () => ready({ server, requests, example, base: `http://127.0.0.1:${server.address().port}` })),
+    server.listen(0, "127.0.0.1", () => ready({ server, requests, example, observer, base: `http://127.0.0.1:${server.address().port}` })),
   );
 }
 
 const fake = await fakeAnthropic();
 await withApp(
   {
-    env: { ...process.env, PAIGE_AGENT_CMD: "bash --norc --noprofile", ANTHROPIC_API_KEY: "sk-ant-e2e-coach", ANTHROPIC_BASE_URL: fake.base, DATA_DIR: coachData },
+    env: {
+      ...process.env,
+      PAIGE_AGENT_CMD: "bash --norc --noprofile",
+      ANTHROPIC_API_KEY: "sk-ant-e2e-coach",
+      ANTHROPIC_BASE_URL: fake.base,
+      DATA_DIR: coachData,
+      // The checks click faster than a learner: no flow-state suppression. A nudge would be
+      // typed into a Claude Code terminal after 100 ms of quiet (this one runs bash: never).
+      PAIGE_OBSERVER_FLOW_ACTIONS: "1000",
+      PAIGE_OBSERVER_QUIET_MS: "100",
+    },
     args: [coachProject],
   },
-  async ({ s, find, exec, click }) => {
+  async ({ s, find, exec, click, terminalText }) => {
     const text = (testid) => exec(`return document.querySelector('[data-testid="${testid}"]')?.textContent ?? null`);
     let before;
     await check("without a session the coaching panel offers to start one, and says why there are no issues", async () => {
@@ -482,6 +517,64 @@ await withApp(
       if (!waiting?.includes("Claude Code in the terminal plans the work")) throw new Error(`before the plan: ${waiting}`);
       const started = await exec("return window.paige.framesOf('session:started')");
       if (started.length !== 1 || started[0].description !== "Back off between attempts") throw new Error(`session:started: ${JSON.stringify(started)}`);
+    });
+    // The Observer in the top bar shows the backend's state (observer:status), never its own guess.
+    const observerShown = () =>
+      exec(`const l = document.querySelector('[data-testid="observer-state"]'), b = document.querySelector('[data-testid="observer-mute"]');
+        return { label: l?.textContent, state: l?.dataset.state, button: b?.textContent, disabled: b?.disabled };`);
+    const lastStatus = async () => (await exec("return window.paige.framesOf('observer:status')")).at(-1);
+    await check("with the session active the top bar shows Observer: watching and offers Mute", async () => {
+      const shown = await waitFor("Observer: watching", async () => {
+        const o = await observerShown();
+        return o.state === "watching" ? o : null;
+      }, 10_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await observerShown())}`);
+      });
+      if (shown.label !== "Observer: watching" || shown.button !== "Mute" || shown.disabled) throw new Error(`top bar: ${JSON.stringify(shown)}`);
+      const status = await lastStatus();
+      if (status?.active !== true || status.muted !== false) throw new Error(`last observer:status ${JSON.stringify(status)}`);
+    });
+    await check("Mute in the top bar shows Observer: muted once the backend's observer:status confirms it", async () => {
+      const statuses = (await exec("return window.paige.framesOf('observer:status')")).length;
+      await click('[data-testid="observer-mute"]');
+      const shown = await waitFor("Observer: muted", async () => {
+        const o = await observerShown();
+        return o.state === "muted" ? o : null;
+      }, 10_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await observerShown())}`);
+      });
+      if (shown.label !== "Observer: muted" || shown.button !== "Unmute" || shown.disabled) throw new Error(`top bar: ${JSON.stringify(shown)}`);
+      const frames = await exec("return window.paige.framesOf('observer:status')");
+      if (frames.length <= statuses || frames.at(-1).muted !== true || frames.at(-1).active !== true) {
+        throw new Error(`no confirming observer:status: ${JSON.stringify(frames)}`);
+      }
+    });
+    await check("after a reload the top bar shows Observer: muted again, from the backend's status sent after hello", async () => {
+      await exec("window.__paigeBeforeReload = true; setTimeout(() => location.reload(), 0); return true");
+      await waitFor("the reloaded page", () => exec("return window.__paigeBeforeReload !== true && document.querySelector('[data-testid=conn-status]')?.dataset.state === 'open'"), 20_000);
+      await waitFor("the session in the panel again", () => text("session-title"), 10_000);
+      const shown = await waitFor("Observer: muted", async () => {
+        const o = await observerShown();
+        return o.state === "muted" ? o : null;
+      }, 10_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await observerShown())}`);
+      });
+      if (shown.label !== "Observer: muted" || shown.button !== "Unmute" || shown.disabled) throw new Error(`top bar: ${JSON.stringify(shown)}`);
+      // The new page's only knowledge of the mute is the backend's frame.
+      const frames = await exec("return window.paige.framesOf('observer:status')");
+      if (frames.length !== 1 || frames[0].muted !== true || frames[0].active !== true) throw new Error(`observer:status after the reload: ${JSON.stringify(frames)}`);
+    });
+    await check("Unmute in the top bar shows Observer: watching once the backend confirms it", async () => {
+      await click('[data-testid="observer-mute"]');
+      const shown = await waitFor("Observer: watching", async () => {
+        const o = await observerShown();
+        return o.state === "watching" ? o : null;
+      }, 10_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await observerShown())}`);
+      });
+      if (shown.label !== "Observer: watching" || shown.button !== "Mute" || shown.disabled) throw new Error(`top bar: ${JSON.stringify(shown)}`);
+      const status = await lastStatus();
+      if (status?.active !== true || status.muted !== false) throw new Error(`last observer:status ${JSON.stringify(status)}`);
     });
     await check("Claude Code's plan through paige_run_coaching_pipeline appears as phases in the panel", async () => {
       const t0 = Date.now();
@@ -561,6 +654,31 @@ await withApp(
       if (leaked.length) throw new Error(`the request contains ${leaked.join(", ")}`);
       // It was about the phase in progress.
       if (!asked[0].body.includes("Find where uploads are sent")) throw new Error("the request does not name the phase");
+    });
+    await check("opening a file off the phase shows the Observer's wrong_file nudge as a toast naming both files, not typed into the bash terminal", async () => {
+      // The terminal has finished a line and is quiet: a nudge typed there would show at once.
+      const term = await find(".xterm-helper-textarea");
+      await wd("POST", `${s}/element/${term}/value`, { text: "echo OBSERVER_QUIET_$((6*7))\n" });
+      await waitFor("the echo", async () => (await terminalText()).includes("OBSERVER_QUIET_42"));
+      const asked = fake.observer.contexts.length;
+      fake.observer.nudgeOnOpen = true;
+      await click('[data-testid="tree-item"][data-path="README.md"]');
+      const expected = "You are in README.md; this phase (Find where uploads are sent) is about src/upload.py.";
+      const toasts = () => exec(`return [...document.querySelectorAll('[data-testid="toast"].toast-hint')].map((t) => t.textContent)`);
+      await waitFor("the nudge's toast", async () => (await toasts()).includes(expected), 15_000).catch(async (err) => {
+        // Toasts go after 8 s: the frames say what was shown.
+        const seen = fake.observer.contexts.slice(asked).map((c) => ({ phase: c.current_phase?.title, actions: c.recent_actions?.slice(0, 3) }));
+        const nudges = await exec("return window.paige.framesOf('observer:nudge')");
+        throw new Error(`${err.message}: toasts ${JSON.stringify(await toasts())}, observer:nudge ${JSON.stringify(nudges)}, triage contexts ${JSON.stringify(seen)}`);
+      });
+      fake.observer.nudgeOnOpen = false;
+      const nudges = await exec("return window.paige.framesOf('observer:nudge')");
+      if (nudges.length !== 1 || nudges[0].signal !== "wrong_file") throw new Error(`observer:nudge frames: ${JSON.stringify(nudges)}`);
+      // Claude Code would get it 100 ms after the terminal went quiet; bash must never.
+      await sleep(2_000);
+      const typed = await terminalText();
+      if (typed.includes("[Paige's Observer]")) throw new Error(`typed into bash: ${typed.slice(typed.indexOf("[Paige's Observer]"), typed.indexOf("[Paige's Observer]") + 120)}`);
+      if (!typed.includes("OBSERVER_QUIET_42")) throw new Error("the terminal's text is not readable");
     });
     await check("End session shows Wrapping up… until session:completed, then the start view again", async () => {
       await click('[data-testid="end-session"]');
