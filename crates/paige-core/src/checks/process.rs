@@ -244,6 +244,50 @@ mod tests {
         assert!(matches!(&ran.exit, Exit::NotStarted(e) if e.kind() == std::io::ErrorKind::NotFound), "{:?}", ran.exit);
     }
 
+    /// A real `cargo test <filter>` on a tiny crate (it builds in well under a second), read
+    /// by `summary`: does not compile, then failing with the assertion, then passed.
+    /// `CARGO_TARGET_DIR` is unset for it, so it never waits on this build's lock.
+    #[tokio::test]
+    async fn a_tiny_crates_cargo_test_reads_as_not_compiling_then_failing_then_passing() {
+        use crate::checks::CheckStatus;
+        use crate::checks::summary::conclude;
+        let dir = tempfile::tempdir().expect("dir");
+        let write = |path: &str, text: &str| {
+            std::fs::create_dir_all(dir.path().join(path).parent().expect("parent")).expect("mkdir");
+            std::fs::write(dir.path().join(path), text).expect("write");
+        };
+        write("Cargo.toml", "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+        write(".gitignore", "/target\n");
+        let tests =
+            "\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn sum_adds() { assert_eq!(super::sum(2, 3), 5); }\n}\n";
+        let cargo = Invocation {
+            kind: RunnerKind::Cargo,
+            program: "env".into(),
+            args: ["-u", "CARGO_TARGET_DIR", "cargo", "test", "sum_adds"].map(String::from).to_vec(),
+            tool: "cargo",
+        };
+        let mut seen = Vec::new();
+        for body in ["a + c", "a - b", "a + b"] {
+            write("src/lib.rs", &format!("pub fn sum(a: i32, b: i32) -> i32 {{ {body} }}\n{tests}"));
+            let ran = run(&cargo, dir.path(), Duration::from_secs(120), &CancellationToken::new(), |_| {}).await;
+            let Exit::Code(code) = ran.exit else { panic!("{:?}", ran.exit) };
+            seen.push(conclude(RunnerKind::Cargo, code, &ran.output, "sum_adds"));
+        }
+        assert_eq!(seen[0].0, CheckStatus::Failed);
+        assert!(
+            seen[0].1.starts_with("does not compile: cannot find value `c` in this scope (src/lib.rs:1:"),
+            "{:?}",
+            seen[0]
+        );
+        assert_eq!(seen[1].0, CheckStatus::Failed);
+        assert!(
+            seen[1].1.starts_with("failing: tests::sum_adds: assertion `left == right` failed left: -1 right: 5"),
+            "{:?}",
+            seen[1]
+        );
+        assert_eq!(seen[2], (CheckStatus::Passed, "1 test passed".to_owned()));
+    }
+
     #[test]
     fn colour_codes_are_stripped() {
         assert_eq!(strip_ansi("\u{1b}[31mFAILED\u{1b}[0m ok"), "FAILED ok");

@@ -320,3 +320,31 @@ async fn what_a_test_changes_among_the_learners_files_is_undone_and_the_learners
     assert!(text.contains("README.md (changed): undone") && text.contains("notes.txt (created): undone"), "{text}");
     assert!(!text.contains("src/sum.js"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_running_when_the_session_ends_is_killed_and_its_result_dropped() {
+    let (_fake, server, mut socket) = planned_node(Some("sum adds"), true, None).await;
+    let outside = tempfile::tempdir().expect("dir");
+    let pid_file = outside.path().join("pid");
+    save(&mut socket, "src/sum.js", &hanging(&pid_file)).await;
+    let pid: i32 = wait_for_file(&pid_file, CHECK).await.parse().expect("pid");
+    server.fixture.core.end_session(paige_core::db::SessionStatus::Completed).expect("ended");
+    assert!(gone(pid), "the session's check process {pid} was killed");
+    let (checks, _) = until_checked(&mut socket, Duration::from_millis(800)).await;
+    assert!(checks.iter().all(|c| c["status"] == "running"), "no result after the session ended: {checks:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_kills_a_running_check_instead_of_waiting_for_it() {
+    let (_fake, server, mut socket) = planned_node(Some("sum adds"), true, None).await;
+    let outside = tempfile::tempdir().expect("dir");
+    let pid_file = outside.path().join("pid");
+    save(&mut socket, "src/sum.js", &hanging(&pid_file)).await;
+    let pid: i32 = wait_for_file(&pid_file, CHECK).await.parse().expect("pid");
+    // The check may run 60 s; shutdown does not wait for it.
+    tokio::time::timeout(Duration::from_secs(10), server.fixture.core.shutdown())
+        .await
+        .expect("shutdown is prompt")
+        .expect("database checkpointed");
+    assert!(gone(pid), "the check's process {pid} was killed");
+}
