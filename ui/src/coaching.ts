@@ -133,7 +133,10 @@ export class CoachingPanel {
     this.sessionStarted(msg.restoredState);
   }
 
-  sessionEnded(): void {
+  /** `session:ended`: this panel's session is over. Not while this panel waits for its own
+   * wrap-up (`session:completed` follows), and not for a session set aside earlier. */
+  sessionEnded(msg: ServerPayloads["session:ended"]): void {
+    if (this.session?.id !== msg.summary.sessionId || this.mode === "wrapping") return;
     this.toStart(null);
   }
 

@@ -131,7 +131,7 @@ function route(frame: ServerFrame): void {
     case "session:options":
       return coaching.sessionOptions(frame.payload);
     case "session:ended":
-      return coaching.sessionEnded();
+      return coaching.sessionEnded(frame.payload);
     case "session:completed":
       return coaching.sessionCompleted(frame.payload);
     case "coaching:issue_context":

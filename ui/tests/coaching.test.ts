@@ -224,6 +224,9 @@ describe("the coaching panel with a session", () => {
     // Another session's wrap-up (one set aside) does not end this one.
     ui.panel.sessionCompleted({ sessionId: "s-other", knowledgeGaps: 0, kataSpecs: 0, dreyfusUpdates: 0, memoriesStored: 0 });
     expect(ui.$("wrapping-up")).not.toBeNull();
+    // session:ended comes before session:completed: the panel keeps waiting for the summary.
+    ui.panel.sessionEnded({ summary: { sessionId: "s-1", status: "completed", durationMs: 60000, phasesCompleted: 1 } });
+    expect(ui.$("wrapping-up")).not.toBeNull();
     ui.panel.sessionCompleted({ sessionId: "s-1", knowledgeGaps: 2, kataSpecs: 1, dreyfusUpdates: 1, memoriesStored: 3 });
     expect(ui.$("start-view")).not.toBeNull();
     expect(ui.$("start-notice")?.textContent).toBe(
@@ -240,6 +243,15 @@ describe("the coaching panel with a session", () => {
     expect(ui.$("end-error")?.textContent).toContain("No active session");
     ui.$("end-retry")!.click();
     expect(ui.sent.filter((s) => s.type === "session:end")).toHaveLength(2);
+  });
+
+  it("session:ended of a session set aside earlier leaves the new session in the panel; its own ends it", () => {
+    const fresh = setup();
+    fresh.panel.sessionStarted(started({ sessionId: "s-new", title: "New work" }));
+    fresh.panel.sessionEnded({ summary: { sessionId: "s-old", status: "completed", durationMs: 1000, phasesCompleted: 0 } });
+    expect(fresh.$("session-title")?.textContent).toBe("New work");
+    fresh.panel.sessionEnded({ summary: { sessionId: "s-new", status: "abandoned", durationMs: 1000, phasesCompleted: 0 } });
+    expect(fresh.$("start-view")).not.toBeNull();
   });
 
   it("a UI connecting mid-session shows the session Paige sends it and asks for nothing", () => {
