@@ -85,7 +85,7 @@ async fn main() {
         percentile(&mut totals, 0.99)
     );
     println!(
-        "  model round trip   p50 {:6.2} ms  p99 {:6.2} ms",
+        "  direct triage call p50 {:6.2} ms  p99 {:6.2} ms (the baseline)",
         percentile(&mut model, 0.5),
         percentile(&mut model, 0.99)
     );
