@@ -1,14 +1,17 @@
 // Tabs over one Monaco editor: a model per open file, dirty markers, debounced
-// `buffer:update`, save with Ctrl/Cmd+S, and the coach's decorations, line highlights and
-// hover hints.
+// `buffer:update`, save with Ctrl/Cmd+S, "Explain this" on a selection, and the coach's
+// decorations, line highlights and hover hints.
+import { explainRequest } from "./explain";
 import { monaco } from "./monaco";
-import type { EditorRange, FileContent, HintStyle, ServerPayloads } from "./protocol";
+import type { EditorRange, FileContent, HintStyle, ServerPayloads, UserExplain } from "./protocol";
 import type { Transport } from "./transport";
 
 export const BUFFER_DEBOUNCE_MS = 300;
 
 interface Tab {
   path: string;
+  /** The core's language id for the file (what `user:explain` names). */
+  language: string;
   model: monaco.editor.ITextModel;
   savedVersion: number;
   /** The version a pending save sent; becomes `savedVersion` on `fs:save_ack`. */
@@ -26,6 +29,8 @@ export class EditorArea {
   /** Highlights for files not open yet, applied when they open. */
   private waiting = new Map<string, monaco.editor.IModelDeltaDecoration[]>();
   onEmptyChange: (empty: boolean) => void = () => {};
+  /** "Explain this" on a selection (the request is the panel's to send). */
+  onExplain: (request: UserExplain) => void = () => {};
 
   constructor(
     private readonly transport: Transport,
@@ -41,6 +46,15 @@ export class EditorArea {
       glyphMargin: true,
     });
     this.editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => this.save());
+    this.editor.addAction({
+      id: "paige.explain",
+      label: "Explain this",
+      keybindings: [monaco.KeyMod.CtrlCmd | monaco.KeyMod.Shift | monaco.KeyCode.KeyE],
+      precondition: "editorHasSelection",
+      contextMenuGroupId: "navigation",
+      contextMenuOrder: 0,
+      run: () => this.explainSelection(),
+    });
     this.editor.onDidChangeCursorSelection((e) => {
       const tab = this.active;
       if (!tab || e.selection.isEmpty()) return;
@@ -57,6 +71,21 @@ export class EditorArea {
     const tab = this.tabs.get(path);
     if (tab) this.activate(tab);
     else this.transport.send("file:open", { path });
+  }
+
+  /** Asks to explain the active tab's selection; nothing without a non-empty one. */
+  explainSelection(): void {
+    const tab = this.active;
+    const selection = this.editor.getSelection();
+    if (!tab || !selection || selection.isEmpty()) return;
+    const request = explainRequest(tab.path, tab.language, tab.model.getLinesContent(), {
+      startLine: selection.startLineNumber,
+      startCol: selection.startColumn,
+      endLine: selection.endLineNumber,
+      endCol: selection.endColumn,
+    });
+    // Monaco's own text for the selection (its end-of-line sequence, not ours).
+    this.onExplain({ ...request, selectedText: tab.model.getValueInRange(selection) });
   }
 
   openedPaths(): string[] {
@@ -209,6 +238,7 @@ export class EditorArea {
     element.title = file.path;
     const tab: Tab = {
       path: file.path,
+      language: file.language,
       model,
       savedVersion: model.getAlternativeVersionId(),
       savingVersion: null,

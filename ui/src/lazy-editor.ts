@@ -7,7 +7,7 @@
 // 234 → 181 MB, first frame ~0.4 s sooner. A file opened without the preload (by the agent)
 // waits ~0.4 s more the first time; after a preload it opens as fast as before (~150 ms).
 import type { EditorArea } from "./editor";
-import type { FileContent, ServerPayloads } from "./protocol";
+import type { FileContent, ServerPayloads, UserExplain } from "./protocol";
 import type { Transport } from "./transport";
 
 export class LazyEditor {
@@ -15,6 +15,8 @@ export class LazyEditor {
   /** Changes made while Monaco loads, applied in order once it has. */
   private queue: ((area: EditorArea) => void)[] | null = null;
   onEmptyChange: (empty: boolean) => void = () => {};
+  /** "Explain this" on a selection: only ever from a loaded editor. */
+  onExplain: (request: UserExplain) => void = () => {};
 
   constructor(
     private readonly transport: Transport,
@@ -30,6 +32,7 @@ export class LazyEditor {
       .then(({ EditorArea }) => {
         const area = new EditorArea(this.transport, this.tabBar, this.host);
         area.onEmptyChange = (empty) => this.onEmptyChange(empty);
+        area.onExplain = (request) => this.onExplain(request);
         for (const change of this.queue ?? []) change(area);
         this.queue = null;
         this.area = area;

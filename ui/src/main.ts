@@ -1,6 +1,7 @@
 // Boots the UI: one transport, the panels, and the routing of every server frame.
 import "./style.css";
 import { CoachingPanel, Toasts, dashboard } from "./coaching";
+import { ExplainPanel } from "./explain";
 import { Explorer } from "./explorer";
 import { LazyEditor } from "./lazy-editor";
 import { ObserverStatus, nudgeText } from "./observer";
@@ -84,6 +85,8 @@ const explorer = new Explorer(q(".explorer"), transport, (path) => editor.open(p
 // Monaco loads as the user heads for a file, so the first one opens without the wait.
 for (const event of ["pointerenter", "focusin"]) q(".explorer").addEventListener(event, () => editor.preload(), { once: true });
 const coaching = new CoachingPanel(q(".coaching"), transport, q(".layout"));
+const explain = new ExplainPanel(q(".layout"), transport);
+editor.onExplain = (request) => explain.request(request);
 const observer = new ObserverStatus(q(".observer"), transport);
 const toasts = new Toasts(q(".toasts"));
 mountTerminal(q(".terminal"), transport);
@@ -148,6 +151,10 @@ function route(frame: ServerFrame): void {
       return coaching.stepCheck(frame.payload);
     case "coaching:message":
       return toasts.show(frame.payload.message, frame.payload.type);
+    case "explain:response":
+      return explain.response(frame.payload);
+    case "explain:error":
+      return explain.error(frame.payload);
     case "observer:nudge":
       return toasts.show(nudgeText(frame.payload), "hint");
     case "observer:status":

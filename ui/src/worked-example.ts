@@ -4,6 +4,7 @@
 // written anywhere: the code is text in a <pre>.
 import type { ServerPayloads } from "./protocol";
 import { el } from "./dom";
+import { Drawer } from "./drawer";
 
 type State = { kind: "idle" } | { kind: "preparing" } | { kind: "failed"; error: string };
 
@@ -74,33 +75,20 @@ export class ShowMe {
 
 /** The read-only drawer over the right part of the layout; closable (× or Escape). */
 export class WorkedExampleDrawer {
-  private drawer: HTMLElement | null = null;
-  private readonly onKey = (event: KeyboardEvent) => {
-    if (event.key === "Escape") this.close();
-  };
+  private readonly drawer: Drawer;
 
-  constructor(private readonly host: HTMLElement) {}
+  constructor(host: HTMLElement) {
+    this.drawer = new Drawer(host, "worked-example", "Worked example");
+  }
 
   get isOpen(): boolean {
-    return this.drawer !== null;
+    return this.drawer.isOpen;
   }
 
   show(example: ServerPayloads["coaching:worked_example"]): void {
-    this.close();
-    const drawer = el("aside", "worked-example");
-    drawer.dataset.testid = "worked-example";
-    drawer.setAttribute("role", "complementary");
-    drawer.setAttribute("aria-label", "Worked example");
-    const head = el("div", "worked-example-head");
-    const title = el("h2", "", example.title);
-    title.dataset.testid = "worked-example-title";
-    const close = el("button", "close", "×");
-    close.type = "button";
-    close.title = "Close";
-    close.dataset.testid = "worked-example-close";
-    close.addEventListener("click", () => this.close());
-    head.append(title, close);
-    const note = el("p", "worked-example-note", `A worked example for phase ${example.phase} — a similar problem, not your code. Apply the steps to your own files yourself.`);
+    this.drawer.close(); // reopened on top of any other drawer
+    const body = this.drawer.open(example.title);
+    const note = el("p", "drawer-note", `A worked example for phase ${example.phase} — a similar problem, not your code. Apply the steps to your own files yourself.`);
     const explanation = el("p", "worked-example-explanation", example.explanation);
     explanation.dataset.testid = "worked-example-explanation";
     const steps = el("ol", "worked-example-steps");
@@ -112,17 +100,12 @@ export class WorkedExampleDrawer {
     const code = el("code", "");
     code.textContent = example.exampleCode;
     pre.append(code);
-    drawer.append(head, note, explanation);
-    if (example.steps.length) drawer.append(el("h3", "", "Steps"), steps);
-    drawer.append(el("h3", "", `Example (${example.language})`), pre);
-    this.host.append(drawer);
-    this.drawer = drawer;
-    document.addEventListener("keydown", this.onKey);
+    body.append(note, explanation);
+    if (example.steps.length) body.append(el("h3", "", "Steps"), steps);
+    body.append(el("h3", "", `Example (${example.language})`), pre);
   }
 
   close(): void {
-    this.drawer?.remove();
-    this.drawer = null;
-    document.removeEventListener("keydown", this.onKey);
+    this.drawer.close();
   }
 }

@@ -1,6 +1,7 @@
 // Smoke test of the browser UI against a real `paige serve`, in headless Debian Chromium
 // (playwright-core, no downloaded browser). Needs PAIGE_BIN (the built `paige`) and a built
-// ui/dist. Prints one line per check and a closing "N passed, N failed".
+// ui/dist. Prints one line per check and a closing "N passed, N failed". Paige's model is a
+// fake Messages API (fake-anthropic.mjs, ANTHROPIC_BASE_URL).
 //
 //   PAIGE_BIN=target/debug/paige node tests/smoke.mjs
 import { spawn } from "node:child_process";
@@ -9,7 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { check, fail, summary, waitFor } from "./checks.mjs";
+import { check, fail, sleep, summary, waitFor } from "./checks.mjs";
+import { promptExample, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(here, "../dist");
@@ -28,8 +30,12 @@ mkdirSync(join(project, "src"), { recursive: true });
 writeFileSync(join(project, "README.md"), "# fixture\n");
 writeFileSync(join(project, "src", "greet.js"), "export function greet(name) {\n  return `hello ${name}`;\n}\n");
 
+// Explain This answers with the prompt's example, naming a file of the fixture as related; it
+// takes a moment, as the model does, so the drawer's progress shows first.
+const explanation = { ...promptExample("explain-this"), related_files: ["README.md"] };
+const fake = await startFakeAnthropic({ replies: { explain_this: explanation }, delays: { explain_this: 800 } });
 const server = spawn(bin, ["serve", "--project", project, "--port", "0", "--data-dir", dataDir, "--ui-dir", dist], {
-  env: { ...process.env, ANTHROPIC_API_KEY: "sk-ant-smoke", PAIGE_TOKEN: TOKEN, RUST_LOG: "warn" },
+  env: { ...process.env, ANTHROPIC_API_KEY: "sk-ant-smoke", ANTHROPIC_BASE_URL: fake.base, PAIGE_TOKEN: TOKEN, RUST_LOG: "warn" },
   stdio: ["ignore", "inherit", "inherit"],
 });
 let browser;
@@ -79,6 +85,55 @@ try {
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, "browser-ui.png") });
   console.log(`screenshot: ${join(artifacts, "browser-ui.png")}`);
+  await check("selecting a line and choosing Explain this in the editor's menu shows progress, then Paige's explanation", async () => {
+    // Line 2 of src/greet.js from its first word, selected with the keyboard, then a
+    // right-click inside the selection (one outside would move the cursor and empty it).
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Shift+End");
+    await page.waitForSelector(".monaco-editor .selected-text");
+    await page.locator(".monaco-editor .view-line span span", { hasText: /^return$/ }).click({ button: "right" });
+    const item = page.getByRole("menuitem", { name: "Explain this" });
+    await item.waitFor({ timeout: 5_000 });
+    await sleep(300); // Monaco's menu ignores mouse-ups for its first 100 ms (stray clicks)
+    await item.click();
+    const status = await page.locator('[data-testid="explain-status"]').textContent({ timeout: 2_000 });
+    if (status !== "Paige is explaining…") throw new Error(`progress: ${JSON.stringify(status)}`);
+    const text = await page.locator('[data-testid="explain-explanation"]').textContent({ timeout: 15_000 });
+    if (text !== explanation.explanation) throw new Error(`explanation: ${JSON.stringify(text)}`);
+    const concepts = await page.locator('[data-testid="explain-concept"]').allTextContents();
+    if (JSON.stringify(concepts) !== JSON.stringify(explanation.key_concepts)) throw new Error(`concepts: ${JSON.stringify(concepts)}`);
+    const analogy = await page.locator('[data-testid="explain-analogy"]').textContent();
+    if (analogy !== explanation.analogy) throw new Error(`analogy: ${JSON.stringify(analogy)}`);
+    // No session, so no phase: the backend drops the model's phase connection.
+    if (await page.locator('[data-testid="explain-phase"]').count()) throw new Error("a phase connection without a phase");
+    const calls = fake.callsOf("explain_this");
+    if (calls.length !== 1) throw new Error(`${calls.length} explain_this calls`);
+    const asked = userText(calls[0].body);
+    if (!asked.includes("return `hello ${name}`;") || !asked.includes("src/greet.js")) throw new Error(`the model was asked: ${asked.slice(0, 400)}`);
+    await page.screenshot({ path: join(artifacts, "browser-explain.png") });
+  });
+  await check("a related file in the explanation opens in the editor", async () => {
+    await page.click('[data-testid="explain-related-file"][data-path="README.md"]');
+    await page.waitForSelector('.tab.active[data-path="README.md"]', { timeout: 10_000 });
+  });
+  await check("Escape closes the explanation, and Ctrl+Shift+E on a selection asks again", async () => {
+    // The drawer covers the middle of the editor: click near the left of the first line.
+    await page.locator(".monaco-editor .view-line").first().click({ position: { x: 4, y: 4 } });
+    await page.keyboard.press("Escape");
+    await page.waitForSelector('[data-testid="explain"]', { state: "detached", timeout: 2_000 });
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Control+Shift+E");
+    await page.waitForSelector('[data-testid="explain-explanation"]', { timeout: 15_000 });
+    const title = await page.locator('[data-testid="explain-title"]').textContent();
+    if (!title?.startsWith("Explain README.md")) throw new Error(`title: ${JSON.stringify(title)}`);
+    const calls = fake.callsOf("explain_this");
+    if (calls.length !== 2 || !userText(calls[1].body).includes("# fixture")) throw new Error(`explain_this calls: ${calls.length}`);
+    await page.click('[data-testid="explain-close"]');
+    await page.waitForSelector('[data-testid="explain"]', { state: "detached", timeout: 2_000 });
+  });
   await check("without a session the coaching panel offers to start one: why there are no issues, and a typed form", async () => {
     await page.waitForSelector('[data-testid="start-view"] [data-testid="start-form"]', { timeout: 10_000 });
     // The fixture is no GitHub repository (and gh may be missing): the panel says why, quietly.
@@ -114,6 +169,7 @@ try {
   await browser?.close();
   server.kill("SIGTERM");
   await new Promise((r) => server.once("exit", r));
+  await fake.close();
   rmSync(work, { recursive: true, force: true });
 }
 process.exit(summary("ui smoke"));

@@ -1,0 +1,95 @@
+// A minimal fake Anthropic Messages API for the UI's end-to-end scripts: Paige's client sends
+// each model call's type in the `x-paige-call-type` header and reads the last text block of
+// a Messages response as its structured-output JSON (crates/paige-core/src/api/). Point
+// `paige serve` (or the app) at it with ANTHROPIC_BASE_URL=fake.base.
+//
+//   const fake = await startFakeAnthropic({ replies: { explain_this: promptExample("explain-this") } });
+//   …
+//   await fake.close();
+//
+// `replies` maps a call type to its answer (an object, or a function of the parsed request
+// body returning one); other call types get a 400, which Paige reports as a failed call.
+// `delays` maps a call type to milliseconds to wait before answering, as a model does.
+// `requests` records every request: {method, url, callType, apiKey, body} (body as text).
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const prompts = resolve(dirname(fileURLToPath(import.meta.url)), "../../prompts");
+
+/** The example answer a prompt module ships (`prompts/<name>/example.json`), a fresh copy. */
+export function promptExample(name) {
+  return JSON.parse(readFileSync(join(prompts, name, "example.json"), "utf8"));
+}
+
+/** The user message's text of a parsed request body (string or text blocks). */
+export function userText(body) {
+  const content = body.messages?.findLast((m) => m.role === "user")?.content;
+  if (typeof content === "string") return content;
+  return (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
+}
+
+export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
+  const requests = [];
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const callType = req.headers["x-paige-call-type"] ?? null;
+      requests.push({ method: req.method, url: req.url, callType, apiKey: req.headers["x-api-key"], body });
+      const send = (status, value) => {
+        if (res.destroyed) return;
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(value));
+      };
+      const error = (status, type, message) => send(status, { type: "error", error: { type, message } });
+      if (req.method === "GET" && req.url.startsWith("/v1/models")) {
+        return send(200, { data: [{ type: "model", id: "claude-sonnet-4-5", display_name: "Sonnet", created_at: "2025-09-29T00:00:00Z" }], has_more: false });
+      }
+      if (req.method !== "POST" || req.url !== "/v1/messages") return error(404, "not_found_error", req.url);
+      let parsed;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return error(400, "invalid_request_error", "the body is not JSON");
+      }
+      const reply = replies[callType];
+      if (reply === undefined) return error(400, "invalid_request_error", `the fake does not answer ${callType}`);
+      let answer;
+      try {
+        answer = typeof reply === "function" ? reply(parsed) : reply;
+      } catch (err) {
+        return error(500, "api_error", `the fake's ${callType} reply threw: ${err}`);
+      }
+      const message = {
+        id: `msg_fake_${requests.length}`,
+        type: "message",
+        role: "assistant",
+        model: parsed.model,
+        content: [{ type: "text", text: JSON.stringify(answer) }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 120, output_tokens: 80 },
+      };
+      setTimeout(() => send(200, message), delays[callType] ?? 0);
+    });
+  });
+  return new Promise((ready, failed) => {
+    server.once("error", failed);
+    server.listen(0, "127.0.0.1", () =>
+      ready({
+        server,
+        requests,
+        base: `http://127.0.0.1:${server.address().port}`,
+        /** The requests of one call type, their bodies parsed. */
+        callsOf: (callType) => requests.filter((r) => r.callType === callType).map((r) => ({ ...r, body: JSON.parse(r.body) })),
+        close: () => new Promise((done) => {
+          server.closeAllConnections?.();
+          server.close(() => done());
+        }),
+      }),
+    );
+  });
+}
