@@ -358,3 +358,24 @@ async fn a_nudge_the_learner_never_leaves_room_for_goes_stale_and_a_shell_never_
     assert!(!seen.lock().expect("lock").contains("Paige's Observer"), "never typed into a shell");
     server.fixture.core.close_terminal(conn);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_nudge_superseded_by_a_newer_trigger_is_dropped_as_stale() {
+    let (_fake, server) = watched(Reply::json(&triage(true, 0.9, "wrong_file"))).await;
+    let core = server.fixture.core.clone();
+    let (conn, seen) = cat_terminal(&server, true);
+    typed(&core, conn, "mid-li");
+    let mut socket = ui(&server).await;
+    send(&mut socket, "file:open", json!({"path": "src/notes.md"})).await;
+    until(|| !logged(&server, ActionType::NudgeSent).is_empty()).await;
+    // A newer trigger (in the cooldown: no new evaluation) makes the waiting nudge old news.
+    send(&mut socket, "file:open", json!({"path": "src/auth.rs"})).await;
+    until(|| logged(&server, ActionType::NudgeSuppressed).iter().any(|d| d["reason"] == "stale")).await;
+    let stale: Vec<Value> =
+        logged(&server, ActionType::NudgeSuppressed).into_iter().filter(|d| d["reason"] == "stale").collect();
+    assert_eq!(stale[0]["why"], "superseded by a newer trigger");
+    typed(&core, conn, "ne\r");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!seen.lock().expect("lock").contains(NUDGE), "never typed once superseded");
+    core.close_terminal(conn);
+}
