@@ -211,6 +211,9 @@ impl Core {
         if let Some(state) = self.live_session_state() {
             self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::SessionStarted(state) });
         }
+        if let Some(check) = self.current_step_check() {
+            self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::CoachingStepCheck(check) });
+        }
         // The Observer's state as the backend holds it (the mute toggle shows this, not a guess).
         let status = ServerMessage::ObserverStatus(self.observer_status());
         self.emit(crate::event::Event::UiTo { connection: from, message: status });

@@ -128,6 +128,23 @@ impl Core {
     pub fn phase_check(&self, phase_id: &str) -> Option<PhaseCheck> {
         self.checks().latest.lock().unwrap_or_else(|p| p.into_inner()).get(phase_id).cloned()
     }
+
+    /// The latest check of the live session's phase in progress, as `coaching:step_check`
+    /// says it (for a UI that connects mid-session).
+    pub fn current_step_check(&self) -> Option<crate::protocol::StepCheck> {
+        let session = self.active_session()?;
+        let plan = self.current_plan(&session.id).ok().flatten()?;
+        let phases = self.db().phases_for_plan(&plan.id).ok()?;
+        let check = self.phase_check(&crate::coaching::current_phase(&phases)?.id)?;
+        Some(crate::protocol::StepCheck {
+            phase: check.phase,
+            status: check.status,
+            summary: check.summary,
+            consecutive_failures: check.consecutive_failures,
+            duration_ms: check.duration_ms,
+            command: None,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
+use crate::checks::CheckStatus;
 use crate::core::Core;
 use crate::db::{ActionType, Session};
 use crate::event::Event;
@@ -35,6 +36,9 @@ struct Running {
 }
 
 type Shared = Arc<Mutex<ObserverState>>;
+
+/// The same step-check failure this many saves in a row is a reason to look.
+const REPEAT_FAILURES: u32 = 3;
 
 fn lock(state: &Shared) -> std::sync::MutexGuard<'_, ObserverState> {
     state.lock().unwrap_or_else(|p| p.into_inner())
@@ -235,6 +239,12 @@ async fn watch(
                     s.on_action(entry.action_type, now, &settings)
                 }
                 Some(Event::BufferEdited { .. }) => s.on_buffer_update(now, &settings),
+                // A step check's result is a reason to look (the snapshot carries it).
+                Some(Event::Ui(ServerMessage::CoachingStepCheck(check))) => match check.status {
+                    CheckStatus::Passed => s.on_step_check(true, 0, REPEAT_FAILURES),
+                    CheckStatus::Failed => s.on_step_check(false, check.consecutive_failures, REPEAT_FAILURES),
+                    CheckStatus::Running | CheckStatus::Error => None,
+                },
                 Some(Event::ShuttingDown) => break,
                 Some(_) => None,
             }

@@ -55,6 +55,8 @@ pub enum Trigger {
     PhaseStarted,
     PhaseCompleted,
     Idle,
+    /// The phase's step check went green, or failed again (Paige's extension).
+    StepCheck,
 }
 
 /// Why an evaluation did not happen.
@@ -161,6 +163,16 @@ impl ObserverState {
         Some(Trigger::BufferEdits)
     }
 
+    /// A step check's result: a pass, or a failure that repeats (`repeat_failures` in a row),
+    /// is worth a look; a first failure or an error is not (the learner is still working).
+    pub fn on_step_check(&mut self, passed: bool, consecutive_failures: u32, repeat_failures: u32) -> Option<Trigger> {
+        if !passed && consecutive_failures < repeat_failures {
+            return None;
+        }
+        self.generation += 1;
+        Some(Trigger::StepCheck)
+    }
+
     /// The idle check: a trigger once per idle spell.
     pub fn on_idle_check(&mut self, now: DateTime<Utc>, settings: &ObserverSettings) -> Option<Trigger> {
         if self.idle_seen || !self.is_idle(now, settings) {
@@ -238,6 +250,15 @@ mod tests {
         assert_eq!(state.admit(at(172), &s), Err(Skip::Silent), "one evaluation at a time");
         state.finish(at(173));
         assert_eq!(state.last_evaluation, Some(at(173)));
+    }
+
+    #[test]
+    fn a_green_check_or_the_third_failure_in_a_row_triggers_but_not_a_first_failure() {
+        let mut state = ObserverState::new("s".into(), at(0));
+        assert_eq!(state.on_step_check(true, 0, 3), Some(Trigger::StepCheck));
+        assert_eq!(state.on_step_check(false, 1, 3), None);
+        assert_eq!(state.on_step_check(false, 2, 3), None);
+        assert_eq!(state.on_step_check(false, 3, 3), Some(Trigger::StepCheck));
     }
 
     #[test]

@@ -348,3 +348,38 @@ async fn shutdown_kills_a_running_check_instead_of_waiting_for_it() {
         .expect("database checkpointed");
     assert!(gone(pid), "the check's process {pid} was killed");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_green_check_makes_the_observer_look_with_it_in_the_snapshot_and_a_new_ui_gets_the_latest_check() {
+    let (fake, server, mut socket) = planned_node(Some("sum adds"), true, None).await;
+    let quiet = json!({
+        "should_nudge": false, "confidence": 0.2, "signal": "no_nudge", "reasoning": "fine",
+        "suggested_context": {"current_file": null, "expected_file": null, "time_in_file": null, "phase_description": null}
+    });
+    fake.always(Matcher::call_type("observer_triage"), Reply::json(&quiet));
+    save(&mut socket, "src/sum.js", RIGHT).await;
+    let (checks, _) = until_checked(&mut socket, CHECK).await;
+    assert_eq!(statuses(&checks), ["running", "passed"]);
+    let snapshots = || -> Vec<Value> {
+        fake.message_requests()
+            .iter()
+            .filter(|r| r.call_type() == Some("observer_triage"))
+            .map(|r| serde_json::from_str(r.user_message().expect("message")).expect("json"))
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !snapshots().iter().any(|s| s["step_check"]["status"] == "passed") && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let green = snapshots().into_iter().find(|s| s["step_check"]["status"] == "passed").expect("a look after the pass");
+    assert_eq!(
+        (green["step_check"]["consecutive_failures"].as_u64(), green["step_check"]["summary"].as_str()),
+        (Some(0), Some("1 test passed"))
+    );
+    // A UI that connects now (a reload) sees the phase's latest check at once.
+    let mut reloaded = ui(&server).await;
+    let hello = json!({"type": "connection:hello", "payload": {"version": "0.1.0", "platform": "test", "windowSize": {"width": 800, "height": 600}}});
+    reloaded.send(Message::Text(hello.to_string().into())).await.expect("send");
+    let (checks, _) = until_checked(&mut reloaded, Duration::from_millis(800)).await;
+    assert_eq!(statuses(&checks), ["passed"], "{checks:?}");
+}
