@@ -80,10 +80,7 @@ impl Core {
             .max_by_key(|a| a.assessed_at)
             .map_or_else(|| "novice".to_owned(), |a| a.stage.as_str().to_owned());
         let step_check = phase.and_then(|p| self.phase_check(&p.id)).map(|check| StepCheckContext {
-            status: serde_json::to_value(check.status)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
+            status: check.status.as_str().to_owned(),
             consecutive_failures: check.consecutive_failures,
             summary: check.summary,
             ago: check.finished_at.map(|at| format!("{} ago", human(now - at))),
