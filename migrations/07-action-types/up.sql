@@ -1,10 +1,11 @@
 -- The action timeline's types are a closed set (ActionType in db/enums.rs): the database
--- refuses any other. SQLite cannot add a CHECK to a column in place, so the table is rebuilt
--- with its rows and indexes. A new action type is a new migration that widens this CHECK
--- (a test compares it with ActionType).
+-- refuses any other. And a few actions belong to no session (the spec logs Explain This,
+-- practice reviews and the dashboard outside one): session_id may be NULL. SQLite cannot
+-- change a column in place, so the table is rebuilt with its rows and indexes. A new action
+-- type is a new migration that widens this CHECK (a test compares it with ActionType).
 CREATE TABLE action_log_new (
     id           TEXT PRIMARY KEY NOT NULL,
-    session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    session_id   TEXT REFERENCES sessions(id) ON DELETE CASCADE,
     action_type  TEXT NOT NULL CHECK (action_type IN (
         'file_open', 'file_save', 'file_close', 'buffer_summary', 'buffer_significant_change',
         'tab_switch', 'selection', 'hint_level_change', 'explain_requested', 'review_requested',

@@ -11,6 +11,13 @@ use crate::event::Event;
 use crate::files::project_tree;
 use crate::protocol::{FsTree, IssueContext, ServerMessage, SessionEnded, SessionStarted, SessionSummary};
 
+/// The actions the spec logs even without a session: Explain This, practice reviews and the
+/// dashboard belong to the learner, not to a coaching session.
+fn logged_without_session(action: ActionType) -> bool {
+    use ActionType::*;
+    matches!(action, ExplainRequested | ExplainCompleted | ReviewRequested | ReviewCompleted | DashboardLoaded)
+}
+
 /// How often dirty buffers are summarised into the action log.
 pub const BUFFER_SUMMARY_INTERVAL: Duration = Duration::from_secs(30);
 
@@ -56,14 +63,21 @@ impl Core {
     }
 
     /// Appends to the active session's timeline and tells subscribers. With no active session
-    /// the action is discarded with a warning (EC-17); a database error is logged, not raised:
+    /// the action is discarded with a warning (EC-17), but for the few the spec logs outside a
+    /// session (then with none); a database error is logged, not raised:
     /// losing one timeline row must never fail the user's action.
     pub fn log_action(&self, action_type: ActionType, data: Value) -> Option<ActionEntry> {
-        let Some(session_id) = self.live().session().map(|s| s.session.id.clone()) else {
-            tracing::warn!(action = %action_type, "no active session; action not logged");
-            return None;
+        let session_id = self.live().session().map(|s| s.session.id.clone());
+        let logged = match session_id {
+            Some(session_id) => self.db().log_action(&session_id, action_type, Some(data)),
+            // The spec logs these outside a session too (FR-165, FR-186): with none.
+            None if logged_without_session(action_type) => self.db().log_action_without_session(action_type, Some(data)),
+            None => {
+                tracing::warn!(action = %action_type, "no active session; action not logged");
+                return None;
+            }
         };
-        match self.db().log_action(&session_id, action_type, Some(data)) {
+        match logged {
             Ok(entry) => {
                 self.emit(Event::ActionLogged(entry.clone()));
                 Some(entry)

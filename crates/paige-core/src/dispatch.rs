@@ -37,8 +37,6 @@ const HANDLED: &[&str] = &[
     "coaching:show_me",
     "observer:mute",
     "user:explain",
-    "dashboard:request",
-    "dashboard:refresh_issues",
 ];
 
 impl Core {
@@ -168,20 +166,11 @@ impl Core {
             }
             // The answer (or its error) follows for every UI; only an immediate refusal here.
             ClientMessage::UserExplain(request) => self.explain(request).err().map(ServerMessage::ExplainError),
-            // `dashboard:state` to this UI at once; issues and materials follow for every UI.
-            ClientMessage::DashboardRequest(request) => {
-                self.dashboard_request(from, request.stats_period).err().map(|err| {
-                    let message = format!("Cannot read the dashboard: {err}");
-                    ServerMessage::ConnectionError(error(ErrorCode::Internal, message, json!({ "type": "dashboard:request" })))
-                })
-            }
-            ClientMessage::DashboardRefreshIssues(_) => {
-                self.refresh_dashboard_issues();
-                None
-            }
             ClientMessage::SessionList(_) => Some(ServerMessage::SessionOptions(self.session_options())),
             ClientMessage::CoachingShowMe(_) => self.show_me().err().map(ServerMessage::CoachingWorkedExampleError),
-            other @ (ClientMessage::UserReview(_)
+            other @ (ClientMessage::DashboardRequest(_)
+            | ClientMessage::DashboardRefreshIssues(_)
+            | ClientMessage::UserReview(_)
             | ClientMessage::PracticeSubmitSolution(_)
             // A UI without a terminal (the browser UI of `paige serve`).
             | ClientMessage::TerminalInput(_)) => {
@@ -206,7 +195,7 @@ impl Core {
             ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions", "terminal"]
                 .into_iter()
                 .map(|f| {
-                    let built = matches!(f, "sessions" | "observer" | "explain" | "dashboard");
+                    let built = matches!(f, "sessions" | "observer" | "explain");
                     (f.to_owned(), (f == "terminal" && terminal) || (f == "memory" && memory) || built)
                 })
                 .collect();

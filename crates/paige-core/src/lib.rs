@@ -10,7 +10,6 @@ pub mod buffers;
 pub mod checks;
 pub mod clock;
 pub mod coaching;
-pub mod dashboard;
 pub mod config;
 mod core;
 pub mod db;

@@ -4,11 +4,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{ActionType, Db, DbError, get_opt_json, get_ts, new_id, to_json, ts};
 
-/// One entry of a session's action timeline.
+/// One entry of the action timeline: a session's, or none for the few actions the spec logs
+/// outside a session (Explain This, practice reviews, the dashboard).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ActionEntry {
     pub id: String,
-    pub session_id: String,
+    pub session_id: Option<String>,
     pub action_type: ActionType,
     pub data: Option<serde_json::Value>,
     pub created_at: DateTime<Utc>,
@@ -33,15 +34,44 @@ impl Db {
         action_type: ActionType,
         data: Option<serde_json::Value>,
     ) -> Result<ActionEntry, DbError> {
+        self.insert_action(Some(session_id), action_type, data)
+    }
+
+    /// Logs an action that belongs to no session.
+    pub fn log_action_without_session(
+        &self,
+        action_type: ActionType,
+        data: Option<serde_json::Value>,
+    ) -> Result<ActionEntry, DbError> {
+        self.insert_action(None, action_type, data)
+    }
+
+    /// The last `limit` actions logged outside any session, newest first.
+    pub fn actions_without_session(&self, limit: usize) -> Result<Vec<ActionEntry>, DbError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM action_log WHERE session_id IS NULL ORDER BY created_at DESC, rowid DESC LIMIT ?1"
+        ))?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map([limit], from_row)?.collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    fn insert_action(
+        &self,
+        session_id: Option<&str>,
+        action_type: ActionType,
+        data: Option<serde_json::Value>,
+    ) -> Result<ActionEntry, DbError> {
         let entry =
-            ActionEntry { id: new_id(), session_id: session_id.to_owned(), action_type, data, created_at: self.now() };
+            ActionEntry { id: new_id(), session_id: session_id.map(str::to_owned), action_type, data, created_at: self.now() };
         let data = entry.data.as_ref().map(to_json).transpose()?;
         self.conn()
             .execute(
                 "INSERT INTO action_log (id, session_id, action_type, data, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![entry.id, entry.session_id, entry.action_type, data, ts(entry.created_at)],
             )
-            .map_err(DbError::on_insert("action", "session", session_id))?;
+            .map_err(DbError::on_insert("action", "session", session_id.unwrap_or("none")))?;
         Ok(entry)
     }
 

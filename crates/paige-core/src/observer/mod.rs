@@ -235,7 +235,7 @@ async fn watch(
             let mut s = lock(&state);
             match &event {
                 None => s.on_idle_check(now, &settings),
-                Some(Event::ActionLogged(entry)) if entry.session_id == session_id => {
+                Some(Event::ActionLogged(entry)) if entry.session_id.as_deref() == Some(session_id.as_str()) => {
                     s.on_action(entry.action_type, now, &settings)
                 }
                 Some(Event::BufferEdited { .. }) => s.on_buffer_update(now, &settings),

@@ -64,6 +64,11 @@ async fn without_a_session_the_explanation_comes_at_the_novice_stage_with_no_pha
     let message: Value = serde_json::from_str(asked[0].user_message().expect("message")).expect("json");
     assert_eq!(message["current_phase"], Value::Null);
     assert_eq!(message["selected_code"], "fn login() {}");
+    // Logged without a session, not discarded (FR-165).
+    let logged = server.fixture.core.db().actions_without_session(10).expect("log");
+    let kinds: Vec<ActionType> = logged.iter().rev().map(|a| a.action_type).collect();
+    assert_eq!(kinds, [ActionType::ExplainRequested, ActionType::ExplainCompleted]);
+    assert!(logged.iter().all(|a| a.session_id.is_none()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

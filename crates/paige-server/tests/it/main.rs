@@ -2,8 +2,6 @@
 
 mod checks;
 mod coaching;
-mod dashboard;
-mod dashboard_flows;
 mod explain;
 mod guard;
 mod hooks;
