@@ -5,6 +5,7 @@ import { ExplainPanel } from "./explain";
 import { Explorer } from "./explorer";
 import { LazyEditor } from "./lazy-editor";
 import { ObserverStatus, nudgeText } from "./observer";
+import { PracticePanel } from "./practice";
 import { type AnyFrame, type ServerFrame, encodeFrame } from "./protocol";
 import { call, errorText, inDesktop } from "./shell";
 import { mountTerminal } from "./terminal";
@@ -19,6 +20,7 @@ app.innerHTML = `
     <button class="project-button hidden" data-testid="project-button" title="Projects and settings"></button>
     <span class="conn" data-testid="conn-status"></span>
     <span class="spacer"></span>
+    <button class="practice-button" data-testid="practice-button" title="Practise katas made from what you found hard">Practice</button>
     <span class="observer" data-testid="observer"></span>
   </header>
   <main class="layout">
@@ -87,6 +89,8 @@ for (const event of ["pointerenter", "focusin"]) q(".explorer").addEventListener
 const coaching = new CoachingPanel(q(".coaching"), transport, q(".layout"));
 const explain = new ExplainPanel(q(".layout"), transport);
 editor.onExplain = (request) => explain.request(request);
+const practice = new PracticePanel(q(".layout"), transport);
+q(".practice-button").addEventListener("click", () => practice.showList());
 const observer = new ObserverStatus(q(".observer"), transport);
 const toasts = new Toasts(q(".toasts"));
 mountTerminal(q(".terminal"), transport);
@@ -155,6 +159,16 @@ function route(frame: ServerFrame): void {
       return explain.response(frame.payload);
     case "explain:error":
       return explain.error(frame.payload);
+    case "practice:katas":
+      return practice.katasListed(frame.payload);
+    case "practice:kata_load":
+      return practice.kataLoaded(frame.payload);
+    case "practice:kata_error":
+      return practice.kataFailed(frame.payload);
+    case "review:response":
+      return practice.reviewed(frame.payload);
+    case "review:error":
+      return practice.reviewFailed(frame.payload);
     case "observer:nudge":
       return toasts.show(nudgeText(frame.payload), "hint");
     case "observer:status":

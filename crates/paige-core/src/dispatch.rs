@@ -37,6 +37,10 @@ const HANDLED: &[&str] = &[
     "coaching:show_me",
     "observer:mute",
     "user:explain",
+    "user:review",
+    "practice:submit_solution",
+    "practice:list",
+    "practice:kata_request",
 ];
 
 impl Core {
@@ -166,13 +170,28 @@ impl Core {
             }
             // The answer (or its error) follows for every UI; only an immediate refusal here.
             ClientMessage::UserExplain(request) => self.explain(request).err().map(ServerMessage::ExplainError),
+            // The review (or its error) follows for every UI; only an immediate refusal here.
+            ClientMessage::UserReview(review) => self.review_kata(review.into()).err().map(ServerMessage::ReviewError),
+            ClientMessage::PracticeSubmitSolution(submit) => {
+                self.review_kata(submit.into()).err().map(ServerMessage::ReviewError)
+            }
+            ClientMessage::PracticeList(_) => Some(match self.practice_katas() {
+                Ok(katas) => ServerMessage::PracticeKatas(katas),
+                Err(err) => ServerMessage::ConnectionError(error(
+                    ErrorCode::Internal,
+                    format!("Cannot list the katas: {err}"),
+                    json!({ "type": "practice:list" }),
+                )),
+            }),
+            ClientMessage::PracticeKataRequest(request) => Some(match self.load_kata(&request.kata_id) {
+                Ok(kata) => ServerMessage::PracticeKataLoad(kata),
+                Err(err) => ServerMessage::PracticeKataError(err),
+            }),
             ClientMessage::SessionList(_) => Some(ServerMessage::SessionOptions(self.session_options())),
             ClientMessage::CoachingShowMe(_) => self.show_me().err().map(ServerMessage::CoachingWorkedExampleError),
             other @ (ClientMessage::DashboardRequest(_)
             | ClientMessage::DashboardRefreshIssues(_)
-            | ClientMessage::UserReview(_)
-            | ClientMessage::PracticeSubmitSolution(_)
-            // A UI without a terminal (the browser UI of `paige serve`).
+                        // A UI without a terminal (the browser UI of `paige serve`).
             | ClientMessage::TerminalInput(_)) => {
                 Some(ServerMessage::ConnectionError(not_implemented(other.type_name())))
             }
@@ -195,7 +214,7 @@ impl Core {
             ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions", "terminal"]
                 .into_iter()
                 .map(|f| {
-                    let built = matches!(f, "sessions" | "observer" | "explain");
+                    let built = matches!(f, "sessions" | "observer" | "explain" | "practice" | "review");
                     (f.to_owned(), (f == "terminal" && terminal) || (f == "memory" && memory) || built)
                 })
                 .collect();

@@ -24,6 +24,7 @@ mod live;
 pub mod memory;
 mod models;
 pub mod observer;
+pub mod practice;
 mod project;
 pub mod prompts;
 pub mod protocol;

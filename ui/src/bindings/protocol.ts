@@ -26,6 +26,8 @@ export interface ClientPayloads {
   "user:idle_end": Empty;
   "observer:mute": ObserverMute;
   "practice:submit_solution": PracticeSubmit;
+  "practice:list": Empty;
+  "practice:kata_request": KataRequest;
   "terminal:input": TerminalInput;
   "terminal:resize": TerminalSize;
 }
@@ -73,6 +75,8 @@ export interface ServerPayloads {
   "review:error": KataError;
   "practice:kata_load": KataLoad;
   "practice:solution_review": SolutionReview;
+  "practice:katas": PracticeKatas;
+  "practice:kata_error": KataError;
 }
 
 /**
@@ -224,6 +228,12 @@ export type KataError = { kataId: string, error: string, };
 
 export type KataLoad = { kata: KataView, constraints: Array<KataConstraint>, };
 
+/**
+ * `practice:kata_request`: open one kata; answered with `practice:kata_load`, or
+ * `practice:kata_error` when there is no such kata.
+ */
+export type KataRequest = { kataId: string, };
+
 export type KataSummary = { id: string, title: string, topic: string, attemptsCount: number, bestLevel: number | null, constraintCount: number, };
 
 export type KataView = { id: string, title: string, description: string, scaffoldingCode: string, };
@@ -283,6 +293,32 @@ export type PhaseUpdate = { phase: number, status: PhaseStatus, description: str
 hintLevel?: HintLevel, };
 
 export type PlanReady = { planId: string, phases: Array<PhaseSummary>, memoryConnection: string | null, estimatedDifficulty: string, };
+
+/**
+ * One kata in the practice list.
+ */
+export type PracticeKata = { id: string, title: string, description: string, 
+/**
+ * The knowledge gap the kata practises (absent if it cannot be read).
+ */
+gapTopic?: string, 
+/**
+ * The best level any reviewed attempt reached, 1–10; 0 before any.
+ */
+bestLevel: number, 
+/**
+ * Reviewed attempts.
+ */
+attempts: number, 
+/**
+ * All of the kata's constraints, and how many of them the best level unlocked.
+ */
+constraints: number, unlockedConstraints: number, };
+
+/**
+ * `practice:katas`: every kata (the answer to `practice:list`), newest first.
+ */
+export type PracticeKatas = { katas: Array<PracticeKata>, };
 
 export type PracticeSubmit = { kataId: string, code: string, activeConstraints: Array<string>, };
 

@@ -1,4 +1,4 @@
-use rusqlite::params;
+use rusqlite::{TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
 use super::{Db, DbError, get_json, new_id, to_json};
@@ -40,6 +40,42 @@ pub struct KataAttempt {
     pub passed: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub constraints: Option<Vec<KataConstraint>>,
+}
+
+impl KataSpec {
+    /// The best level any reviewed attempt reached; 0 before any (Story 11: constraints
+    /// unlock as it rises).
+    pub fn best_level(&self) -> u8 {
+        best_level(&self.user_attempts)
+    }
+
+    /// The constraints the learner may switch on: those whose `min_level` the best level reached.
+    pub fn unlocked_constraints(&self) -> Vec<KataConstraint> {
+        let best = self.best_level();
+        self.constraints.iter().filter(|c| c.min_level <= best).cloned().collect()
+    }
+}
+
+impl KataAttempt {
+    /// The titles of the constraints this attempt was made under, sorted (none: empty).
+    pub fn constraint_titles(&self) -> Vec<&str> {
+        let mut titles: Vec<&str> = self.constraints.iter().flatten().map(|c| c.title.as_str()).collect();
+        titles.sort_unstable();
+        titles.dedup();
+        titles
+    }
+}
+
+fn best_level(attempts: &[KataAttempt]) -> u8 {
+    attempts.iter().filter_map(|a| a.level).max().unwrap_or(0)
+}
+
+/// An attempt appended by [`Db::record_kata_attempt`]: the kata as it now stands and the best
+/// level before this attempt, read in the same transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedAttempt {
+    pub kata: KataSpec,
+    pub previous_best: u8,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,5 +159,34 @@ impl Db {
             return Err(DbError::NotFound { entity: "kata spec", id: id.to_owned() });
         }
         self.kata(id)
+    }
+
+    /// Every kata, newest first.
+    pub fn katas(&self) -> Result<Vec<KataSpec>, DbError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM kata_specs ORDER BY rowid DESC"))?;
+        let rows = stmt.query_map([], from_row)?.collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Appends a reviewed attempt in one write transaction that also reads the best level
+    /// before it: concurrent reviews of one kata each keep their attempt, and each sees the
+    /// attempts committed before its own (a constraint is reported unlocked once).
+    pub fn record_kata_attempt(&self, id: &str, attempt: &KataAttempt) -> Result<RecordedAttempt, DbError> {
+        let json = to_json(attempt)?;
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let before: Vec<KataAttempt> = tx
+            .query_row("SELECT user_attempts FROM kata_specs WHERE id = ?1", [id], |row| get_json(row, 0))
+            .map_err(DbError::not_found("kata spec", id))?;
+        tx.execute(
+            "UPDATE kata_specs SET user_attempts = json_insert(user_attempts, '$[#]', json(?2)) WHERE id = ?1",
+            params![id, json],
+        )?;
+        let kata = tx
+            .query_row(&format!("SELECT {COLUMNS} FROM kata_specs WHERE id = ?1"), [id], from_row)
+            .map_err(DbError::not_found("kata spec", id))?;
+        tx.commit()?;
+        Ok(RecordedAttempt { kata, previous_best: best_level(&before) })
     }
 }

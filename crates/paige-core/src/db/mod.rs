@@ -40,7 +40,7 @@ pub use enums::{
 pub use error::DbError;
 pub use file_versions::{FileVersion, VersionKind};
 pub use governance::{AgentSession, AgentState};
-pub use kata_specs::{KataAttempt, KataConstraint, KataSpec, NewKataSpec};
+pub use kata_specs::{KataAttempt, KataConstraint, KataSpec, NewKataSpec, RecordedAttempt};
 pub use knowledge_gaps::{GapFilter, KnowledgeGap, NewKnowledgeGap};
 pub use ledger_index::{IndexedMutation, LedgerHead};
 pub use phase_hints::{HintSpan, NewPhaseHint, PhaseHint};

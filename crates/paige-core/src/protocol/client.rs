@@ -72,6 +72,10 @@ client_messages! {
     UserIdleEnd(Empty) = "user:idle_end",
     ObserverMute(ObserverMute) = "observer:mute",
     PracticeSubmitSolution(PracticeSubmit) = "practice:submit_solution",
+    /// Paige's extension: the katas to practise (`practice:katas`).
+    PracticeList(Empty) = "practice:list",
+    /// Paige's extension: open one kata (`practice:kata_load`).
+    PracticeKataRequest(super::KataRequest) = "practice:kata_request",
     TerminalInput(TerminalInput) = "terminal:input",
     TerminalResize(TerminalSize) = "terminal:resize",
 }

@@ -26,10 +26,12 @@ mod client;
 mod coaching;
 mod connection;
 mod envelope;
+mod practice;
 mod server;
 
 pub use client::*;
 pub use coaching::*;
 pub use connection::{ConnectionId, ConnectionMeta};
 pub use envelope::{Decoded, decode, encode};
+pub use practice::*;
 pub use server::*;

@@ -73,6 +73,8 @@ server_messages! {
     ReviewError(KataError) = "review:error",
     PracticeKataLoad(KataLoad) = "practice:kata_load",
     PracticeSolutionReview(SolutionReview) = "practice:solution_review",
+    PracticeKatas(super::PracticeKatas) = "practice:katas",
+    PracticeKataError(KataError) = "practice:kata_error",
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -12,9 +12,12 @@ fn reply(t: &super::TestCore, frame: Value) -> Option<Value> {
 
 #[test]
 fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
-    // The spec's 23 client types and Paige's two: `session:list`, `coaching:show_me`.
-    assert_eq!(ClientMessage::TYPES.len(), 25);
-    assert!(ClientMessage::TYPES.contains(&"session:list") && ClientMessage::TYPES.contains(&"coaching:show_me"));
+    // The spec's 23 client types and Paige's four: `session:list`, `coaching:show_me`,
+    // `practice:list`, `practice:kata_request`.
+    assert_eq!(ClientMessage::TYPES.len(), 27);
+    for extension in ["session:list", "coaching:show_me", "practice:list", "practice:kata_request"] {
+        assert!(ClientMessage::TYPES.contains(&extension), "{extension}");
+    }
     let catalog = [
         "connection:init",
         "connection:error",
@@ -51,8 +54,14 @@ fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
     ];
     let revisions =
         ["session:completed", "explain:error", "review:error", "dashboard:materials", "dashboard:materials_error"];
-    let extensions =
-        ["session:options", "coaching:worked_example", "coaching:worked_example_error", "coaching:step_check"];
+    let extensions = [
+        "session:options",
+        "coaching:worked_example",
+        "coaching:worked_example_error",
+        "coaching:step_check",
+        "practice:katas",
+        "practice:kata_error",
+    ];
     assert_eq!(catalog.len(), 32);
     let mut expected: Vec<&str> = catalog.iter().chain(revisions.iter()).chain(extensions.iter()).copied().collect();
     let mut actual = ServerMessage::TYPES.to_vec();
@@ -156,8 +165,6 @@ fn messages_owned_by_later_features_answer_not_implemented() {
     let frames = [
         json!({"type": "dashboard:request", "payload": {"statsPeriod": "7d"}}),
         json!({"type": "dashboard:refresh_issues", "payload": {}}),
-        json!({"type": "user:review", "payload": {"kataId": "k", "userCode": "", "activeConstraintTitles": []}}),
-        json!({"type": "practice:submit_solution", "payload": {"kataId": "k", "code": "", "activeConstraints": []}}),
         json!({"type": "terminal:input", "payload": {"input": "ls\n"}}),
     ];
     for frame in frames {

@@ -10,6 +10,7 @@ mod instance;
 mod keepalive;
 mod mcp;
 mod observer;
+mod practice;
 mod sessions;
 mod tools;
 mod ui;
