@@ -25,7 +25,7 @@ pub fn declarations() -> Vec<Declaration> {
     let cfg = config();
     let string = || String::name(&cfg);
     let state = || AppState::name(&cfg);
-    let commands: [Command; 7] = [
+    let commands: [Command; 8] = [
         (
             "ui_message",
             "One UI catalog frame to the core; the reply frame, if any.",
@@ -53,6 +53,12 @@ pub fn declarations() -> Vec<Declaration> {
             state(),
         ),
         ("forget_project", "Removes a folder from the recent projects.", vec![("path", string())], state()),
+        (
+            "open_external",
+            "Opens an https: link in the system browser; any other link is refused (url_refused).",
+            vec![("url", string())],
+            "null".to_owned(),
+        ),
     ];
     let mut text = String::from(
         "/** Every command of the desktop shell: its arguments and what it resolves to; a failed one rejects with a `CommandError`. */\nexport interface Commands {\n",

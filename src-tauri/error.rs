@@ -17,6 +17,10 @@ pub enum CommandErrorCode {
     Settings,
     /// The native folder dialog is not available or gave an unusable path.
     Dialog,
+    /// A link refused by `open_external`: not an absolute `https:` URL.
+    UrlRefused,
+    /// The system could not open the link (no browser, `xdg-open` missing).
+    Opener,
     /// The app failed while handling the request (its work panicked): a bug to report.
     Internal,
 }

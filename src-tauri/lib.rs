@@ -13,9 +13,11 @@
 //!   `save_api_key(key)`, `save_allowed_mcp_tools(tools)`, `forget_project(path)`: the first-run
 //!   and settings screens.
 //!   Opening another project replaces the backend; the window then reloads.
+//! - command `open_external(url)`: an `https:` link in the system browser (`external.rs`).
 
 mod backend;
 mod error;
+mod external;
 mod shell;
 pub mod webview_tuning;
 
@@ -27,6 +29,7 @@ use tauri::{Manager, Runtime};
 
 pub use backend::{Backend, TerminalSpec};
 pub use error::{CommandError, CommandErrorCode};
+pub use external::{ExternalOpener, MAX_URL_LEN, https_url};
 pub use shell::{ApiKeyState, AppState, KeySource, Launch, ProjectEntry, RecentEntry, Shell};
 
 #[cfg(feature = "ts")]
@@ -140,7 +143,8 @@ fn show_project_in_title<R: Runtime>(window: &tauri::WebviewWindow<R>, state: &A
 }
 
 /// The shell's commands and event forwarding on `builder`, over `shell`. The real app adds
-/// its plugins and windows; tests use `tauri::test::mock_builder()`.
+/// its plugins, windows and the system browser (`ExternalOpener::system`); tests use
+/// `tauri::test::mock_builder()` and manage their own opener.
 pub fn wire<R: Runtime>(builder: tauri::Builder<R>, shell: Shell) -> tauri::Builder<R> {
     builder
         .manage(shell)
@@ -151,7 +155,8 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>, shell: Shell) -> tauri::Buil
             choose_project,
             save_api_key,
             save_allowed_mcp_tools,
-            forget_project
+            forget_project,
+            external::open_external
         ])
         .on_page_load(|webview, payload| {
             // A reloaded page is a new UI: it gets a new connection and terminal.
@@ -260,6 +265,7 @@ fn try_run(project_dir: Option<PathBuf>) -> anyhow::Result<()> {
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
+        .manage(ExternalOpener::system())
         .setup({
             let signals = signals.clone();
             move |app| {

@@ -222,9 +222,12 @@ fn every_command_in_the_bindings_is_registered() {
     let commands = paige_app::bindings::declarations().into_iter().find(|d| d.name == "Commands").expect("Commands");
     let names: Vec<&str> =
         commands.text.lines().filter_map(|line| line.trim().split_once(": { args:").map(|(name, _)| name)).collect();
-    assert_eq!(names.len(), 7, "{names:?}");
+    assert_eq!(names.len(), 8, "{names:?}");
+    let (opener, _opened) = recording_opener();
+    app.app.manage(opener);
     for name in names {
-        let args = json!({"frame": hello().to_string(), "path": app.project.path(), "key": "", "tools": []});
+        let args = json!({"frame": hello().to_string(), "path": app.project.path(), "key": "", "tools": [],
+            "url": "https://example.com/"});
         if let Err(err) = invoke(&app.webview, name, args) {
             let err = err.to_string();
             assert!(!err.contains("not found") && !err.contains("missing required key"), "{name}: {err}");
@@ -242,4 +245,81 @@ fn command_line_takes_one_project_dir_help_and_version() {
     assert_eq!(args(&["-V"]), Ok(Invocation::Version));
     assert!(args(&["--frobnicate"]).is_err());
     assert!(args(&["a", "b"]).is_err());
+}
+
+/// An opener that records the URLs it is asked to open instead of launching a browser.
+fn recording_opener() -> (paige_app::ExternalOpener, mpsc::Receiver<String>) {
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let opener = paige_app::ExternalOpener::new(move |url| {
+        tx.lock().expect("sender").send(url.to_string()).map_err(|err| err.to_string())
+    });
+    (opener, rx)
+}
+
+#[test]
+fn open_external_hands_an_https_link_to_the_opener() {
+    let app = app();
+    let (opener, opened) = recording_opener();
+    app.app.manage(opener);
+    let url = "https://doc.rust-lang.org/book/ch09-02-recoverable-errors-with-result.html#propagating-errors";
+    assert_eq!(invoke(&app.webview, "open_external", json!({ "url": url })), Ok(Value::Null));
+    assert_eq!(opened.recv_timeout(Duration::from_secs(5)).as_deref(), Ok(url));
+}
+
+#[test]
+fn open_external_refuses_every_link_but_https_without_opening_it() {
+    let app = app();
+    let (opener, opened) = recording_opener();
+    app.app.manage(opener);
+    for url in [
+        "http://example.com/",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "/docs/intro",
+        "example.com",
+        "",
+        "ftp://example.com/",
+    ] {
+        let err = invoke(&app.webview, "open_external", json!({ "url": url })).expect_err(url);
+        assert_eq!(err["code"], "url_refused", "{url}: {err}");
+        assert!(err["message"].as_str().is_some_and(|m| !m.is_empty()), "{url}: {err}");
+    }
+    assert!(opened.try_recv().is_err(), "a refused link never reaches the opener");
+}
+
+#[test]
+fn https_url_names_the_refused_scheme_and_caps_the_length() {
+    let refused = |url: &str| paige_app::https_url(url).expect_err(url);
+    assert!(refused("http://example.com/").message.contains("not http: links"));
+    assert!(refused("javascript:alert(1)").message.contains("not javascript: links"));
+    assert!(refused("relative/path").message.contains("not an absolute URL"));
+    let long = format!("https://example.com/{}", "a".repeat(paige_app::MAX_URL_LEN));
+    assert!(refused(&long).message.contains("over the"));
+    assert_eq!(
+        paige_app::https_url(" https://example.com/a?b=c ").map(|u| u.to_string()),
+        Ok("https://example.com/a?b=c".into())
+    );
+}
+
+#[test]
+fn open_external_reports_an_opener_failure_as_opener() {
+    let app = app();
+    app.app.manage(paige_app::ExternalOpener::new(|_| Err("xdg-open: not found".into())));
+    let err = invoke(&app.webview, "open_external", json!({ "url": "https://example.com/" })).expect_err("fails");
+    assert_eq!(err["code"], "opener");
+    assert!(err["message"].as_str().is_some_and(|m| m.contains("xdg-open: not found")), "{err}");
+}
+
+#[test]
+fn the_webview_is_granted_no_opener_or_shell_permission() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src-tauri/capabilities/default.json");
+    let capability: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("capability")).expect("JSON");
+    let permissions: Vec<&str> =
+        capability["permissions"].as_array().expect("permissions").iter().filter_map(Value::as_str).collect();
+    assert!(!permissions.is_empty());
+    for permission in permissions {
+        assert!(permission.starts_with("core:event:"), "the webview may only listen to events, not {permission}");
+    }
 }

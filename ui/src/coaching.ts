@@ -1,6 +1,6 @@
 // The coaching side: the coaching panel (the start view without a session; with one its
 // title, the plan's phases, the hint level, progress, "just show me" and the end of the
-// session), toasts for coaching messages and nudges, and the empty-state dashboard.
+// session), and toasts for coaching messages and nudges.
 import { el } from "./dom";
 import type { ConnectionInit, HintLevel, IssueContext, PhaseSummary, ServerPayloads, SessionStarted, StepCheck } from "./protocol";
 import { NEXT_STEP, type StartRequest, StartView } from "./session-start";
@@ -210,6 +210,15 @@ export class CoachingPanel {
     return false;
   }
 
+  /** A start or resume asked for elsewhere (the dashboard): without a session it shows
+   * pending and refused here, as if picked in the start view (ignored while one is pending);
+   * during one it sets that session aside, and a refusal is a toast. */
+  requestStart(request: StartRequest): void {
+    const inSession = this.mode === "session" || this.mode === "wrapping";
+    if (!inSession && this.start.isPending) return;
+    this.start.request(request);
+  }
+
   private sendStart(request: StartRequest): void {
     if (request.type === "session:start") this.transport.send("session:start", request.payload);
     else this.transport.send("session:resume", request.payload);
@@ -403,15 +412,4 @@ export class Toasts {
     this.host.append(toast);
     setTimeout(() => toast.remove(), TOAST_MS);
   }
-}
-
-export function dashboard(): HTMLElement {
-  const root = el("div", "dashboard");
-  root.dataset.testid = "dashboard";
-  root.append(
-    el("h1", "", "Welcome to Paige"),
-    el("p", "", "Open a file from the explorer to start working. Paige watches your editor, files and terminal, and coaches — it never writes your code for you."),
-    el("p", "muted", "Your progress, suggested issues and practice katas will appear here."),
-  );
-  return root;
 }

@@ -1,6 +1,7 @@
 // Boots the UI: one transport, the panels, and the routing of every server frame.
 import "./style.css";
-import { CoachingPanel, Toasts, dashboard } from "./coaching";
+import { CoachingPanel, Toasts } from "./coaching";
+import { Dashboard } from "./dashboard";
 import { ExplainPanel } from "./explain";
 import { Explorer } from "./explorer";
 import { LazyEditor } from "./lazy-editor";
@@ -80,13 +81,15 @@ async function showProjects(): Promise<void> {
 }
 
 const empty = q(".empty");
-empty.append(dashboard());
 const editor = new LazyEditor(transport, q(".tabs"), q(".editor"));
 editor.onEmptyChange = (isEmpty) => empty.classList.toggle("hidden", !isEmpty);
 const explorer = new Explorer(q(".explorer"), transport, (path) => editor.open(path));
 // Monaco loads as the user heads for a file, so the first one opens without the wait.
 for (const event of ["pointerenter", "focusin"]) q(".explorer").addEventListener(event, () => editor.preload(), { once: true });
 const coaching = new CoachingPanel(q(".coaching"), transport, q(".layout"));
+// The launch screen, while no file is open; Start and Resume go through the coaching panel.
+const dashboard = new Dashboard(transport, { start: (request) => coaching.requestStart(request) });
+empty.append(dashboard.root);
 const explain = new ExplainPanel(q(".layout"), transport);
 editor.onExplain = (request) => explain.request(request);
 const practice = new PracticePanel(q(".layout"), transport);
@@ -169,6 +172,16 @@ function route(frame: ServerFrame): void {
       return practice.reviewed(frame.payload);
     case "review:error":
       return practice.reviewFailed(frame.payload);
+    case "dashboard:state":
+      return dashboard.setState(frame.payload);
+    case "dashboard:issues":
+      return dashboard.setIssues(frame.payload);
+    case "dashboard:issues_error":
+      return dashboard.issuesFailed(frame.payload);
+    case "dashboard:materials":
+      return dashboard.setMaterials(frame.payload);
+    case "dashboard:materials_error":
+      return dashboard.materialsFailed(frame.payload);
     case "observer:nudge":
       return toasts.show(nudgeText(frame.payload), "hint");
     case "observer:status":
@@ -177,11 +190,14 @@ function route(frame: ServerFrame): void {
       // A refused session request is shown in the coaching panel, where it was made.
       const context = frame.payload.context as { type?: unknown } | null;
       if (typeof context?.type === "string" && coaching.requestFailed(context.type, frame.payload.message)) return;
+      if (typeof context?.type === "string" && dashboard.requestFailed(context.type, frame.payload.message)) return;
       if (frame.payload.code !== "NOT_IMPLEMENTED") toasts.show(frame.payload.message, "error");
       else console.info(frame.payload.message);
       return;
     }
     case "connection:init":
+      // A new connection (start-up, a reconnect): the dashboard asks afresh.
+      dashboard.load();
       return coaching.connectionInit(frame.payload);
   }
 }

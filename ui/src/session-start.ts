@@ -29,7 +29,8 @@ export function resumableLine(session: SessionOptions["resumable"][number], now:
   return parts.join(" · ");
 }
 
-function ago(ms: number): string {
+/** "just now", "5 min ago", "3 h ago", "2 days ago". */
+export function ago(ms: number): string {
   const minutes = Math.max(0, Math.round(ms / 60_000));
   if (minutes < 1) return "just now";
   if (minutes < 60) return `${minutes} min ago`;

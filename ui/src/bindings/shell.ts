@@ -17,6 +17,8 @@ export interface Commands {
   save_allowed_mcp_tools: { args: { tools: Array<string> }; returns: AppState };
   /** Removes a folder from the recent projects. */
   forget_project: { args: { path: string }; returns: AppState };
+  /** Opens an https: link in the system browser; any other link is refused (url_refused). */
+  open_external: { args: { url: string }; returns: null };
 }
 
 /** Every event the shell emits, and its payload: UI catalog frames (JSON text) and terminal output. */
@@ -54,7 +56,7 @@ export type CommandError = { code: CommandErrorCode, message: string, };
 /**
  * What went wrong, for the UI to act on; `message` says it for a person.
  */
-export type CommandErrorCode = "no_project" | "project_refused" | "settings" | "dialog" | "internal";
+export type CommandErrorCode = "no_project" | "project_refused" | "settings" | "dialog" | "url_refused" | "opener" | "internal";
 
 /**
  * Where the key in use comes from.

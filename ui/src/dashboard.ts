@@ -1,0 +1,471 @@
+// The launch screen, shown in the editor area while no file is open (spec Story 12): the
+// Dreyfus radar, stat cards with a period switcher, in-progress sessions (Resume), the
+// project's issues ranked for this learner (Start), katas and learning materials.
+//
+// Loads progressively: `dashboard:request` is answered at once with `dashboard:state`
+// (radar, stats, sessions, katas); the issues and the materials arrive later, each on its
+// own, so their sections show skeletons until then, and an error inline with a Retry
+// (issues: `dashboard:refresh_issues`; materials: a new `dashboard:request`).
+//
+// Starting and resuming go through the coaching panel (`DashboardHooks.start`), which shows
+// the request pending and any refusal. Opening a kata belongs to Practice: the dashboard
+// dispatches `paige:open-kata` (bubbling, `detail: {kataId}`) from its root.
+import { el } from "./dom";
+import { type OpenExternal, desktopOpener, externalLink } from "./links";
+import type {
+  DashboardIssue,
+  DashboardState,
+  DashboardStats,
+  KataSummary,
+  LearningResource,
+  MaterialRecommendation,
+  Period,
+  ServerPayloads,
+  Suitability,
+} from "./protocol";
+import { radarChart, stageName } from "./radar";
+import { type StartRequest, ago } from "./session-start";
+import type { Transport } from "./transport";
+
+/** The event a kata's Open button dispatches (Practice opens the kata). */
+export const OPEN_KATA_EVENT = "paige:open-kata";
+export type OpenKataDetail = { kataId: string };
+
+/** How long the materials' skeleton waits before saying there are none: Paige sends nothing
+ * when no knowledge gap is left to research (spec EC-85), and the state cannot always tell. */
+export const MATERIALS_QUIET_MS = 120_000;
+
+export const PERIODS: { period: Period; label: string }[] = [
+  { period: "7d", label: "7 days" },
+  { period: "30d", label: "30 days" },
+  { period: "all", label: "All time" },
+];
+
+export const SUITABILITY: Record<Suitability, { label: string; rank: number }> = {
+  good_fit: { label: "Good fit", rank: 0 },
+  stretch: { label: "Stretch", rank: 1 },
+  too_advanced: { label: "Too advanced", rank: 2 },
+};
+
+export interface DashboardHooks {
+  /** Starts or resumes a session through the coaching panel. */
+  start(request: StartRequest): void;
+  /** Opens an https: link outside the app; `null` in the browser (links open a new tab). */
+  openExternal?: OpenExternal | null;
+  /** Now, for "started 3 h ago" (tests). */
+  now?: () => number;
+}
+
+/** A section still waiting, answered, or failed. */
+type Slot<T> = { kind: "loading" } | { kind: "ready"; value: T } | { kind: "error"; error: string } | { kind: "none" };
+
+/** The issues best first: highest priority, then the better fit, then the lower number. */
+export function rankIssues(issues: DashboardIssue[]): DashboardIssue[] {
+  return [...issues].sort(
+    (a, b) =>
+      b.priorityScore - a.priorityScore ||
+      SUITABILITY[a.suitability].rank - SUITABILITY[b.suitability].rank ||
+      a.number - b.number,
+  );
+}
+
+/** "45 min", "3 h 20 min". */
+export function minutesText(minutes: number): string {
+  const m = Math.round(minutes);
+  if (m < 60) return `${m} min`;
+  const rest = m % 60;
+  return rest ? `${Math.floor(m / 60)} h ${rest} min` : `${m / 60} h`;
+}
+
+/** The stat cards: label, value, and what it counts. */
+export function statCards(stats: DashboardStats): { key: string; label: string; value: string }[] {
+  return [
+    { key: "sessions", label: "Sessions completed", value: String(stats.sessionsCompleted) },
+    { key: "time", label: "Time coached", value: minutesText(stats.totalCoachingMinutes) },
+    { key: "issues", label: "Issues worked on", value: String(stats.issuesWorkedOn) },
+    { key: "gaps", label: "Gaps addressed", value: `${stats.knowledgeGapsAddressed} of ${stats.knowledgeGapsIdentified}` },
+    { key: "hints", label: "Hints used", value: String(stats.hintsUsed) },
+    { key: "cost", label: "API cost", value: `$${stats.apiCostTotal.toFixed(2)}` },
+  ];
+}
+
+export class Dashboard {
+  readonly root = el("div", "dashboard");
+  private period: Period = "all";
+  private state: DashboardState | null = null;
+  /** Whether the stats shown are for an older period than the one asked for. */
+  private statsPending = false;
+  private issues: Slot<DashboardIssue[]> = { kind: "loading" };
+  private materials: Slot<MaterialRecommendation[]> = { kind: "loading" };
+  private stateError: string | null = null;
+  private linkError: string | null = null;
+  private quiet: ReturnType<typeof setTimeout> | null = null;
+  private readonly openExternal: OpenExternal | null;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly transport: Pick<Transport, "send">,
+    private readonly hooks: DashboardHooks,
+  ) {
+    this.root.dataset.testid = "dashboard";
+    this.openExternal = hooks.openExternal === undefined ? desktopOpener() : hooks.openExternal;
+    this.now = hooks.now ?? Date.now;
+    this.render();
+  }
+
+  /** Asks for everything again (`dashboard:request`) for `period`: the state answers at once,
+   * issues and materials follow. What is on screen stays until its replacement arrives. */
+  load(period: Period = this.period): void {
+    this.period = period;
+    this.statsPending = true;
+    this.stateError = null;
+    if (this.issues.kind === "error") this.issues = { kind: "loading" };
+    if (this.materials.kind !== "ready") this.waitForMaterials();
+    this.transport.send("dashboard:request", { statsPeriod: period });
+    this.render();
+  }
+
+  /** `dashboard:state`, to this UI. Stats for another period than the one chosen last are
+   * an older answer: the rest of it is still news. */
+  setState(state: DashboardState): void {
+    const stats = state.stats.period === this.period || !this.state ? state.stats : this.state.stats;
+    this.statsPending = state.stats.period !== this.period;
+    this.state = { ...state, stats };
+    // With every gap addressed, all time, Paige skips the materials and sends nothing.
+    if (this.materials.kind === "loading" && state.stats.period === "all" && state.stats.knowledgeGapsIdentified === state.stats.knowledgeGapsAddressed) {
+      this.materials = { kind: "none" };
+      this.stopWaiting();
+    }
+    this.render();
+  }
+
+  /** `dashboard:issues` (to every UI). */
+  setIssues(msg: ServerPayloads["dashboard:issues"]): void {
+    this.issues = { kind: "ready", value: rankIssues(msg.issues) };
+    this.render();
+  }
+
+  issuesFailed(msg: ServerPayloads["dashboard:issues_error"]): void {
+    this.issues = { kind: "error", error: msg.error };
+    this.render();
+  }
+
+  /** `dashboard:materials` (to every UI). */
+  setMaterials(msg: ServerPayloads["dashboard:materials"]): void {
+    this.stopWaiting();
+    this.materials = { kind: "ready", value: msg.recommendations };
+    this.render();
+  }
+
+  materialsFailed(msg: ServerPayloads["dashboard:materials_error"]): void {
+    this.stopWaiting();
+    this.materials = { kind: "error", error: msg.error };
+    this.render();
+  }
+
+  /** A `connection:error` for a request of the dashboard; true when shown here. */
+  requestFailed(type: string, message: string): boolean {
+    if (type === "dashboard:request") {
+      this.statsPending = false;
+      this.stateError = message;
+    } else if (type === "dashboard:refresh_issues") {
+      this.issues = { kind: "error", error: message };
+    } else return false;
+    this.render();
+    return true;
+  }
+
+  private refreshIssues(): void {
+    this.issues = { kind: "loading" };
+    this.transport.send("dashboard:refresh_issues", {});
+    this.render();
+  }
+
+  private retryMaterials(): void {
+    this.materials = { kind: "loading" };
+    this.load();
+  }
+
+  private waitForMaterials(): void {
+    this.materials = { kind: "loading" };
+    this.stopWaiting();
+    this.quiet = setTimeout(() => {
+      this.quiet = null;
+      if (this.materials.kind !== "loading") return;
+      this.materials = { kind: "none" };
+      this.render();
+    }, MATERIALS_QUIET_MS);
+  }
+
+  private stopWaiting(): void {
+    if (this.quiet) clearTimeout(this.quiet);
+    this.quiet = null;
+  }
+
+  private link(url: string, text: string): HTMLElement {
+    return externalLink(url, text, this.openExternal, (message) => {
+      this.linkError = message;
+      this.render();
+    });
+  }
+
+  private render(): void {
+    const head = el("header", "dash-head");
+    head.append(el("h1", "", "Welcome back to Paige"), this.renderPeriods());
+    const parts: HTMLElement[] = [head];
+    if (this.linkError) {
+      const error = el("p", "dash-link-error", this.linkError);
+      error.dataset.testid = "link-error";
+      error.setAttribute("role", "alert");
+      parts.push(error);
+    }
+    if (this.stateError) parts.push(errorBox("state-error", `Could not load the dashboard: ${this.stateError}`, () => this.load()));
+    const top = el("div", "dash-top");
+    top.append(this.renderSkills(), this.renderStats());
+    parts.push(top, this.renderSessions(), this.renderIssues(), this.renderKatas(), this.renderMaterials());
+    this.root.replaceChildren(...parts);
+  }
+
+  private renderPeriods(): HTMLElement {
+    const box = el("div", "dash-periods");
+    box.dataset.testid = "period-switcher";
+    box.setAttribute("role", "radiogroup");
+    box.setAttribute("aria-label", "Stats period");
+    for (const { period, label } of PERIODS) {
+      const button = el("button", "dash-period", label);
+      button.type = "button";
+      button.dataset.testid = "period";
+      button.dataset.period = period;
+      const chosen = period === this.period;
+      button.classList.toggle("chosen", chosen);
+      button.setAttribute("role", "radio");
+      button.setAttribute("aria-checked", String(chosen));
+      button.addEventListener("click", () => {
+        if (period !== this.period || this.stateError) this.load(period);
+      });
+      box.append(button);
+    }
+    return box;
+  }
+
+  private renderSkills(): HTMLElement {
+    const box = section("skills", "Skills");
+    if (!this.state) return withSkeleton(box, "skills-skeleton", 1);
+    box.append(radarChart(this.state.dreyfus));
+    if (!this.state.dreyfus.length) {
+      box.append(el("p", "dash-quiet", "Paige assesses your stage in each skill area when a coaching session wraps up."));
+      return box;
+    }
+    const list = el("ul", "dash-stages");
+    for (const item of this.state.dreyfus) {
+      const row = el("li", "", `${item.skillArea}: `);
+      row.append(el("strong", "", stageName(item.stage)));
+      list.append(row);
+    }
+    box.append(list);
+    return box;
+  }
+
+  private renderStats(): HTMLElement {
+    const box = section("stats", "Progress");
+    if (!this.state) return withSkeleton(box, "stats-skeleton", 3);
+    const grid = el("div", "dash-cards");
+    grid.classList.toggle("dash-stale", this.statsPending);
+    grid.setAttribute("aria-busy", String(this.statsPending));
+    for (const card of statCards(this.state.stats)) {
+      const node = el("div", "dash-card");
+      node.dataset.testid = "stat-card";
+      node.dataset.stat = card.key;
+      node.append(el("span", "dash-card-value", card.value), el("span", "dash-card-label", card.label));
+      grid.append(node);
+    }
+    box.append(grid);
+    return box;
+  }
+
+  private renderSessions(): HTMLElement {
+    const box = section("sessions", "In progress");
+    if (!this.state) return withSkeleton(box, "sessions-skeleton", 1);
+    const sessions = this.state.inProgressSessions;
+    if (!sessions.length) {
+      box.append(el("p", "dash-quiet", "No session in progress."));
+      return box;
+    }
+    const list = el("ul", "dash-list");
+    for (const session of sessions) {
+      const item = el("li", "dash-row");
+      item.dataset.testid = "in-progress-session";
+      item.dataset.sessionId = session.id;
+      const name = session.issueNumber !== null ? `#${session.issueNumber} ${session.issueTitle ?? ""}`.trim() : (session.issueTitle ?? "Untitled session");
+      const text = el("div", "dash-row-text");
+      text.append(el("strong", "", name));
+      const started = Date.parse(session.startedAt);
+      if (Number.isFinite(started)) text.append(el("small", "", `started ${ago(this.now() - started)}`));
+      item.append(text, this.action("Resume", "resume-session", { type: "session:resume", payload: { sessionId: session.id } }));
+      list.append(item);
+    }
+    box.append(list);
+    return box;
+  }
+
+  private renderIssues(): HTMLElement {
+    const box = section("issues", "Issues for you");
+    const slot = this.issues;
+    if (slot.kind === "loading" || slot.kind === "none") {
+      box.append(el("p", "dash-quiet", "Paige is reading the project's issues…"));
+      return withSkeleton(box, "issues-skeleton", 3);
+    }
+    if (slot.kind === "error") return withError(box, "issues-error", `No issues: ${slot.error}`, () => this.refreshIssues());
+    if (!slot.value.length) {
+      box.append(el("p", "dash-quiet", "The project has no open issues."));
+      return box;
+    }
+    const list = el("ol", "dash-list dash-issues");
+    for (const issue of slot.value) list.append(this.renderIssue(issue));
+    box.append(list);
+    return box;
+  }
+
+  private renderIssue(issue: DashboardIssue): HTMLElement {
+    const item = el("li", "dash-issue");
+    item.dataset.testid = "dash-issue";
+    item.dataset.number = String(issue.number);
+    const line = el("div", "dash-issue-line");
+    const badge = el("span", `dash-badge suitability-${issue.suitability}`, SUITABILITY[issue.suitability].label);
+    badge.dataset.testid = "suitability";
+    badge.dataset.suitability = issue.suitability;
+    badge.title = issue.suitabilityReason;
+    // `gh` gives each issue's URL; a payload that carries it makes the title a link.
+    const url = (issue as DashboardIssue & { url?: unknown }).url;
+    const title = `#${issue.number} ${issue.title}`;
+    line.append(typeof url === "string" ? this.link(url, title) : el("strong", "", title), badge, el("span", "dash-difficulty", issue.estimatedDifficulty));
+    item.append(line, el("p", "dash-summary", issue.summary));
+    if (issue.suitabilityReason) item.append(el("p", "dash-reason", issue.suitabilityReason));
+    if (issue.relevantSkills.length) {
+      const skills = el("div", "labels");
+      for (const skill of issue.relevantSkills) skills.append(el("span", "label", skill));
+      item.append(skills);
+    }
+    if (issue.learningOpportunities.length) {
+      item.append(el("p", "dash-learn", `You would learn: ${issue.learningOpportunities.join("; ")}`));
+    }
+    item.append(this.action("Start a session", "start-issue", { type: "session:start", payload: { issueNumber: issue.number } }));
+    return item;
+  }
+
+  private renderKatas(): HTMLElement {
+    const box = section("katas", "Practice katas");
+    if (!this.state) return withSkeleton(box, "katas-skeleton", 2);
+    if (!this.state.katas.length) {
+      box.append(el("p", "dash-quiet", "No katas yet: Paige makes them from what you found hard when a session wraps up."));
+      return box;
+    }
+    const list = el("ul", "dash-list");
+    for (const kata of this.state.katas) list.append(this.renderKata(kata));
+    box.append(list);
+    return box;
+  }
+
+  private renderKata(kata: KataSummary): HTMLElement {
+    const item = el("li", "dash-row");
+    item.dataset.testid = "dash-kata";
+    item.dataset.kataId = kata.id;
+    const text = el("div", "dash-row-text");
+    const tries = `${kata.attemptsCount} attempt${kata.attemptsCount === 1 ? "" : "s"}`;
+    const best = kata.bestLevel === null ? "not passed yet" : `best level ${kata.bestLevel}/10`;
+    const progress = el("small", "", `${kata.topic} · ${tries} · ${best}`);
+    progress.dataset.testid = "kata-progress";
+    text.append(el("strong", "", kata.title), progress);
+    const open = el("button", "secondary", "Practise");
+    open.type = "button";
+    open.dataset.testid = "open-kata";
+    open.addEventListener("click", () => {
+      const detail: OpenKataDetail = { kataId: kata.id };
+      this.root.dispatchEvent(new CustomEvent(OPEN_KATA_EVENT, { detail, bubbles: true }));
+    });
+    item.append(text, open);
+    return item;
+  }
+
+  private renderMaterials(): HTMLElement {
+    const box = section("materials", "Learning materials");
+    const slot = this.materials;
+    if (slot.kind === "loading") {
+      box.append(el("p", "dash-quiet", "Paige is searching the web for material on your knowledge gaps…"));
+      return withSkeleton(box, "materials-skeleton", 2);
+    }
+    if (slot.kind === "error") return withError(box, "materials-error", slot.error, () => this.retryMaterials());
+    if (slot.kind === "none" || !slot.value.length) {
+      const none = el("p", "dash-quiet", "No learning materials: Paige suggests some once a session finds a knowledge gap.");
+      none.dataset.testid = "materials-none";
+      box.append(none);
+      return box;
+    }
+    for (const rec of slot.value) {
+      const gap = el("article", "dash-gap");
+      gap.dataset.testid = "material";
+      gap.append(el("h4", "", rec.knowledgeGap));
+      if (rec.studyOrder) gap.append(el("p", "dash-summary", rec.studyOrder));
+      const list = el("ul", "dash-resources");
+      for (const resource of rec.resources) list.append(this.renderResource(resource));
+      if (rec.resources.length) gap.append(list);
+      else gap.append(el("p", "dash-quiet", "The search found no resource for this gap."));
+      if (rec.practiceConnection) gap.append(el("p", "dash-learn", rec.practiceConnection));
+      box.append(gap);
+    }
+    return box;
+  }
+
+  private renderResource(resource: LearningResource): HTMLElement {
+    const item = el("li", "dash-resource");
+    item.dataset.relevance = resource.relevance;
+    const line = el("div", "");
+    line.append(this.link(resource.url, resource.title), el("span", "label", resource.type));
+    if (resource.estimatedTime) line.append(el("small", "", ` ${resource.estimatedTime}`));
+    item.append(line);
+    if (resource.description) item.append(el("p", "dash-summary", resource.description));
+    return item;
+  }
+
+  private action(label: string, testid: string, request: StartRequest): HTMLButtonElement {
+    const button = el("button", "primary", label);
+    button.type = "button";
+    button.dataset.testid = testid;
+    button.addEventListener("click", () => this.hooks.start(request));
+    return button;
+  }
+}
+
+function section(name: string, title: string): HTMLElement {
+  const box = el("section", `dash-section dash-${name}`);
+  box.dataset.testid = `dash-${name}`;
+  box.append(el("h2", "dash-title", title));
+  return box;
+}
+
+function withSkeleton(box: HTMLElement, testid: string, lines: number): HTMLElement {
+  const skeleton = el("div", "skeleton");
+  skeleton.dataset.testid = testid;
+  skeleton.setAttribute("aria-busy", "true");
+  for (let i = 0; i < lines; i++) skeleton.append(el("div", "skeleton-line"));
+  box.append(skeleton);
+  return box;
+}
+
+function withError(box: HTMLElement, testid: string, message: string, retry: () => void): HTMLElement {
+  box.append(errorBox(testid, message, retry));
+  return box;
+}
+
+function errorBox(testid: string, message: string, retry: () => void): HTMLElement {
+  const error = el("div", "panel-error");
+  error.dataset.testid = testid;
+  error.setAttribute("role", "alert");
+  error.append(el("p", "", message));
+  const button = el("button", "secondary", "Retry");
+  button.type = "button";
+  button.dataset.testid = `${testid}-retry`;
+  button.addEventListener("click", retry);
+  error.append(button);
+  return error;
+}
