@@ -13,6 +13,8 @@ export PAIGE_MODEL_DIR="$tools_dir/models"
 ensure_claude_code
 # chromium: the browser UI's smoke test runs in Debian's headless Chromium.
 apt_install chromium
+# gh: the dashboard's tests run the real GitHub CLI for its "not logged in" and "no remote" errors.
+apt_install gh
 ensure_tauri_build_deps
 # The real-window test (Xvfb + tauri-driver) runs unless PAIGE_DESKTOP_E2E=0.
 desktop_e2e="${PAIGE_DESKTOP_E2E:-1}"

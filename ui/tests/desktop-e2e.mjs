@@ -6,13 +6,13 @@
 // last check: the app exits with it.
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createServer } from "node:http";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { check, fail, sleep, summary, waitFor } from "./checks.mjs";
+import { promptExample, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const app = process.env.PAIGE_APP;
@@ -359,8 +359,9 @@ await withApp(
 );
 // Coaching from the panel: a session started by typing work, Claude Code's plan (the MCP
 // tool, as Claude Code calls it) becomes phases in the panel, "just show me" opens Paige's
-// worked example in a read-only drawer and leaves the project as it was. Paige's model is a
-// fake Messages API here (ANTHROPIC_BASE_URL).
+// worked example in a read-only drawer and leaves the project as it was, the Observer nudges,
+// and "Explain this" on a selection in Monaco explains it in a drawer. Paige's model is a fake
+// Messages API here (ANTHROPIC_BASE_URL).
 const coachProject = join(work, "coach-project");
 mkdirSync(join(coachProject, "src"), { recursive: true });
 // Lines no analogous example would contain: the worked example's request must not carry them.
@@ -382,102 +383,67 @@ function hashTree(dir, prefix = "") {
   return hashes;
 }
 
-/** A fake Anthropic Messages API: answers each of Paige's prompt modules by its call type
- * (the x-paige-call-type header Paige's client sends), in the prompts' own example shapes;
- * other calls (the wrap-up's) get a 400, which Paige treats as best-effort failures. */
-function fakeAnthropic() {
-  const prompts = resolve(here, "../../prompts");
-  const coach = JSON.parse(readFileSync(join(prompts, "coach-agent", "example.json"), "utf8"));
-  const example = JSON.parse(readFileSync(join(prompts, "worked-example", "example.json"), "utf8"));
-  // The coach agent's phases name the project's own files.
-  coach.phases = [
-    {
-      ...coach.phases[0],
-      number: 1,
-      title: "Find where uploads are sent",
-      description: "Read upload_chunk and decide where a retry belongs.",
-      expected_files: ["src/upload.py"],
-      hint_level: "file",
-      hints: {
-        file_hints: [{ path: "src/upload.py", style: "suggested" }],
-        line_hints: [{ path: "src/upload.py", start: 2, end: 2, style: "focus", hover_text: "The call that can fail" }],
-      },
+// Paige's model: the shared fake Messages API (fake-anthropic.mjs), answering each prompt
+// module's call type in the prompt's own example shape; other calls (the wrap-up's) get a
+// 400, which Paige treats as best-effort failures.
+const coach = promptExample("coach-agent");
+const workedExample = promptExample("worked-example");
+// The coach agent's phases name the project's own files.
+coach.phases = [
+  {
+    ...coach.phases[0],
+    number: 1,
+    title: "Find where uploads are sent",
+    description: "Read upload_chunk and decide where a retry belongs.",
+    expected_files: ["src/upload.py"],
+    hint_level: "file",
+    hints: {
+      file_hints: [{ path: "src/upload.py", style: "suggested" }],
+      line_hints: [{ path: "src/upload.py", start: 2, end: 2, style: "focus", hover_text: "The call that can fail" }],
     },
-    {
-      ...coach.phases[0],
-      number: 2,
-      title: "Write the retry loop",
-      description: "Wrap the call in src/retry.py and back off between attempts.",
-      expected_files: ["src/retry.py"],
-      hint_level: "region",
-      hints: { file_hints: [{ path: "src/retry.py", style: "important" }], line_hints: [] },
-    },
-  ];
-  const replies = { coach_agent: coach, worked_example: example };
-  const requests = [];
-  // The Observer's triage: nothing to say, until a check sets `nudgeOnOpen`; then a
-  // wrong_file nudge built from the snapshot Paige sent (the file the learner opened last and
-  // the current phase's expected file), so the toast shows what the backend saw.
-  const observer = { nudgeOnOpen: false, contexts: [] };
-  const triage = (body) => {
-    const quiet = { should_nudge: false, confidence: 0.2, signal: "no_nudge", reasoning: "e2e: nothing to say", suggested_context: { current_file: null, expected_file: null, time_in_file: null, phase_description: null } };
-    let context;
-    try {
-      const user = JSON.parse(body).messages.findLast((m) => m.role === "user")?.content;
-      context = JSON.parse(typeof user === "string" ? user : user.filter((b) => b.type === "text").map((b) => b.text).join(""));
-    } catch {
-      return quiet;
-    }
-    observer.contexts.push(context);
-    const opened = context.recent_actions?.find((a) => a.type === "file_open")?.path ?? null;
-    if (!observer.nudgeOnOpen || !opened) return quiet;
-    const phase = context.current_phase;
-    return {
-      should_nudge: true,
-      confidence: 0.9,
-      signal: "wrong_file",
-      reasoning: `e2e: ${opened} is open while the phase expects ${phase?.expected_files?.[0]}`,
-      suggested_context: { current_file: opened, expected_file: phase?.expected_files?.[0] ?? null, time_in_file: "5s", phase_description: phase?.title ?? null },
-    };
+  },
+  {
+    ...coach.phases[0],
+    number: 2,
+    title: "Write the retry loop",
+    description: "Wrap the call in src/retry.py and back off between attempts.",
+    expected_files: ["src/retry.py"],
+    hint_level: "region",
+    hints: { file_hints: [{ path: "src/retry.py", style: "important" }], line_hints: [] },
+  },
+];
+// Explain This answers with the prompt's example, naming another file of the project.
+const explanation = { ...promptExample("explain-this"), related_files: ["src/retry.py"] };
+// The Observer's triage: nothing to say, until a check sets `nudgeOnOpen`; then a wrong_file
+// nudge built from the snapshot Paige sent (the file the learner opened last and the current
+// phase's expected file), so the toast shows what the backend saw.
+const observer = { nudgeOnOpen: false, contexts: [] };
+function triage(body) {
+  const quiet = { should_nudge: false, confidence: 0.2, signal: "no_nudge", reasoning: "e2e: nothing to say", suggested_context: { current_file: null, expected_file: null, time_in_file: null, phase_description: null } };
+  let context;
+  try {
+    context = JSON.parse(userText(body));
+  } catch {
+    return quiet;
+  }
+  observer.contexts.push(context);
+  const opened = context.recent_actions?.find((a) => a.type === "file_open")?.path ?? null;
+  if (!observer.nudgeOnOpen || !opened) return quiet;
+  const phase = context.current_phase;
+  return {
+    should_nudge: true,
+    confidence: 0.9,
+    signal: "wrong_file",
+    reasoning: `e2e: ${opened} is open while the phase expects ${phase?.expected_files?.[0]}`,
+    suggested_context: { current_file: opened, expected_file: phase?.expected_files?.[0] ?? null, time_in_file: "5s", phase_description: phase?.title ?? null },
   };
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      const callType = req.headers["x-paige-call-type"] ?? null;
-      requests.push({ method: req.method, url: req.url, callType, apiKey: req.headers["x-api-key"], body });
-      const send = (status, value) => {
-        res.writeHead(status, { "content-type": "application/json" });
-        res.end(JSON.stringify(value));
-      };
-      if (req.method === "GET" && req.url.startsWith("/v1/models")) {
-        return send(200, { data: [{ type: "model", id: "claude-sonnet-4-5", display_name: "Sonnet", created_at: "2025-09-29T00:00:00Z" }], has_more: false });
-      }
-      if (req.method !== "POST" || req.url !== "/v1/messages") return send(404, { type: "error", error: { type: "not_found_error", message: req.url } });
-      const answer = callType === "observer_triage" ? triage(body) : replies[callType];
-      if (!answer) return send(400, { type: "error", error: { type: "invalid_request_error", message: `the e2e fake does not answer ${callType}` } });
-      const model = JSON.parse(body).model;
-      const message = {
-        id: `msg_e2e_${requests.length}`,
-        type: "message",
-        role: "assistant",
-        model,
-        content: [{ type: "text", text: JSON.stringify(answer) }],
-        stop_reason: "end_turn",
-        stop_sequence: null,
-        usage: { input_tokens: 120, output_tokens: 80 },
-      };
-      // The worked example takes a moment, as a real model call does: the panel shows progress.
-      setTimeout(() => send(200, message), callType === "worked_example" ? 1500 : 0);
-    });
-  });
-  return new Promise((ready) =>
-    server.listen(0, "127.0.0.1", () => ready({ server, requests, example, observer, base: `http://127.0.0.1:${server.address().port}` })),
-  );
 }
-
-const fake = await fakeAnthropic();
+const fake = await startFakeAnthropic({
+  replies: { coach_agent: coach, worked_example: workedExample, explain_this: explanation, observer_triage: triage },
+  // The worked example, the explanation and the wrap-up's first step (unanswered: a 400) take
+  // a moment, as real model calls do: the UI shows progress, not just its end.
+  delays: { worked_example: 1500, explain_this: 800, knowledge_gap_extraction: 1500 },
+});
 await withApp(
   {
     env: {
@@ -493,7 +459,7 @@ await withApp(
     },
     args: [coachProject],
   },
-  async ({ s, find, exec, click, terminalText }) => {
+  async ({ s, find, exec, click, press, terminalText }) => {
     const text = (testid) => exec(`return document.querySelector('[data-testid="${testid}"]')?.textContent ?? null`);
     let before;
     await check("without a session the coaching panel offers to start one, and says why there are no issues", async () => {
@@ -522,28 +488,32 @@ await withApp(
     const observerShown = () =>
       exec(`const l = document.querySelector('[data-testid="observer-state"]'), b = document.querySelector('[data-testid="observer-mute"]');
         return { label: l?.textContent, state: l?.dataset.state, button: b?.textContent, disabled: b?.disabled };`);
-    const lastStatus = async () => (await exec("return window.paige.framesOf('observer:status')")).at(-1);
-    await check("with the session active the top bar shows Observer: watching and offers Mute", async () => {
-      const shown = await waitFor("Observer: watching", async () => {
+    // Each state's label, and the button that toggles it.
+    const observerLooks = { watching: ["Observer: watching", "Mute"], muted: ["Observer: muted", "Unmute"] };
+    /** Waits for the top bar to show the Observer in `state`: its label and an enabled toggle. */
+    const observerShows = async (state) => {
+      const shown = await waitFor(`Observer: ${state}`, async () => {
         const o = await observerShown();
-        return o.state === "watching" ? o : null;
+        return o.state === state ? o : null;
       }, 10_000).catch(async (err) => {
         throw new Error(`${err.message}: ${JSON.stringify(await observerShown())}`);
       });
-      if (shown.label !== "Observer: watching" || shown.button !== "Mute" || shown.disabled) throw new Error(`top bar: ${JSON.stringify(shown)}`);
-      const status = await lastStatus();
+      const [label, button] = observerLooks[state];
+      if (shown.label !== label || shown.button !== button || shown.disabled) throw new Error(`top bar: ${JSON.stringify(shown)}`);
+    };
+    /** The backend's last observer:status says the Observer is active and not muted. */
+    const watchingConfirmed = async () => {
+      const status = (await exec("return window.paige.framesOf('observer:status')")).at(-1);
       if (status?.active !== true || status.muted !== false) throw new Error(`last observer:status ${JSON.stringify(status)}`);
+    };
+    await check("with the session active the top bar shows Observer: watching and offers Mute", async () => {
+      await observerShows("watching");
+      await watchingConfirmed();
     });
     await check("Mute in the top bar shows Observer: muted once the backend's observer:status confirms it", async () => {
       const statuses = (await exec("return window.paige.framesOf('observer:status')")).length;
       await click('[data-testid="observer-mute"]');
-      const shown = await waitFor("Observer: muted", async () => {
-        const o = await observerShown();
-        return o.state === "muted" ? o : null;
-      }, 10_000).catch(async (err) => {
-        throw new Error(`${err.message}: ${JSON.stringify(await observerShown())}`);
-      });
-      if (shown.label !== "Observer: muted" || shown.button !== "Unmute" || shown.disabled) throw new Error(`top bar: ${JSON.stringify(shown)}`);
+      await observerShows("muted");
       const frames = await exec("return window.paige.framesOf('observer:status')");
       if (frames.length <= statuses || frames.at(-1).muted !== true || frames.at(-1).active !== true) {
         throw new Error(`no confirming observer:status: ${JSON.stringify(frames)}`);
@@ -553,28 +523,15 @@ await withApp(
       await exec("window.__paigeBeforeReload = true; setTimeout(() => location.reload(), 0); return true");
       await waitFor("the reloaded page", () => exec("return window.__paigeBeforeReload !== true && document.querySelector('[data-testid=conn-status]')?.dataset.state === 'open'"), 20_000);
       await waitFor("the session in the panel again", () => text("session-title"), 10_000);
-      const shown = await waitFor("Observer: muted", async () => {
-        const o = await observerShown();
-        return o.state === "muted" ? o : null;
-      }, 10_000).catch(async (err) => {
-        throw new Error(`${err.message}: ${JSON.stringify(await observerShown())}`);
-      });
-      if (shown.label !== "Observer: muted" || shown.button !== "Unmute" || shown.disabled) throw new Error(`top bar: ${JSON.stringify(shown)}`);
+      await observerShows("muted");
       // The new page's only knowledge of the mute is the backend's frame.
       const frames = await exec("return window.paige.framesOf('observer:status')");
       if (frames.length !== 1 || frames[0].muted !== true || frames[0].active !== true) throw new Error(`observer:status after the reload: ${JSON.stringify(frames)}`);
     });
     await check("Unmute in the top bar shows Observer: watching once the backend confirms it", async () => {
       await click('[data-testid="observer-mute"]');
-      const shown = await waitFor("Observer: watching", async () => {
-        const o = await observerShown();
-        return o.state === "watching" ? o : null;
-      }, 10_000).catch(async (err) => {
-        throw new Error(`${err.message}: ${JSON.stringify(await observerShown())}`);
-      });
-      if (shown.label !== "Observer: watching" || shown.button !== "Mute" || shown.disabled) throw new Error(`top bar: ${JSON.stringify(shown)}`);
-      const status = await lastStatus();
-      if (status?.active !== true || status.muted !== false) throw new Error(`last observer:status ${JSON.stringify(status)}`);
+      await observerShows("watching");
+      await watchingConfirmed();
     });
     await check("Claude Code's plan through paige_run_coaching_pipeline appears as phases in the panel", async () => {
       const t0 = Date.now();
@@ -624,9 +581,9 @@ await withApp(
                  steps: [...d.querySelectorAll('[data-testid="worked-example-steps"] li')].map((li) => li.textContent),
                  editable: d.querySelector('textarea, input, [contenteditable="true"], .monaco-editor') !== null,
                  status: document.querySelector('[data-testid="show-me-status"]') !== null }`);
-      if (shown.title !== fake.example.title) throw new Error(`title ${shown.title}`);
-      if (shown.code !== fake.example.example_code) throw new Error(`code ${JSON.stringify(shown.code)}`);
-      if (JSON.stringify(shown.steps) !== JSON.stringify(fake.example.steps)) throw new Error(`steps ${JSON.stringify(shown.steps)}`);
+      if (shown.title !== workedExample.title) throw new Error(`title ${shown.title}`);
+      if (shown.code !== workedExample.example_code) throw new Error(`code ${JSON.stringify(shown.code)}`);
+      if (JSON.stringify(shown.steps) !== JSON.stringify(workedExample.steps)) throw new Error(`steps ${JSON.stringify(shown.steps)}`);
       if (shown.editable) throw new Error("the drawer holds an editor");
       if (shown.status) throw new Error("the progress line stayed");
       const tabs = await exec("return window.paige.openTabs()");
@@ -660,18 +617,18 @@ await withApp(
       const term = await find(".xterm-helper-textarea");
       await wd("POST", `${s}/element/${term}/value`, { text: "echo OBSERVER_QUIET_$((6*7))\n" });
       await waitFor("the echo", async () => (await terminalText()).includes("OBSERVER_QUIET_42"));
-      const asked = fake.observer.contexts.length;
-      fake.observer.nudgeOnOpen = true;
+      const asked = observer.contexts.length;
+      observer.nudgeOnOpen = true;
       await click('[data-testid="tree-item"][data-path="README.md"]');
       const expected = "You are in README.md; this phase (Find where uploads are sent) is about src/upload.py.";
       const toasts = () => exec(`return [...document.querySelectorAll('[data-testid="toast"].toast-hint')].map((t) => t.textContent)`);
       await waitFor("the nudge's toast", async () => (await toasts()).includes(expected), 15_000).catch(async (err) => {
         // Toasts go after 8 s: the frames say what was shown.
-        const seen = fake.observer.contexts.slice(asked).map((c) => ({ phase: c.current_phase?.title, actions: c.recent_actions?.slice(0, 3) }));
+        const seen = observer.contexts.slice(asked).map((c) => ({ phase: c.current_phase?.title, actions: c.recent_actions?.slice(0, 3) }));
         const nudges = await exec("return window.paige.framesOf('observer:nudge')");
         throw new Error(`${err.message}: toasts ${JSON.stringify(await toasts())}, observer:nudge ${JSON.stringify(nudges)}, triage contexts ${JSON.stringify(seen)}`);
       });
-      fake.observer.nudgeOnOpen = false;
+      observer.nudgeOnOpen = false;
       const nudges = await exec("return window.paige.framesOf('observer:nudge')");
       if (nudges.length !== 1 || nudges[0].signal !== "wrong_file") throw new Error(`observer:nudge frames: ${JSON.stringify(nudges)}`);
       // Claude Code would get it 100 ms after the terminal went quiet; bash must never.
@@ -679,6 +636,123 @@ await withApp(
       const typed = await terminalText();
       if (typed.includes("[Paige's Observer]")) throw new Error(`typed into bash: ${typed.slice(typed.indexOf("[Paige's Observer]"), typed.indexOf("[Paige's Observer]") + 120)}`);
       if (!typed.includes("OBSERVER_QUIET_42")) throw new Error("the terminal's text is not readable");
+    });
+    // Explain This on a selection of src/upload.py. Line 2 from its first word: what the
+    // drawer quotes and the model request must carry, exactly.
+    const selected = learnerLines[1].trimStart();
+    const explainShown = () =>
+      exec(`const d = document.querySelector('[data-testid="explain"]');
+        const t = (id) => d?.querySelector('[data-testid="' + id + '"]')?.textContent ?? null;
+        return { open: d !== null, title: t("explain-title"), selection: t("explain-selection"), status: t("explain-status"),
+                 error: t("explain-error"), explanation: t("explain-explanation"), analogy: t("explain-analogy"), phase: t("explain-phase"),
+                 concepts: [...(d?.querySelectorAll('[data-testid="explain-concept"]') ?? [])].map((c) => c.textContent),
+                 related: [...(d?.querySelectorAll('[data-testid="explain-related-file"]') ?? [])].map((r) => r.dataset.path) };`);
+    /** Waits for the drawer's answer and checks it is the fake's explanation of `selected`, with the phase connection. */
+    const explainAnswered = async () => {
+      const shown = await waitFor("the explanation in the drawer", async () => {
+        const d = await explainShown();
+        return d.explanation !== null || d.error !== null ? d : null;
+      }, 20_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await explainShown())}`);
+      });
+      const expected = {
+        open: true,
+        title: "Explain src/upload.py, line 2",
+        selection: selected,
+        status: null,
+        error: null,
+        explanation: explanation.explanation,
+        analogy: explanation.analogy,
+        // The session has a current phase, so the backend keeps the model's phase connection.
+        phase: explanation.phase_connection,
+        concepts: explanation.key_concepts,
+        related: explanation.related_files,
+      };
+      // WebDriver hands the object back with its keys in any order.
+      const differ = Object.keys(expected).filter((k) => JSON.stringify(shown[k]) !== JSON.stringify(expected[k]));
+      if (differ.length) throw new Error(`the drawer's ${differ.join(", ")} differ: ${JSON.stringify(shown)}`);
+    };
+    /** Waits for Monaco to draw a selection in src/upload.py. */
+    const selectionShown = () =>
+      waitFor("the selection in src/upload.py", () =>
+        exec("return document.querySelector('.tab.active')?.dataset.path === 'src/upload.py' && document.querySelector('.monaco-editor .selected-text') !== null"), 5_000);
+    await check("selecting a line in Monaco and pressing Ctrl+Shift+E shows progress, then the fake's explanation, key concepts and phase connection", async () => {
+      if (!(await exec(`return document.querySelector('[data-testid="tree-item"][data-path="src/upload.py"]') !== null`))) {
+        await click('[data-testid="tree-item"][data-path="src"]');
+      }
+      await waitFor("src/upload.py in the explorer", () => find('[data-testid="tree-item"][data-path="src/upload.py"]'));
+      // Opening a file (or switching to its tab) focuses Monaco.
+      await click('[data-testid="tree-item"][data-path="src/upload.py"]');
+      await waitFor("src/upload.py in Monaco", async () => (await exec("return document.querySelector('.tab.active')?.dataset.path")) === "src/upload.py" &&
+        (await exec("return (document.querySelector('.monaco-editor .view-lines')?.innerText ?? '').replace(/\\u00a0/g, ' ')")).includes("LEARNER-PUT-91c2"), 10_000);
+      await waitFor("Monaco focused", () => exec("return document.activeElement?.closest('.monaco-editor') != null"));
+      // Home goes to the line's first word; Shift+End selects from there to the line's end.
+      await press([["\uE009", "\uE011"], "\uE015", "\uE011", ["\uE008", "\uE010"]]);
+      await selectionShown();
+      const before = fake.callsOf("explain_this").length;
+      await press([["\uE009", "\uE008", "e"]]);
+      // The fake answers after 800 ms: the drawer shows progress first.
+      const waiting = await waitFor("the drawer's progress", async () => {
+        const d = await explainShown();
+        return d.status !== null ? d : null;
+      }, 5_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await explainShown())}, explain_this calls ${fake.callsOf("explain_this").length - before}`);
+      });
+      if (waiting.status !== "Paige is explaining…" || waiting.selection !== selected || waiting.explanation !== null) throw new Error(`while waiting: ${JSON.stringify(waiting)}`);
+      await explainAnswered();
+      mkdirSync(artifacts, { recursive: true });
+      const png = await wd("GET", `${s}/screenshot`);
+      writeFileSync(join(artifacts, "desktop-explain.png"), Buffer.from(png, "base64"));
+      console.log(`screenshot: ${join(artifacts, "desktop-explain.png")}`);
+    });
+    /** The user message of the `n`th explain_this request (Paige sends it as JSON). */
+    const explainAsked = (n) => JSON.parse(userText(fake.callsOf("explain_this")[n].body));
+    await check("the explain_this request carried the selected text, its file and language, the lines around it and the current phase", async () => {
+      const calls = fake.callsOf("explain_this");
+      if (calls.length !== 1) throw new Error(`${calls.length} explain_this requests`);
+      if (calls[0].apiKey !== "sk-ant-e2e-coach") throw new Error(`api key ${calls[0].apiKey}`);
+      const asked = explainAsked(0);
+      if (asked.selected_code !== selected) throw new Error(`selected_code ${JSON.stringify(asked.selected_code)}`);
+      if (asked.file_path !== "src/upload.py" || asked.language !== "python") throw new Error(`file ${asked.file_path}, language ${asked.language}`);
+      // The whole two-line file is within 50 lines of the selection.
+      if (asked.surrounding_context.trimEnd() !== learnerLines.join("\n")) throw new Error(`surrounding_context ${JSON.stringify(asked.surrounding_context)}`);
+      if (asked.current_phase?.title !== "Find where uploads are sent") throw new Error(`current_phase ${JSON.stringify(asked.current_phase)}`);
+    });
+    await check("with the drawer closed, Explain this in Monaco's context menu on the selection asks again and shows the answer", async () => {
+      await click('[data-testid="explain-close"]');
+      await waitFor("the drawer to close", async () => !(await explainShown()).open, 5_000);
+      await selectionShown();
+      // A right-click inside the selection (one outside would move the cursor and empty it).
+      const word = await exec(`const span = [...document.querySelectorAll('.monaco-editor .view-line span span')].find((e) => e.textContent === 'return');
+        const r = span?.getBoundingClientRect();
+        return r ? { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) } : null;`);
+      if (!word) throw new Error("no `return` on screen");
+      const mouse = (x, y, button) => wd("POST", `${s}/actions`, { actions: [{ type: "pointer", id: "mouse", parameters: { pointerType: "mouse" },
+        actions: [{ type: "pointerMove", x, y, origin: "viewport" }, { type: "pointerDown", button }, { type: "pointerUp", button }] }] });
+      await mouse(word.x, word.y, 2);
+      // Monaco draws its menu in a shadow root by the editor: look in every one.
+      const item = await waitFor("Explain this in the menu", () =>
+        exec(`const roots = [document, ...[...document.querySelectorAll('*')].filter((e) => e.shadowRoot).map((e) => e.shadowRoot)];
+          for (const root of roots) for (const item of root.querySelectorAll('[role="menuitem"]')) {
+            if (item.querySelector('.action-label')?.textContent !== 'Explain this') continue;
+            const r = item.getBoundingClientRect();
+            return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2), disabled: item.getAttribute('aria-disabled') === 'true' };
+          }
+          return null;`), 5_000);
+      if (item.disabled) throw new Error("Explain this is disabled in the menu");
+      await sleep(300); // Monaco's menu ignores mouse-ups for its first 100 ms (stray clicks)
+      await mouse(item.x, item.y, 0);
+      await waitFor("a second explain_this request", () => fake.callsOf("explain_this").length === 2, 10_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${fake.callsOf("explain_this").length} requests, drawer ${JSON.stringify(await explainShown())}`);
+      });
+      await explainAnswered();
+      if (explainAsked(1).selected_code !== selected) throw new Error(`selected_code ${JSON.stringify(explainAsked(1).selected_code)}`);
+    });
+    await check("a related file in the explanation opens in a tab", async () => {
+      await click('[data-testid="explain-related-file"][data-path="src/retry.py"]');
+      await waitFor("src/retry.py active", async () => (await exec("return document.querySelector('.tab.active')?.dataset.path")) === "src/retry.py", 10_000);
+      await click('[data-testid="explain-close"]');
+      await waitFor("the drawer to close", async () => !(await explainShown()).open, 5_000);
     });
     await check("End session shows Wrapping up… until session:completed, then the start view again", async () => {
       await click('[data-testid="end-session"]');
@@ -691,7 +765,7 @@ await withApp(
     });
   },
 );
-await new Promise((r) => fake.server.close(r));
+await fake.close();
 
 // SIGTERM (a logout, `kill`) ends the app as closing its window does.
 const sigData = join(work, "sig-data");

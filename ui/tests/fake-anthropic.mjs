@@ -9,7 +9,8 @@
 //
 // `replies` maps a call type to its answer (an object, or a function of the parsed request
 // body returning one); other call types get a 400, which Paige reports as a failed call.
-// `delays` maps a call type to milliseconds to wait before answering, as a model does.
+// `delays` maps a call type to milliseconds to wait before answering, as a model does (its
+// 400 too, when `replies` has no answer for it).
 // `requests` records every request: {method, url, callType, apiKey, body} (body as text).
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -45,6 +46,7 @@ export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
         res.end(JSON.stringify(value));
       };
       const error = (status, type, message) => send(status, { type: "error", error: { type, message } });
+      const later = (answer) => setTimeout(answer, delays[callType] ?? 0);
       if (req.method === "GET" && req.url.startsWith("/v1/models")) {
         return send(200, { data: [{ type: "model", id: "claude-sonnet-4-5", display_name: "Sonnet", created_at: "2025-09-29T00:00:00Z" }], has_more: false });
       }
@@ -56,7 +58,7 @@ export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
         return error(400, "invalid_request_error", "the body is not JSON");
       }
       const reply = replies[callType];
-      if (reply === undefined) return error(400, "invalid_request_error", `the fake does not answer ${callType}`);
+      if (reply === undefined) return later(() => error(400, "invalid_request_error", `the fake does not answer ${callType}`));
       let answer;
       try {
         answer = typeof reply === "function" ? reply(parsed) : reply;
@@ -73,7 +75,7 @@ export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
         stop_sequence: null,
         usage: { input_tokens: 120, output_tokens: 80 },
       };
-      setTimeout(() => send(200, message), delays[callType] ?? 0);
+      later(() => send(200, message));
     });
   });
   return new Promise((ready, failed) => {

@@ -37,6 +37,8 @@ const HANDLED: &[&str] = &[
     "coaching:show_me",
     "observer:mute",
     "user:explain",
+    "dashboard:request",
+    "dashboard:refresh_issues",
     "user:review",
     "practice:submit_solution",
     "practice:list",
@@ -187,11 +189,21 @@ impl Core {
                 Ok(kata) => ServerMessage::PracticeKataLoad(kata),
                 Err(err) => ServerMessage::PracticeKataError(err),
             }),
+            // `dashboard:state` to this UI at once; issues and materials follow for every UI.
+            ClientMessage::DashboardRequest(request) => {
+                self.dashboard_request(from, request.stats_period).err().map(|err| {
+                    let message = format!("Cannot read the dashboard: {err}");
+                    ServerMessage::ConnectionError(error(ErrorCode::Internal, message, json!({ "type": "dashboard:request" })))
+                })
+            }
+            ClientMessage::DashboardRefreshIssues(_) => {
+                self.refresh_dashboard_issues();
+                None
+            }
             ClientMessage::SessionList(_) => Some(ServerMessage::SessionOptions(self.session_options())),
             ClientMessage::CoachingShowMe(_) => self.show_me().err().map(ServerMessage::CoachingWorkedExampleError),
-            other @ (ClientMessage::DashboardRequest(_)
-            | ClientMessage::DashboardRefreshIssues(_)
-                        // A UI without a terminal (the browser UI of `paige serve`).
+            other @ (
+            // A UI without a terminal (the browser UI of `paige serve`).
             | ClientMessage::TerminalInput(_)) => {
                 Some(ServerMessage::ConnectionError(not_implemented(other.type_name())))
             }
@@ -206,7 +218,7 @@ impl Core {
         }
         // True exactly when the feature is built and available to this UI: the terminal in a
         // desktop window (which gets its PTY when it connects), memory while its store
-        // answers, coaching sessions, the Observer and Explain This always; the others are not built yet and answer
+        // answers, coaching sessions, the Observer, Explain This and practice always; the others are not built yet and answer
         // NOT_IMPLEMENTED.
         let terminal = self.has_terminal(from);
         let memory = self.memory().is_available();
@@ -214,7 +226,7 @@ impl Core {
             ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions", "terminal"]
                 .into_iter()
                 .map(|f| {
-                    let built = matches!(f, "sessions" | "observer" | "explain" | "practice" | "review");
+                    let built = matches!(f, "sessions" | "observer" | "explain" | "dashboard" | "practice" | "review");
                     (f.to_owned(), (f == "terminal" && terminal) || (f == "memory" && memory) || built)
                 })
                 .collect();

@@ -12,6 +12,7 @@ pub mod clock;
 pub mod coaching;
 pub mod config;
 mod core;
+pub mod dashboard;
 pub mod db;
 pub mod detector;
 mod dispatch;

@@ -37,6 +37,9 @@ pub struct Limits {
     /// `PAIGE_STEP_CHECK_TIMEOUT_MS`: how long a phase's step check (the project's tests) may
     /// run before Paige stops it and says so.
     pub step_check_timeout: Duration,
+    /// `PAIGE_GH_TIMEOUT_MS`: how long the dashboard's `gh issue list` may take before Paige
+    /// stops it and says GitHub did not answer.
+    pub gh_timeout: Duration,
     /// `PAIGE_OBSERVER_*`: the Observer's thresholds (cooldown, flow state, idle, …).
     pub observer: crate::observer::ObserverSettings,
 }
@@ -59,6 +62,7 @@ impl Default for Limits {
             max_version_store_bytes: 512 << 20,
             session_abandon_after: Duration::from_secs(7 * 24 * 3600),
             step_check_timeout: Duration::from_secs(60),
+            gh_timeout: Duration::from_secs(20),
             observer: Default::default(),
         }
     }
@@ -111,6 +115,9 @@ impl Limits {
         }
         if let Some(n) = number("PAIGE_STEP_CHECK_TIMEOUT_MS", 100)? {
             limits.step_check_timeout = Duration::from_millis(n);
+        }
+        if let Some(n) = number("PAIGE_GH_TIMEOUT_MS", 100)? {
+            limits.gh_timeout = Duration::from_millis(n);
         }
         let o = &mut limits.observer;
         for (var, field) in [

@@ -54,6 +54,14 @@ impl ServerTool {
     }
 }
 
+/// A structured answer and the URLs of the web-search results the API returned on the way
+/// (server tools, D83): what the answer's links may be checked against (SC-086).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sourced<T> {
+    pub answer: T,
+    pub search_urls: Vec<String>,
+}
+
 /// One model call (FR-083). The response type is the type parameter of [`ApiClient::call`].
 #[derive(Debug, Clone)]
 pub struct CallOptions<'a> {
@@ -145,7 +153,7 @@ impl std::fmt::Debug for ApiClient {
 
 /// What one HTTP attempt came to, before logging.
 struct Attempt<T> {
-    outcome: Result<(T, Usage), ApiError>,
+    outcome: Result<(Sourced<T>, Usage), ApiError>,
     /// The server's `retry-after` / `retry-after-ms`, when it sent one.
     retry_after: Option<Duration>,
     /// The server's `x-should-retry`, when it sent one.
@@ -196,6 +204,16 @@ impl ApiClient {
     /// one `api_call_log` row before the next step: a success its latency, tokens and cost;
     /// a failure `latency_ms = -1` and zeros.
     pub async fn call<T: StructuredOutput>(&self, db: &Db, options: &CallOptions<'_>) -> Result<T, ApiError> {
+        self.call_sourced(db, options).await.map(|sourced| sourced.answer)
+    }
+
+    /// [`ApiClient::call`], keeping the URLs of the `web_search_tool_result` blocks that came
+    /// before the answer.
+    pub async fn call_sourced<T: StructuredOutput>(
+        &self,
+        db: &Db,
+        options: &CallOptions<'_>,
+    ) -> Result<Sourced<T>, ApiError> {
         let model = self.settings.models.resolve(options.model);
         let hash = input_hash(options.user_message);
         let log = |latency_ms: i64, usage: Usage| {
@@ -273,11 +291,20 @@ impl ApiClient {
         db: &Db,
         options: &CallOptions<'_>,
     ) -> Result<T, ApiError> {
-        match self.call(db, options).await {
+        self.call_with_retry_sourced(db, options).await.map(|sourced| sourced.answer)
+    }
+
+    /// [`ApiClient::call_with_retry`] with the web-search result URLs ([`Sourced`]).
+    pub async fn call_with_retry_sourced<T: StructuredOutput>(
+        &self,
+        db: &Db,
+        options: &CallOptions<'_>,
+    ) -> Result<Sourced<T>, ApiError> {
+        match self.call_sourced(db, options).await {
             Err(error) if error.is_transient() => {
                 tracing::warn!(call_type = options.call_type, "transient failure, one more try: {error}");
                 tokio::time::sleep(self.settings.transient_retry_delay).await;
-                self.call(db, options).await
+                self.call_sourced(db, options).await
             }
             result => result,
         }
@@ -399,12 +426,12 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     (delay.is_finite() && delay >= 0.0).then(|| Duration::from_secs_f64(delay))
 }
 
-fn parse_answer<T: StructuredOutput>(bytes: &[u8], max_tokens: u32) -> Result<(T, Usage), ApiError> {
+fn parse_answer<T: StructuredOutput>(bytes: &[u8], max_tokens: u32) -> Result<(Sourced<T>, Usage), ApiError> {
     let response: MessageResponse = serde_json::from_slice(bytes)
         .map_err(|err| ApiError::InvalidResponse { reason: format!("not a Messages API response: {err}") })?;
     let mut texts = response.content.iter().filter_map(|block| match block {
         ContentBlock::Text { text } => Some(text.as_str()),
-        ContentBlock::Other => None,
+        _ => None,
     });
     match response.stop_reason.as_deref() {
         Some("refusal") => return Err(ApiError::Refusal { text: texts.collect::<Vec<_>>().join("\n") }),
@@ -421,7 +448,19 @@ fn parse_answer<T: StructuredOutput>(bytes: &[u8], max_tokens: u32) -> Result<(T
     let value = serde_json::from_str::<T>(answer).map_err(|err| ApiError::InvalidResponse {
         reason: format!("the answer does not match {}: {err}", std::any::type_name::<T>()),
     })?;
-    Ok((value, response.usage))
+    let search_urls = response
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            // An error result holds an object, not a list: no URLs.
+            ContentBlock::WebSearchToolResult { content } => content.as_array(),
+            _ => None,
+        })
+        .flatten()
+        .filter(|result| result["type"] == "web_search_result")
+        .filter_map(|result| result["url"].as_str().map(str::to_owned))
+        .collect();
+    Ok((Sourced { answer: value, search_urls }, response.usage))
 }
 
 #[derive(Serialize)]
@@ -465,6 +504,10 @@ struct MessageResponse {
 enum ContentBlock {
     Text {
         text: String,
+    },
+    WebSearchToolResult {
+        #[serde(default)]
+        content: Value,
     },
     #[serde(other)]
     Other,

@@ -5,7 +5,7 @@
 //! are awaited or run on the blocking pool, never on a UI thread.
 
 mod fading;
-mod github;
+pub(crate) mod github;
 mod hints;
 mod lifecycle;
 mod pipeline;

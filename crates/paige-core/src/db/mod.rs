@@ -6,6 +6,7 @@
 
 mod action_log;
 mod api_call_log;
+mod dashboard;
 mod dreyfus;
 mod enums;
 mod error;
@@ -33,6 +34,7 @@ use crate::clock::Clock;
 
 pub use action_log::ActionEntry;
 pub use api_call_log::{ApiCall, BudgetSummary, ModelCost, NewApiCall};
+pub use dashboard::{ActiveSessionRow, CompletedSession, DashboardRows, KataRow, OpenGap, PeriodStats};
 pub use dreyfus::{DreyfusAssessment, NewDreyfusAssessment};
 pub use enums::{
     ActionType, DreyfusStage, HintLevel, HintStyle, HintType, PhaseStatus, ProgressEventType, SessionStatus, Severity,

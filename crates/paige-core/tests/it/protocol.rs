@@ -123,9 +123,10 @@ fn hello_stores_metadata_and_answers_init_with_the_request_id() {
     assert_eq!(reply["id"], "h1");
     assert_eq!(reply["payload"]["sessionId"], Value::Null);
     let capabilities = reply["payload"]["capabilities"].as_array().expect("list");
-    assert!(capabilities.contains(&json!("file:open")) && !capabilities.contains(&json!("dashboard:request")));
+    assert!(capabilities.contains(&json!("file:open")) && capabilities.contains(&json!("dashboard:request")));
+    assert!(!capabilities.contains(&json!("terminal:input")), "a UI without a terminal");
     assert_eq!(reply["payload"]["featureFlags"]["observer"], true);
-    assert_eq!(reply["payload"]["featureFlags"]["dashboard"], false);
+    assert_eq!(reply["payload"]["featureFlags"]["dashboard"], true);
     let meta = t.core.connection(conn).expect("tracked");
     assert_eq!((meta.platform.as_deref(), meta.window_size.map(|w| w.width)), (Some("linux"), Some(1280)));
     t.core.disconnect(conn);
@@ -162,11 +163,7 @@ fn hello_sends_the_project_tree_to_that_ui_only_so_n_uis_cost_n_frames() {
 #[test]
 fn messages_owned_by_later_features_answer_not_implemented() {
     let t = test_core(&[]);
-    let frames = [
-        json!({"type": "dashboard:request", "payload": {"statsPeriod": "7d"}}),
-        json!({"type": "dashboard:refresh_issues", "payload": {}}),
-        json!({"type": "terminal:input", "payload": {"input": "ls\n"}}),
-    ];
+    let frames = [json!({"type": "terminal:input", "payload": {"input": "ls\n"}})];
     for frame in frames {
         let reply = reply(&t, frame.clone()).expect("reply");
         assert_eq!(reply["type"], "connection:error", "{frame}");

@@ -258,7 +258,8 @@ fn hello_says_terminal_exactly_when_the_ui_has_one_and_no_unbuilt_feature() {
     assert_eq!((with_terminal["sessions"].as_bool(), with_terminal["observer"].as_bool()), (Some(true), Some(true)));
     assert_eq!(with_terminal["explain"].as_bool(), Some(true), "Explain This is built");
     assert_eq!((with_terminal["practice"].as_bool(), with_terminal["review"].as_bool()), (Some(true), Some(true)));
-    for unbuilt in ["dashboard", "memory"] {
+    assert_eq!(with_terminal["dashboard"].as_bool(), Some(true), "the dashboard is built");
+    for unbuilt in ["memory"] {
         assert_eq!(with_terminal[unbuilt], false, "{unbuilt} is not built yet");
     }
     t.core.disconnect(window);

@@ -2,6 +2,8 @@
 
 mod checks;
 mod coaching;
+mod dashboard;
+mod dashboard_flows;
 mod explain;
 mod guard;
 mod hooks;

@@ -1,0 +1,169 @@
+//! The dashboard (spec Story 12): `dashboard:request` answers `dashboard:state` from SQLite at
+//! once (FR-168…FR-170), then runs two flows in parallel in the background (FR-177): the
+//! issue assessment (`gh issue list`, memories, Sonnet: `issues.rs`) and the learning
+//! materials (the top 5 unaddressed gaps, Sonnet with web search: `materials.rs`). Each
+//! broadcasts its answer or its error on its own; `dashboard_loaded` is logged once both have
+//! ended (FR-186). `dashboard:refresh_issues` re-runs only the issue assessment (FR-180).
+//!
+//! `dashboard:state` goes to the UI that asked, ahead of anything the flows send: its stats
+//! are for the period that UI chose. Issues and materials go to every UI.
+
+mod issues;
+mod materials;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::json;
+
+use crate::core::Core;
+use crate::db::{ActionType, DashboardRows, DbError, iso};
+use crate::event::Event;
+use crate::protocol::{
+    ConnectionId, DashboardState, DashboardStats, DreyfusItem, InProgressSession, KataSummary, Period, ServerMessage,
+};
+
+impl Core {
+    /// `dashboard:request` (Scenario 12.1): `dashboard:state` to `from` now, then the issue
+    /// assessment and learning materials in the background. Reads SQLite: call it where
+    /// blocking is allowed.
+    pub fn dashboard_request(self: &Arc<Self>, from: ConnectionId, period: Option<Period>) -> Result<(), DbError> {
+        let period = period.unwrap_or_default();
+        let state = self.dashboard_state(period)?;
+        // Before the flows start, so nothing they send can overtake it (SC-087).
+        self.emit(Event::UiTo { connection: from, message: ServerMessage::DashboardState(state) });
+        self.spawn_dashboard(move |core| async move {
+            let (issues, materials) = tokio::join!(core.assess_issues(), core.find_materials());
+            let data =
+                json!({ "statsPeriod": period_name(period), "issuesLoaded": issues, "materialsLoaded": materials });
+            let logger = core.clone();
+            blocking(move || logger.log_action(ActionType::DashboardLoaded, data)).await;
+        });
+        Ok(())
+    }
+
+    /// `dashboard:refresh_issues` (Scenario 12.8): the issue assessment again, nothing else.
+    pub fn refresh_dashboard_issues(self: &Arc<Self>) {
+        self.spawn_dashboard(|core| async move {
+            core.assess_issues().await;
+        });
+    }
+
+    /// The dashboard's state now: Dreyfus assessments, the period's stats, the sessions
+    /// still active and the katas. An empty database is valid zeros and empty lists (EC-88).
+    pub fn dashboard_state(&self, period: Period) -> Result<DashboardState, DbError> {
+        let dreyfus = self
+            .db()
+            .dreyfus_assessments()?
+            .into_iter()
+            .map(|a| DreyfusItem {
+                skill_area: a.skill_area,
+                stage: a.stage.as_str().to_owned(),
+                confidence: a.confidence,
+                assessed_at: iso(a.assessed_at),
+            })
+            .collect();
+        let DashboardRows { stats, in_progress, katas } = self.db().dashboard_rows(period_start(period, self.now()))?;
+        Ok(DashboardState {
+            dreyfus,
+            stats: DashboardStats {
+                period: period_name(period).to_owned(),
+                sessions_completed: stats.sessions_completed,
+                total_coaching_minutes: stats.total_coaching_minutes,
+                issues_worked_on: stats.issues_worked_on,
+                knowledge_gaps_identified: stats.knowledge_gaps_identified,
+                knowledge_gaps_addressed: stats.knowledge_gaps_addressed,
+                hints_used: stats.hints_used,
+                api_cost_total: stats.api_cost_total,
+            },
+            in_progress_sessions: in_progress
+                .into_iter()
+                .map(|s| InProgressSession {
+                    id: s.id,
+                    issue_number: s.issue_number,
+                    issue_title: s.issue_title,
+                    started_at: s.started_at,
+                })
+                .collect(),
+            katas: katas
+                .into_iter()
+                .map(|k| KataSummary {
+                    id: k.id,
+                    title: k.title,
+                    topic: k.topic,
+                    attempts_count: k.attempts_count,
+                    best_level: k.best_level,
+                    constraint_count: k.constraint_count,
+                })
+                .collect(),
+        })
+    }
+
+    /// Runs `flow` on the core's task tracker until it ends or Paige shuts down. Without a
+    /// runtime (Paige shutting down) nothing runs.
+    fn spawn_dashboard<F, Fut>(self: &Arc<Self>, flow: F)
+    where
+        F: FnOnce(Arc<Core>) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("no runtime: the dashboard's background flows do not run");
+            return;
+        };
+        let cancel = self.shutdown_token();
+        let work = flow(self.clone());
+        self.tasks().spawn_on(
+            async move {
+                tokio::select! {
+                    _ = cancel.cancelled() => {}
+                    () = work => {}
+                }
+            },
+            &runtime,
+        );
+    }
+
+    /// The learner's stages as the prompts take them ("area: stage, …"; novice when none).
+    fn stage_summary(&self) -> String {
+        match self.db().dreyfus_assessments() {
+            Ok(assessments) if !assessments.is_empty() => assessments
+                .iter()
+                .map(|a| format!("{}: {}", a.skill_area, a.stage.as_str()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            Ok(_) => "novice".into(),
+            Err(err) => {
+                tracing::warn!("cannot read the Dreyfus assessments; assuming novice: {err}");
+                "novice".into()
+            }
+        }
+    }
+}
+
+/// The spec's names for the periods.
+pub fn period_name(period: Period) -> &'static str {
+    match period {
+        Period::Week => "7d",
+        Period::Month => "30d",
+        Period::All => "all",
+    }
+}
+
+/// Where a period starts: 7 or 30 days before `now`; `None` for all time.
+pub fn period_start(period: Period, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    match period {
+        Period::Week => Some(now - Duration::days(7)),
+        Period::Month => Some(now - Duration::days(30)),
+        Period::All => None,
+    }
+}
+
+/// Runs blocking work (SQLite, `gh`, the memory store) on the blocking pool. When the
+/// runtime is going away it never returns: the flow's shutdown branch ends it.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(value) => value,
+        Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+        Err(_) => std::future::pending().await,
+    }
+}
