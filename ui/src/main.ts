@@ -1,7 +1,7 @@
 // Boots the UI: one transport, the panels, and the routing of every server frame.
 import "./style.css";
 import { CoachingPanel, Toasts } from "./coaching";
-import { Dashboard } from "./dashboard";
+import { Dashboard, OPEN_KATA_EVENT } from "./dashboard";
 import { ExplainPanel } from "./explain";
 import { Explorer } from "./explorer";
 import { LazyEditor } from "./lazy-editor";
@@ -94,6 +94,8 @@ const explain = new ExplainPanel(q(".layout"), transport);
 editor.onExplain = (request) => explain.request(request);
 const practice = new PracticePanel(q(".layout"), transport);
 q(".practice-button").addEventListener("click", () => practice.showList());
+// A kata's Practise button on the dashboard opens it in the Practice drawer.
+app.addEventListener(OPEN_KATA_EVENT, (event) => practice.openKata((event as CustomEvent<{ kataId: string }>).detail.kataId));
 const observer = new ObserverStatus(q(".observer"), transport);
 const toasts = new Toasts(q(".toasts"));
 mountTerminal(q(".terminal"), transport);

@@ -58,6 +58,8 @@ export class PracticePanel {
   private open: OpenKata | null = null;
   /** The kata asked for, until it loads or fails. */
   private requested: string | null = null;
+  /** Why the kata asked for last could not be opened, shown over the list. */
+  private failure: { error: string; retry: string } | null = null;
   private status: HTMLElement | null = null;
   private constraintsBox: HTMLElement | null = null;
   private submitButton: HTMLButtonElement | null = null;
@@ -70,6 +72,7 @@ export class PracticePanel {
     this.drawer.onClose = () => {
       this.open = null;
       this.requested = null;
+      this.failure = null;
     };
   }
 
@@ -81,14 +84,21 @@ export class PracticePanel {
   showList(): void {
     this.open = null;
     this.requested = null;
+    this.failure = null;
     this.transport.send("practice:list", {});
-    this.renderList(null);
+    this.renderList();
+  }
+
+  /** Opens one kata straight away (the dashboard's Practise button). */
+  openKata(kataId: string): void {
+    this.open = null;
+    this.request(kataId);
   }
 
   /** `practice:katas` (the answer to this UI's practice:list). */
   katasListed(msg: PracticeKatas): void {
     this.katas = msg.katas;
-    if (this.drawer.isOpen && !this.open && !this.requested) this.renderList(null);
+    if (this.drawer.isOpen && !this.open && !this.requested) this.renderList();
   }
 
   /** `practice:kata_load`: opens the kata if this drawer asked for it. */
@@ -113,7 +123,11 @@ export class PracticePanel {
   /** `practice:kata_error`: the kata asked for could not be opened. */
   kataFailed(msg: KataError): void {
     if (!this.drawer.isOpen || this.requested !== msg.kataId) return;
-    this.renderList({ error: msg.error, retry: msg.kataId });
+    // Opened from elsewhere, the list was never asked for: it follows under the error.
+    if (this.katas === null) this.transport.send("practice:list", {});
+    this.requested = null;
+    this.failure = { error: msg.error, retry: msg.kataId };
+    this.renderList();
   }
 
   /** `review:response` (to any UI). */
@@ -151,6 +165,7 @@ export class PracticePanel {
 
   private request(kataId: string): void {
     this.requested = kataId;
+    this.failure = null;
     this.transport.send("practice:kata_request", { kataId });
     const body = this.drawer.open("Practice");
     body.append(this.statusLine("practice-status", "Opening the kata…"));
@@ -171,7 +186,8 @@ export class PracticePanel {
     this.renderStatus();
   }
 
-  private renderList(failure: { error: string; retry: string } | null): void {
+  private renderList(): void {
+    const failure = this.failure;
     const body = this.drawer.open("Practice");
     body.append(el("p", "drawer-note", "Katas Paige made from what you found hard. Your solutions stay here: nothing is written to your project."));
     if (failure) {

@@ -189,6 +189,24 @@ describe("the Practice drawer", () => {
     expect(ui.$("practice-feedback")?.textContent).toBe("latest");
   });
 
+  it("opens a kata straight from elsewhere (the dashboard): requested, then shown when it loads", () => {
+    ui.panel.openKata("k1");
+    expect(ui.sent).toEqual([{ type: "practice:kata_request", payload: { kataId: "k1" } }]);
+    expect(ui.$("practice-status")?.textContent).toBe("Opening the kata…");
+    ui.panel.kataLoaded(load());
+    expect(ui.$<HTMLTextAreaElement>("practice-code")?.value).toBe("function retry() {\n}\n");
+  });
+
+  it("a kata opened from elsewhere that cannot be opened shows the error and asks for the list under it", () => {
+    ui.panel.openKata("gone");
+    ui.sent.length = 0;
+    ui.panel.kataFailed({ kataId: "gone", error: "Kata not found" });
+    expect(ui.$("practice-error")?.textContent).toContain("Kata not found");
+    expect(ui.sent).toEqual([{ type: "practice:list", payload: {} }]);
+    ui.panel.katasListed({ katas: [kata()] });
+    expect(ui.$$("practice-open")).toHaveLength(1);
+  });
+
   it("a kata that cannot be opened shows the error over the list with a Retry", () => {
     ui.panel.showList();
     ui.panel.katasListed({ katas: [kata()] });
