@@ -71,7 +71,9 @@ impl Core {
         let logged = match session_id {
             Some(session_id) => self.db().log_action(&session_id, action_type, Some(data)),
             // The spec logs these outside a session too (FR-165, FR-186): with none.
-            None if logged_without_session(action_type) => self.db().log_action_without_session(action_type, Some(data)),
+            None if logged_without_session(action_type) => {
+                self.db().log_action_without_session(action_type, Some(data))
+            }
             None => {
                 tracing::warn!(action = %action_type, "no active session; action not logged");
                 return None;

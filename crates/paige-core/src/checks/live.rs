@@ -98,7 +98,8 @@ async fn watch_saves(
         };
         let entry = match event {
             Ok(Event::ActionLogged(entry))
-                if entry.action_type == ActionType::FileSave && entry.session_id.as_deref() == Some(session_id.as_str()) =>
+                if entry.action_type == ActionType::FileSave
+                    && entry.session_id.as_deref() == Some(session_id.as_str()) =>
             {
                 entry
             }

@@ -63,8 +63,13 @@ impl Db {
         action_type: ActionType,
         data: Option<serde_json::Value>,
     ) -> Result<ActionEntry, DbError> {
-        let entry =
-            ActionEntry { id: new_id(), session_id: session_id.map(str::to_owned), action_type, data, created_at: self.now() };
+        let entry = ActionEntry {
+            id: new_id(),
+            session_id: session_id.map(str::to_owned),
+            action_type,
+            data,
+            created_at: self.now(),
+        };
         let data = entry.data.as_ref().map(to_json).transpose()?;
         self.conn()
             .execute(
