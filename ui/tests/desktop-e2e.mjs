@@ -467,7 +467,8 @@ await withApp(
       coachRun = JSON.parse(await waitFor("the run file", () => readFileSync(join(coachData, "run", "server.json"), "utf8")));
       await waitFor("the start form", () => find('[data-testid="start-view"] [data-testid="start-form"]'));
       // gh is not installed here (or the project is no GitHub repository): said quietly.
-      const why = await waitFor("the issues line", () => text("issues-error"));
+      // The panel's own line: the dashboard's issues section has an `issues-error` box too.
+      const why = await waitFor("the issues line", () => exec(`return document.querySelector('[data-testid="start-view"] [data-testid="issues-error"]')?.textContent ?? null`));
       if (!why.startsWith("No GitHub issues: ")) throw new Error(`issues line: ${JSON.stringify(why)}`);
       const next = await text("start-next");
       if (!next.includes("Claude Code in the terminal plans the work; Paige turns the plan into phases here.")) throw new Error(`next: ${next}`);
@@ -767,6 +768,226 @@ await withApp(
 );
 await fake.close();
 
+// The launch screen and Practice: a project whose `gh` is a stand-in listing two issues, a
+// data dir seeded with one finished session, its knowledge gap and a kata with two constraints
+// (minLevel 3 and 7). Paige's model is a second fake: the issue assessment answers after
+// 1.5 s (so the dashboard's state shows before its issues), the practice review with level 4
+// after 1 s (so the progress shows; 4 unlocks the minLevel-3 constraint only).
+const dashProject = join(work, "dash-project");
+mkdirSync(join(dashProject, "src"), { recursive: true });
+writeFileSync(join(dashProject, "src", "retry.py"), "def retry(f):\n    return f()\n");
+const dashData = join(work, "dash-data");
+mkdirSync(dashData, { recursive: true });
+const ghDir = join(work, "gh-bin");
+mkdirSync(ghDir, { recursive: true });
+// As `gh issue list --json number,title,body,labels,assignees,comments` prints them.
+writeFileSync(
+  join(ghDir, "issues.json"),
+  JSON.stringify([
+    { number: 12, title: "Greet the user by name", body: "The greeting ignores the name.", labels: [], assignees: [], comments: [] },
+    { number: 9, title: "Add a --quiet flag", body: "Too much output.", labels: [], assignees: [], comments: [] },
+  ]),
+);
+writeFileSync(
+  join(ghDir, "gh"),
+  `#!/bin/sh\nhere="$(dirname "$0")"\necho "$*" >> "$here/gh-calls"\ncase "$1 $2" in\n  "issue list") cat "$here/issues.json" ;;\n  *) echo "unknown command" >&2; exit 1 ;;\nesac\n`,
+  { mode: 0o755 },
+);
+// The model ranks #12 first but lower: the window shows #9 (higher priority) first, with gh's titles.
+const assessed = (number, suitability, score) => ({
+  ...promptExample("issue-assessment").issues[0],
+  number,
+  title: `the model's title ${number}`,
+  summary: `Issue ${number} in Paige's words`,
+  suitability,
+  suitability_reason: `e2e: why ${number} is ${suitability}`,
+  priority_score: score,
+});
+const review = { ...promptExample("practice-review"), level: 4, passed: true, feedback: "e2e: a clear loop; what if f never succeeds?" };
+const dashFake = await startFakeAnthropic({
+  replies: { issue_assessment: { issues: [assessed(12, "stretch", 0.4), assessed(9, "good_fit", 0.9)] }, practice_review: review },
+  delays: { issue_assessment: 1500, practice_review: 1000 },
+});
+const kata = {
+  id: "e2e-kata-retry",
+  title: "Retry with a limit",
+  description: "Call f until it succeeds, at most n times.",
+  scaffolding: "def retry(f, n):\n    pass\n",
+  constraints: [
+    { title: "No while loops", description: "Use a for loop over range(n)", minLevel: 3 },
+    { title: "Exponential backoff", description: "Double the wait between tries", minLevel: 7 },
+  ],
+};
+/** Seeds the app's database (created and migrated by the running app) through Python's sqlite3. */
+async function seedDashboard() {
+  const script = `import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=10)
+a = json.loads(sys.argv[2])
+with db:
+    db.execute("INSERT INTO sessions (id, project_dir, issue_number, issue_title, status, started_at, ended_at) VALUES ('e2e-session', ?, 3, 'Flaky uploads', 'completed', '2026-01-10T10:00:00.000Z', '2026-01-10T10:45:00.000Z')", (a["project"],))
+    db.execute("INSERT INTO knowledge_gaps (id, session_id, topic, severity, evidence, last_encountered_at, addressed) VALUES ('e2e-gap', 'e2e-session', 'retry loops', 'medium', 'e2e', '2026-01-10T10:40:00.000Z', 1)")
+    db.execute("INSERT INTO kata_specs (id, knowledge_gap_id, title, description, scaffolding_code, instructor_notes, constraints) VALUES (?, 'e2e-gap', ?, ?, ?, 'E2E-INSTRUCTOR-NOTES', ?)", (a["id"], a["title"], a["description"], a["scaffolding"], json.dumps(a["constraints"])))
+`;
+  await promisify(execFile)(python ?? "python3", ["-c", script, join(dashData, "paige.db"), JSON.stringify({ ...kata, project: realpathSync(dashProject) })], { timeout: 20_000 });
+}
+let dashRun;
+await withApp(
+  {
+    env: {
+      ...process.env,
+      PAIGE_AGENT_CMD: "bash --norc --noprofile",
+      ANTHROPIC_API_KEY: "sk-ant-e2e-dash",
+      ANTHROPIC_BASE_URL: dashFake.base,
+      DATA_DIR: dashData,
+      PAIGE_GH: join(ghDir, "gh"),
+    },
+    args: [dashProject],
+  },
+  async ({ s, exec, click, press, typeText }) => {
+    const dashShown = () =>
+      exec(`const d = document.querySelector('[data-testid="dashboard"]');
+        const q = (css) => d?.querySelector(css) ?? null;
+        return { visible: d !== null && d.offsetParent !== null,
+                 cards: [...(d?.querySelectorAll('[data-testid="stat-card"]') ?? [])].map((c) => c.dataset.stat + "=" + c.querySelector('.dash-card-value')?.textContent),
+                 radar: q('[data-testid="radar"]') !== null,
+                 issuesSkeleton: q('[data-testid="issues-skeleton"]') !== null,
+                 katas: [...(d?.querySelectorAll('[data-testid="dash-kata"]') ?? [])].map((k) => k.dataset.kataId),
+                 issues: [...(d?.querySelectorAll('[data-testid="dash-issue"]') ?? [])].map((i) => ({
+                   number: i.dataset.number, title: i.querySelector('.dash-issue-line strong, .dash-issue-line a')?.textContent,
+                   badge: i.querySelector('[data-testid="suitability"]')?.textContent, suitability: i.querySelector('[data-testid="suitability"]')?.dataset.suitability })) };`);
+    await check("the launch screen's dashboard shows when the window opens on a project with no file open", async () => {
+      await waitFor("connected", async () => (await exec("return document.querySelector('[data-testid=conn-status]')?.dataset.state")) === "open");
+      dashRun = JSON.parse(await waitFor("the run file", () => readFileSync(join(dashData, "run", "server.json"), "utf8")));
+      await waitFor("the dashboard's stat cards", async () => (await dashShown()).cards.length > 0, 10_000);
+      if (!(await dashShown()).visible) throw new Error("the dashboard is not visible");
+      // Its first issue assessment done: the reload below makes the only other one.
+      await waitFor("the first issues", async () => (await dashShown()).issues.length === 2, 15_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await dashShown())}`);
+      });
+    });
+    let order;
+    await check("after a reload the dashboard renders the seeded state (stat cards, radar, kata) while the issues still show their skeleton, then the issues", async () => {
+      await seedDashboard();
+      const assessments = dashFake.callsOf("issue_assessment").length;
+      await exec("window.__paigeBeforeReload = true; setTimeout(() => location.reload(), 0); return true");
+      await waitFor("the reloaded page", () => exec("return window.__paigeBeforeReload !== true && document.querySelector('[data-testid=dashboard]') !== null"), 20_000);
+      // Watched from inside the page, every 25 ms, until the issues arrive.
+      order = await wd("POST", `${s}/execute/async`, {
+        script: `const done = arguments[arguments.length - 1];
+          const t0 = performance.now(), seen = [];
+          const d = () => document.querySelector('[data-testid="dashboard"]');
+          const tick = () => {
+            const state = d()?.querySelectorAll('[data-testid="stat-card"]').length > 0 && d()?.querySelector('[data-testid="radar"]') !== null
+              && d()?.querySelector('[data-testid="dash-kata"]') !== null;
+            const skeleton = d()?.querySelector('[data-testid="issues-skeleton"]') !== null;
+            const issues = d()?.querySelectorAll('[data-testid="dash-issue"]').length ?? 0;
+            const now = { state, skeleton, issues };
+            if (!seen.length || JSON.stringify(seen.at(-1).now) !== JSON.stringify(now)) seen.push({ at: Math.round(performance.now() - t0), now });
+            if (issues > 0 || performance.now() - t0 > 15000) return done(seen);
+            setTimeout(tick, 25);
+          };
+          tick();`,
+        args: [],
+      });
+      const stateFirst = order.find((o) => o.now.state);
+      const issuesAt = order.find((o) => o.now.issues > 0);
+      if (!stateFirst || !issuesAt) throw new Error(`states seen: ${JSON.stringify(order)}`);
+      if (!stateFirst.now.skeleton || stateFirst.now.issues !== 0) throw new Error(`when the state showed: ${JSON.stringify(order)}`);
+      // The model's 1.5 s: the issues come well after the state.
+      if (issuesAt.at - stateFirst.at < 1000) throw new Error(`the issues followed the state by ${issuesAt.at - stateFirst.at} ms: ${JSON.stringify(order)}`);
+      if (issuesAt.now.skeleton) throw new Error(`the skeleton stayed with the issues: ${JSON.stringify(order)}`);
+      console.log(`     state at ${stateFirst.at} ms, issues at ${issuesAt.at} ms after the reloaded page was watched`);
+      const shown = await dashShown();
+      const cards = Object.fromEntries(shown.cards.map((c) => c.split("=")));
+      if (cards.sessions !== "1" || cards.time !== "45 min" || cards.gaps !== "1 of 1") throw new Error(`stat cards ${JSON.stringify(shown.cards)}`);
+      if (JSON.stringify(shown.katas) !== JSON.stringify([kata.id])) throw new Error(`katas ${JSON.stringify(shown.katas)}`);
+      if (dashFake.callsOf("issue_assessment").length !== assessments + 1) throw new Error(`${dashFake.callsOf("issue_assessment").length - assessments} issue assessments after the reload`);
+    });
+    await check("the ranked issues show best first with gh's titles and their suitability badges", async () => {
+      const { issues } = await dashShown();
+      const expected = [
+        { number: "9", title: "#9 Add a --quiet flag", badge: "Good fit", suitability: "good_fit" },
+        { number: "12", title: "#12 Greet the user by name", badge: "Stretch", suitability: "stretch" },
+      ];
+      // WebDriver hands the objects back with their keys in any order.
+      const same = issues.length === expected.length && expected.every((e, i) => Object.keys(e).every((k) => issues[i][k] === e[k]));
+      if (!same) throw new Error(`issues ${JSON.stringify(issues)}`);
+      await exec(`document.querySelector('[data-testid="dash-issues"]').scrollIntoView(); return true`);
+      mkdirSync(artifacts, { recursive: true });
+      writeFileSync(join(artifacts, "desktop-dashboard.png"), Buffer.from(await wd("GET", `${s}/screenshot`), "base64"));
+      console.log(`screenshot: ${join(artifacts, "desktop-dashboard.png")}`);
+    });
+    const practiceShown = () =>
+      exec(`const t = (id) => document.querySelector('[data-testid="' + id + '"]')?.textContent ?? null;
+        return { status: t("practice-status"), verdict: t("practice-verdict"), feedback: t("practice-feedback"), error: t("practice-error"),
+                 unlocked: [...document.querySelectorAll('[data-testid="practice-unlocked"] li')].map((l) => l.textContent),
+                 constraints: [...document.querySelectorAll('[data-testid="practice-constraint"]')].map((c) => ({ title: c.querySelector('strong')?.textContent, fresh: c.querySelector('.practice-new') !== null })),
+                 submitDisabled: document.querySelector('[data-testid="practice-submit"]')?.disabled ?? null };`);
+    const solution = "def retry(f, n):\n    for _ in range(n):\n        try:\n            return f()  # E2E-LEARNER-CODE\n        except Exception:\n            pass\n";
+    await check("Practice in the top bar lists the seeded kata; opening it shows its scaffolding and no constraint unlocked yet", async () => {
+      await click('[data-testid="practice-button"]');
+      await waitFor("the seeded kata in the list", () => exec(`return document.querySelector('[data-testid="practice-kata"][data-kata-id="${kata.id}"]') !== null`), 10_000);
+      const progress = await exec(`return document.querySelector('[data-testid="practice-kata"][data-kata-id="${kata.id}"] [data-testid="practice-progress"]')?.textContent`);
+      if (progress !== "Not attempted yet · 0 attempts · 0 of 2 constraints unlocked") throw new Error(`progress ${JSON.stringify(progress)}`);
+      await click(`[data-testid="practice-kata"][data-kata-id="${kata.id}"] [data-testid="practice-open"]`);
+      const code = await waitFor("the kata's text area", () => exec(`return document.querySelector('[data-testid="practice-code"]')?.value ?? null`), 10_000);
+      if (code !== kata.scaffolding) throw new Error(`scaffolding ${JSON.stringify(code)}`);
+      const shown = await practiceShown();
+      if (shown.constraints.length !== 0) throw new Error(`constraints before any attempt: ${JSON.stringify(shown.constraints)}`);
+    });
+    await check("typing a solution and Submit shows progress, then the fake's level 4 and exactly the minLevel-3 constraint newly unlocked", async () => {
+      await click('[data-testid="practice-code"]');
+      await press([["\uE009", "a"]]);
+      await typeText(solution);
+      const typed = await exec(`return document.querySelector('[data-testid="practice-code"]').value`);
+      // A textarea keeps no auto-indent: the typed text is the text.
+      if (typed !== solution) throw new Error(`the text area holds ${JSON.stringify(typed)}`);
+      await click('[data-testid="practice-submit"]');
+      const waiting = await waitFor("the review's progress", async () => {
+        const p = await practiceShown();
+        return p.status !== null ? p : null;
+      }, 5_000);
+      if (waiting.status !== "Paige is reviewing your solution…" || waiting.submitDisabled !== true || waiting.verdict !== null) throw new Error(`while reviewing: ${JSON.stringify(waiting)}`);
+      const shown = await waitFor("the review", async () => {
+        const p = await practiceShown();
+        return p.verdict !== null || p.error !== null ? p : null;
+      }, 20_000);
+      const expected = {
+        status: null,
+        verdict: "Passed ✓ · level 4/10",
+        feedback: review.feedback,
+        error: null,
+        unlocked: ["No while loops (level 3)"],
+        constraints: [{ title: "No while loops", fresh: true }],
+        submitDisabled: false,
+      };
+      const differ = Object.keys(expected).filter((k) => JSON.stringify(shown[k]) !== JSON.stringify(expected[k]));
+      if (differ.length) throw new Error(`the review's ${differ.join(", ")} differ: ${JSON.stringify(shown)}`);
+      mkdirSync(artifacts, { recursive: true });
+      writeFileSync(join(artifacts, "desktop-practice.png"), Buffer.from(await wd("GET", `${s}/screenshot`), "base64"));
+      console.log(`screenshot: ${join(artifacts, "desktop-practice.png")}`);
+    });
+    await check("the practice_review request carried the learner's typed code, the kata and no active constraint", async () => {
+      const calls = dashFake.callsOf("practice_review");
+      if (calls.length !== 1) throw new Error(`${calls.length} practice_review requests`);
+      if (calls[0].apiKey !== "sk-ant-e2e-dash") throw new Error(`api key ${calls[0].apiKey}`);
+      const asked = JSON.parse(userText(calls[0].body));
+      if (asked.user_code !== solution) throw new Error(`user_code ${JSON.stringify(asked.user_code)}`);
+      if (asked.kata_description !== kata.description || asked.instructor_notes !== "E2E-INSTRUCTOR-NOTES") throw new Error(`kata ${JSON.stringify(asked).slice(0, 300)}`);
+      if (JSON.stringify(asked.active_constraints) !== "[]") throw new Error(`active_constraints ${JSON.stringify(asked.active_constraints)}`);
+    });
+    await check("the attempt is saved: the kata's level and attempt show in the Practice list", async () => {
+      await click('[data-testid="practice-back"]');
+      // The list shows what it had until the fresh practice:katas arrives.
+      const progress = () => exec(`return document.querySelector('[data-testid="practice-kata"][data-kata-id="${kata.id}"] [data-testid="practice-progress"]')?.textContent ?? null`);
+      await waitFor("the kata's new progress", async () => (await progress()) === "Best level 4/10 · 1 attempt · 1 of 2 constraints unlocked", 10_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await progress())}`);
+      });
+    });
+  },
+);
+await dashFake.close();
+
 // SIGTERM (a logout, `kill`) ends the app as closing its window does.
 const sigData = join(work, "sig-data");
 let sigRun;
@@ -789,6 +1010,6 @@ await withApp(
 );
 
 // Whatever a failed check left running.
-for (const pid of [run?.pid, shell, job, firstShell, coachRun?.pid, sigRun?.pid, sigShell]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
+for (const pid of [run?.pid, shell, job, firstShell, coachRun?.pid, dashRun?.pid, sigRun?.pid, sigShell]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
 rmSync(work, { recursive: true, force: true });
 process.exit(summary("desktop e2e"));
