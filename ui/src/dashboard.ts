@@ -315,7 +315,7 @@ export class Dashboard {
       box.append(el("p", "dash-quiet", "Paige is reading the project's issues…"));
       return withSkeleton(box, "issues-skeleton", 3);
     }
-    if (slot.kind === "error") return withError(box, "issues-error", `No issues: ${slot.error}`, () => this.refreshIssues());
+    if (slot.kind === "error") return withError(box, "dash-issues-error", `No issues: ${slot.error}`, () => this.refreshIssues());
     if (!slot.value.length) {
       box.append(el("p", "dash-quiet", "The project has no open issues."));
       return box;

@@ -160,10 +160,10 @@ describe("errors inline with a retry", () => {
     dash.load();
     dash.setState(state());
     dash.issuesFailed({ error: "gh is not installed" });
-    expect($("issues-error")?.textContent).toContain("gh is not installed");
-    $("issues-error-retry")?.click();
+    expect($("dash-issues-error")?.textContent).toContain("gh is not installed");
+    $("dash-issues-error-retry")?.click();
     expect(sentOf("dashboard:refresh_issues")).toEqual([{ type: "dashboard:refresh_issues", payload: {} }]);
-    expect($("issues-error")).toBeNull();
+    expect($("dash-issues-error")).toBeNull();
     expect($("issues-skeleton")).not.toBeNull();
     dash.setIssues({ issues: [issue(1, 0.5, "good_fit")] });
     expect($("dash-issue")).not.toBeNull();
