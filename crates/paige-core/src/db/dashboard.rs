@@ -63,16 +63,19 @@ pub struct CompletedSession {
     pub completed_at: String,
 }
 
+/// The start of "all" (the spec's "epoch (no filter)"): ISO 8601 text sorts after it.
+const EPOCH: &str = "1970-01-01T00:00:00.000Z";
+
 /// Severity, most severe first, as SQL.
 const BY_SEVERITY: &str = "CASE severity WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END";
 
 impl Db {
     /// Stats since `period_start` (`None`: all time), the active sessions and every kata.
     pub fn dashboard_rows(&self, period_start: Option<DateTime<Utc>>) -> Result<DashboardRows, DbError> {
-        // "all" is the epoch (the spec's "no filter"): ISO 8601 text sorts after it.
-        let start = period_start.map_or_else(|| "1970-01-01T00:00:00.000Z".to_owned(), ts);
+        let start = period_start.map_or_else(|| EPOCH.to_owned(), ts);
         let conn = self.conn();
-        Ok(DashboardRows { stats: stats(&conn, &start)?, in_progress: in_progress(&conn)?, katas: katas(&conn)? })
+        let stats = stats(&conn, &start, period_start.is_none())?;
+        Ok(DashboardRows { stats, in_progress: in_progress(&conn)?, katas: katas(&conn)? })
     }
 
     /// Up to `limit` unaddressed gaps, most severe first, then the most frequent (FR-175).
@@ -119,8 +122,9 @@ impl Db {
     }
 }
 
-/// The spec's six stats queries, as it gives them (`:periodStart` bound to `start`).
-fn stats(conn: &Connection, start: &str) -> Result<PeriodStats, DbError> {
+/// The spec's six stats queries (`:periodStart` bound to `start`; `all_time` when it is the
+/// epoch), the indexes of migration 09 under them.
+fn stats(conn: &Connection, start: &str, all_time: bool) -> Result<PeriodStats, DbError> {
     let count = |sql: &str| -> Result<u32, DbError> {
         let n: Option<i64> = conn.query_row(sql, params![start], |row| row.get(0))?;
         Ok(u32::try_from(n.unwrap_or(0)).unwrap_or(u32::MAX))
@@ -128,10 +132,12 @@ fn stats(conn: &Connection, start: &str) -> Result<PeriodStats, DbError> {
     let total = |sql: &str| -> Result<f64, DbError> {
         Ok(conn.query_row(sql, params![start], |row| row.get::<_, Option<f64>>(0))?.unwrap_or(0.0))
     };
-    let sessions_completed = count("SELECT COUNT(*) FROM sessions WHERE status = 'completed' AND ended_at >= ?1")?;
-    let total_coaching_minutes = total(
-        "SELECT SUM((julianday(ended_at) - julianday(started_at)) * 1440) FROM sessions
+    // The spec's first two queries share their WHERE: one pass over the completed sessions.
+    let (sessions_completed, total_coaching_minutes): (i64, Option<f64>) = conn.query_row(
+        "SELECT COUNT(*), SUM((julianday(ended_at) - julianday(started_at)) * 1440) FROM sessions
          WHERE status = 'completed' AND ended_at >= ?1",
+        params![start],
+        |row| Ok((row.get(0)?, row.get(1)?)),
     )?;
     let issues_worked_on =
         count("SELECT COUNT(DISTINCT issue_number) FROM sessions WHERE issue_number IS NOT NULL AND started_at >= ?1")?;
@@ -141,18 +147,24 @@ fn stats(conn: &Connection, start: &str) -> Result<PeriodStats, DbError> {
         params![start],
         |row| Ok((row.get(0)?, row.get(1)?)),
     )?;
-    let hints_used = count(
-        "SELECT COUNT(*) FROM progress_events pe
-         JOIN phases p ON pe.phase_id = p.id
-         JOIN plans pl ON p.plan_id = pl.id
-         JOIN sessions s ON pl.session_id = s.id
-         WHERE pe.event_type = 'hint_used' AND s.started_at >= ?1",
-    )?;
+    let hints_used = count(if all_time {
+        // Every progress event belongs to a phase of a plan of a session (foreign keys,
+        // deleted by cascade) and every session starts after the epoch: the spec's joins keep
+        // every row, so "all" counts them through the `(event_type, phase_id)` index.
+        "SELECT COUNT(*) FROM progress_events WHERE event_type = 'hint_used' AND ?1 IS NOT NULL"
+    } else {
+        // The spec's query, joined from the period's sessions (CROSS JOIN fixes that order).
+        "SELECT COUNT(*) FROM sessions s
+         CROSS JOIN plans pl ON pl.session_id = s.id
+         CROSS JOIN phases p ON p.plan_id = pl.id
+         CROSS JOIN progress_events pe ON pe.phase_id = p.id
+         WHERE pe.event_type = 'hint_used' AND s.started_at >= ?1"
+    })?;
     let api_cost_total = total("SELECT SUM(cost_estimate) FROM api_call_log WHERE created_at >= ?1")?;
     let small = |n: i64| u32::try_from(n).unwrap_or(u32::MAX);
     Ok(PeriodStats {
-        sessions_completed,
-        total_coaching_minutes,
+        sessions_completed: small(sessions_completed),
+        total_coaching_minutes: total_coaching_minutes.unwrap_or(0.0),
         issues_worked_on,
         knowledge_gaps_identified: small(identified),
         knowledge_gaps_addressed: small(addressed.unwrap_or(0)),
@@ -179,26 +191,32 @@ fn in_progress(conn: &Connection) -> Result<Vec<ActiveSessionRow>, DbError> {
     Ok(rows)
 }
 
-/// Every kata, newest first, with its gap's topic; attempts counted and the best level taken
-/// from the `user_attempts` JSON in SQLite (no attempt with a level: `None`).
+/// Only the level of an attempt: the rest of it (the code) is skipped, not kept.
+#[derive(serde::Deserialize)]
+struct Level {
+    #[serde(default)]
+    level: Option<u8>,
+}
+
+/// Every kata, newest first, with its gap's topic; the attempts counted and the best level
+/// taken from the `user_attempts` JSON in application code, as the spec says (no attempt
+/// with a level: `None`).
 fn katas(conn: &Connection) -> Result<Vec<KataRow>, DbError> {
     let mut stmt = conn.prepare(
-        "SELECT k.id, k.title, g.topic, json_array_length(k.user_attempts),
-                (SELECT MAX(json_extract(a.value, '$.level')) FROM json_each(k.user_attempts) a),
-                json_array_length(k.constraints)
+        "SELECT k.id, k.title, g.topic, k.user_attempts, json_array_length(k.constraints)
          FROM kata_specs k JOIN knowledge_gaps g ON g.id = k.knowledge_gap_id
          ORDER BY k.rowid DESC",
     )?;
     let rows = stmt
         .query_map([], |row| {
-            let level: Option<i64> = row.get(4)?;
+            let attempts: Vec<Level> = get_json(row, 3)?;
             Ok(KataRow {
                 id: row.get(0)?,
                 title: row.get(1)?,
                 topic: row.get(2)?,
-                attempts_count: row.get(3)?,
-                best_level: level.map(|l| l.clamp(0, 10) as u8),
-                constraint_count: row.get(5)?,
+                attempts_count: u32::try_from(attempts.len()).unwrap_or(u32::MAX),
+                best_level: attempts.iter().filter_map(|a| a.level).max(),
+                constraint_count: row.get(4)?,
             })
         })?
         .collect::<Result<_, _>>()?;
