@@ -336,7 +336,7 @@ export class Dashboard {
     badge.dataset.suitability = issue.suitability;
     badge.title = issue.suitabilityReason;
     // `gh` gives each issue's URL; a payload that carries it makes the title a link.
-    const url = (issue as DashboardIssue & { url?: unknown }).url;
+    const url = issue.url;
     const title = `#${issue.number} ${issue.title}`;
     line.append(typeof url === "string" ? this.link(url, title) : el("strong", "", title), badge, el("span", "dash-difficulty", issue.estimatedDifficulty));
     item.append(line, el("p", "dash-summary", issue.summary));

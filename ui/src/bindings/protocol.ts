@@ -112,7 +112,11 @@ export type CursorPosition = { line: number, column: number, };
 
 export type DashboardDreyfus = { skillAreas: Array<SkillArea>, overallStage: string, };
 
-export type DashboardIssue = { number: number, title: string, summary: string, suitability: Suitability, suitabilityReason: string, estimatedDifficulty: Difficulty, relevantSkills: Array<string>, priorityScore: number, priorityFactors: PriorityFactors, learningOpportunities: Array<string>, };
+export type DashboardIssue = { number: number, title: string, summary: string, suitability: Suitability, suitabilityReason: string, estimatedDifficulty: Difficulty, relevantSkills: Array<string>, priorityScore: number, priorityFactors: PriorityFactors, learningOpportunities: Array<string>, 
+/**
+ * Paige's extension: the issue's page, as `gh` gives it (opened in the system browser).
+ */
+url?: string, };
 
 export type DashboardIssues = { issues: Array<DashboardIssue>, };
 

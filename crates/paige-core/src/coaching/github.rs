@@ -65,6 +65,9 @@ pub struct ListedIssue {
     pub assignees: Vec<String>,
     #[serde(default)]
     pub comments: Vec<IssueComment>,
+    /// The issue's page (for the dashboard's link; the model does not need it).
+    #[serde(default, skip_serializing)]
+    pub url: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -154,7 +157,7 @@ impl Gh<'_> {
     /// bodies, labels, assignees and comments, each cut to size, within `deadline`.
     pub fn open_issues(&self, deadline: Duration) -> Result<Vec<ListedIssue>, GhError> {
         let limit = DASHBOARD_ISSUES.to_string();
-        let fields = "number,title,body,labels,assignees,comments";
+        let fields = "number,title,body,labels,assignees,comments,url";
         let out = self.run(&["issue", "list", "--state", "open", "--json", fields, "--limit", &limit], deadline)?;
         let mut issues: Vec<ListedIssue> =
             serde_json::from_slice(&out).map_err(|err| GhError::Unreadable(format!("a list of issues: {err}")))?;

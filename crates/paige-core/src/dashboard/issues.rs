@@ -137,6 +137,7 @@ pub fn top_issues(assessed: Vec<AssessedIssue>, listed: &[ListedIssue]) -> Vec<D
                 priority_score: if a.priority_score.is_finite() { a.priority_score.clamp(0.0, 1.0) } else { 0.0 },
                 priority_factors: a.priority_factors.into(),
                 learning_opportunities: a.learning_opportunities,
+                url: Some(real.url.clone()).filter(|u| u.starts_with("https://")),
             })
         })
         .collect();

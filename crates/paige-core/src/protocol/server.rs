@@ -485,6 +485,10 @@ pub struct DashboardIssue {
     pub priority_score: f64,
     pub priority_factors: PriorityFactors,
     pub learning_opportunities: Vec<String>,
+    /// Paige's extension: the issue's page, as `gh` gives it (opened in the system browser).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub url: Option<String>,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -18,12 +18,13 @@ use crate::tools::ui;
 
 pub(crate) type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-/// Two open issues as `gh issue list --json number,title,body,labels,assignees,comments` gives them.
+/// Two open issues as `gh issue list --json number,title,body,labels,assignees,comments,url` gives them.
 pub(crate) fn two_issues() -> Value {
     json!([
         {"number": 12, "title": "Greet the user by name", "body": "The greeting ignores the name.",
          "labels": [{"name": "good first issue"}], "assignees": [{"login": "learner"}],
-         "comments": [{"author": {"login": "maintainer"}, "body": "Start in src/greet.rs"}]},
+         "comments": [{"author": {"login": "maintainer"}, "body": "Start in src/greet.rs"}],
+         "url": "https://github.com/o/r/issues/12"},
         {"number": 9, "title": "Add a --quiet flag", "body": "Too much output.", "labels": [], "assignees": [], "comments": []}
     ])
 }
@@ -253,6 +254,8 @@ async fn state_comes_first_then_issues_and_materials_run_in_parallel_and_dashboa
     let issues = &payload(&frames, "dashboard:issues")["issues"];
     assert_eq!(issues.as_array().map(Vec::len), Some(2));
     assert_eq!((issues[0]["number"].as_i64(), issues[0]["title"].as_str()), (Some(12), Some("Greet the user by name")));
+    assert_eq!(issues[0]["url"], "https://github.com/o/r/issues/12", "the link the dashboard opens");
+    assert_eq!(issues[1].get("url"), None, "no https page given: no link");
     assert_eq!(
         issues[0]["priorityFactors"],
         json!({"userTagged": true, "similarToRecentWork": false, "addressesKnowledgeGap": true, "teamUrgency": "low"})
@@ -265,7 +268,9 @@ async fn state_comes_first_then_issues_and_materials_run_in_parallel_and_dashboa
     let project = core.project_root().path().display().to_string();
     assert_eq!(
         ran,
-        [format!("{project} issue list --state open --json number,title,body,labels,assignees,comments --limit 50")]
+        [format!(
+            "{project} issue list --state open --json number,title,body,labels,assignees,comments,url --limit 50"
+        )]
     );
     // dashboard_loaded once both flows ended (FR-186).
     tokio::time::sleep(Duration::from_millis(200)).await;
