@@ -206,6 +206,16 @@ async fn an_empty_database_answers_zeros_and_empty_lists_runs_the_issues_and_ski
     );
     assert!(calls_of(&fake, "learning_materials").is_empty(), "the materials call is skipped");
     assert_eq!(calls_of(&fake, "issue_assessment").len(), 1, "issues exist independently");
+    // The launch screen has no session: dashboard_loaded is logged with none (FR-186).
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    let loaded = || {
+        let logged = server.fixture.core.db().actions_without_session(10).expect("log");
+        logged.into_iter().filter(|a| a.action_type == ActionType::DashboardLoaded).count()
+    };
+    while loaded() == 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(loaded(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

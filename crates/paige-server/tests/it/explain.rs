@@ -162,3 +162,23 @@ async fn concurrent_explanations_each_get_their_answer() {
     paths.sort_unstable();
     assert_eq!(paths, ["src/auth.rs", "src/lib.rs"], "EC-78");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_very_large_surrounding_context_goes_to_the_model_as_is() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("explain_this"), Reply::json(&explained()));
+    let server = server(&fake).await;
+    let mut socket = ui(&server).await;
+    let context: String = (0..2000).map(|i| format!("fn f{i}() {{}}\n")).collect();
+    assert!(context.len() > 10_000);
+    let frame = json!({"type": "user:explain", "payload": {
+        "path": "src/auth.rs", "language": "rust",
+        "selection": {"startLine": 1, "startCol": 1, "endLine": 1, "endCol": 14},
+        "selectedText": "fn login() {}", "surroundingContext": context
+    }});
+    socket.send(Message::Text(frame.to_string().into())).await.expect("send");
+    let answer = frames_of(&mut socket, "explain:response", Duration::from_millis(1500)).await;
+    assert_eq!(answer.len(), 1, "EC-81");
+    let message: Value = serde_json::from_str(explain_calls(&fake)[0].user_message().expect("message")).expect("json");
+    assert_eq!(message["surrounding_context"].as_str().map(str::len), Some(context.len()), "not cut");
+}
