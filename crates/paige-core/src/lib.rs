@@ -34,6 +34,7 @@ pub mod sandbox;
 pub mod settings;
 pub mod terminal;
 mod terminals;
+mod timed_call;
 pub mod vocab;
 
 pub use crate::core::{Core, CoreError};

@@ -5,6 +5,9 @@
 //! active sessions, the katas — as `dashboard:request` does before it answers.
 //!   cargo bench -p paige-server --bench dashboard
 
+mod common;
+use common::percentile;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -22,11 +25,6 @@ const ACTIONS_PER_SESSION: usize = 10;
 const GAP_EVERY: usize = 5;
 const KATA_EVERY_GAP: usize = 2;
 const RUNS: usize = 200;
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[((samples.len() - 1) as f64 * p).round() as usize]
-}
 
 fn seed(core: &Core, clock: &ManualClock) {
     let db = core.db();

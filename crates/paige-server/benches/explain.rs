@@ -5,6 +5,9 @@
 //! lookups, two action-log rows, the broadcast).
 //!   cargo bench -p paige-server --bench explain
 
+mod common;
+use common::percentile;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -17,11 +20,6 @@ use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
 use serde_json::json;
 
 const RUNS: usize = 100;
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[((samples.len() - 1) as f64 * p).round() as usize]
-}
 
 #[tokio::main]
 async fn main() {

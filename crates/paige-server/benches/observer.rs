@@ -6,6 +6,9 @@
 //! of the medians (target ≤ 2 ms).
 //!   cargo bench -p paige-server --bench observer
 
+mod common;
+use common::percentile;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,11 +17,6 @@ use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
 use serde_json::json;
 
 const RUNS: usize = 100;
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[((samples.len() - 1) as f64 * p).round() as usize]
-}
 
 #[tokio::main]
 async fn main() {

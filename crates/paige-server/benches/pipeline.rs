@@ -5,6 +5,9 @@
 //! their difference — Paige's overhead (target ≤ 20 ms).
 //!   PAIGE_MODEL_DIR=… cargo bench -p paige-server --bench pipeline
 
+mod common;
+use common::percentile;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -31,11 +34,6 @@ fn coach_reply() -> serde_json::Value {
         })
         .collect();
     json!({"phases": phases, "memory_connection": null, "estimated_difficulty": "beginner"})
-}
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[((samples.len() - 1) as f64 * p).round() as usize]
 }
 
 #[tokio::main]

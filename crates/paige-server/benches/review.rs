@@ -7,6 +7,9 @@
 //! the medians.
 //!   cargo bench -p paige-server --bench review
 
+mod common;
+use common::percentile;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,11 +25,6 @@ use tokio_tungstenite::tungstenite::Message;
 
 const TOKEN: &str = "bench-token";
 const RUNS: usize = 100;
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[((samples.len() - 1) as f64 * p).round() as usize]
-}
 
 #[tokio::main]
 async fn main() {

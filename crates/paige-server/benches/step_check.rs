@@ -6,6 +6,9 @@
 //! before and after, spawning, reading and summarising, the frame.
 //!   cargo bench -p paige-server --bench step_check
 
+mod common;
+use common::percentile;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,11 +20,6 @@ use tokio_tungstenite::tungstenite::Message;
 
 const RUNS: usize = 10;
 const TOKEN: &str = "bench-token-0123456789";
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[((samples.len() - 1) as f64 * p).round() as usize]
-}
 
 fn write(root: &std::path::Path, path: &str, content: &str) {
     let full = root.join(path);

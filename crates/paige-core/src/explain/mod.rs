@@ -4,12 +4,9 @@
 //! (`explain:response`) or the reason there is none (`explain:error`) goes to every UI;
 //! `explain_requested` and `explain_completed` are logged.
 
-use std::sync::Arc;
-use std::time::Instant;
-
 use serde_json::json;
+use std::sync::Arc;
 
-use crate::api::CallOptions;
 use crate::core::Core;
 use crate::db::ActionType;
 use crate::prompts::explain_this::{self as prompt, ExplainThisResponse, PhaseContext};
@@ -66,15 +63,8 @@ impl Core {
             &request.language,
             phase_context.as_ref(),
         );
-        let session = self.active_session().map(|s| s.id);
-        let options = CallOptions {
-            session_id: session.as_deref(),
-            ..CallOptions::new(prompt::CALL_TYPE, prompt::MODEL, &system, &message)
-        };
-        let started = Instant::now();
-        let answer = self.api().call_with_retry::<ExplainThisResponse>(self.db(), &options).await;
-        let latency_ms = started.elapsed().as_millis() as u64;
-        let model = self.api().settings().models.resolve(prompt::MODEL).id.clone();
+        let crate::timed_call::Timed { answer, latency_ms, model } =
+            self.timed_call::<ExplainThisResponse>(prompt::CALL_TYPE, prompt::MODEL, &system, &message).await;
         match answer {
             Ok(answer) => {
                 let data = json!({ "path": request.path, "model": model, "latencyMs": latency_ms, "success": true });

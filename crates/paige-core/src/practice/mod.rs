@@ -11,11 +11,9 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
 
 use serde_json::json;
 
-use crate::api::CallOptions;
 use crate::core::Core;
 use crate::db::{ActionType, DbError, GapFilter, KataAttempt, KataConstraint, KataSpec};
 use crate::prompts::practice_review::{
@@ -160,15 +158,8 @@ impl Core {
             &request.code,
             &previous,
         );
-        let session = self.active_session().map(|s| s.id);
-        let options = CallOptions {
-            session_id: session.as_deref(),
-            ..CallOptions::new(prompt::CALL_TYPE, prompt::MODEL, &system, &message)
-        };
-        let started = Instant::now();
-        let answer = self.api().call_with_retry::<PracticeReviewResponse>(self.db(), &options).await;
-        let latency_ms = started.elapsed().as_millis() as u64;
-        let model = self.api().settings().models.resolve(prompt::MODEL).id.clone();
+        let crate::timed_call::Timed { answer, latency_ms, model } =
+            self.timed_call::<PracticeReviewResponse>(prompt::CALL_TYPE, prompt::MODEL, &system, &message).await;
         let reviewed = answer.map_err(|err| err.to_string()).and_then(|answer| {
             let level = valid_level(answer.level)?;
             let attempt = KataAttempt {
