@@ -182,3 +182,17 @@ async fn a_very_large_surrounding_context_goes_to_the_model_as_is() {
     let message: Value = serde_json::from_str(explain_calls(&fake)[0].user_message().expect("message")).expect("json");
     assert_eq!(message["surrounding_context"].as_str().map(str::len), Some(context.len()), "not cut");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_model_answer_is_an_explain_error_not_a_half_explanation() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("explain_this"), Reply::text("{\"explanation\": \"cut off"));
+    let server = server(&fake).await;
+    let mut socket = ui(&server).await;
+    ask(&mut socket, "src/auth.rs", "fn login() {}").await;
+    let failed = frames_of(&mut socket, "explain:error", Duration::from_millis(2500)).await;
+    assert_eq!(failed.len(), 1);
+    assert!(failed[0]["error"].as_str().is_some_and(|e| e.starts_with("Paige could not explain this")), "{failed:?}");
+    let answers = frames_of(&mut socket, "explain:response", Duration::from_millis(200)).await;
+    assert!(answers.is_empty());
+}
