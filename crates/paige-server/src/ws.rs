@@ -21,8 +21,9 @@ pub(crate) async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade)
 
 async fn connection(state: AppState, mut socket: WebSocket) {
     let core = state.core;
-    let id = core.connect();
+    // Subscribed before the connection counts: a broadcast made once it does reaches it.
     let mut events = core.subscribe();
+    let id = core.connect();
     let shutdown = core.shutdown_token();
     tracing::info!(connection = id.0, "UI connected over /ws");
     loop {

@@ -85,12 +85,19 @@ fn edit(server: &Running, path: &str, content: &str) {
     assert_eq!(server.fixture.core.handle_text(conn, &frame.to_string()), None);
 }
 
-/// A `/ws` client collecting broadcasts.
+/// A `/ws` client collecting broadcasts, returned once the server counts its connection
+/// (and so has subscribed it to the event bus): a broadcast made right after reaches it.
 pub(crate) async fn ui(
     server: &Running,
 ) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
+    let before = server.fixture.core.connection_count();
     let url = format!("{}/ws?token={TOKEN}", server.base.replace("http://", "ws://"));
-    tokio_tungstenite::connect_async(url).await.expect("ws").0
+    let socket = tokio_tungstenite::connect_async(url).await.expect("ws").0;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while server.fixture.core.connection_count() <= before && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    socket
 }
 
 pub(crate) async fn frames_of(
