@@ -1,25 +1,18 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from "vitest";
 import { CoachingPanel, Toasts, completedText, currentPhase, progressText, stepCheckText } from "../src/coaching";
-import type { ClientPayloads, ClientType, PhaseSummary, ServerPayloads, SessionStarted, StepCheck } from "../src/protocol";
+import type { PhaseSummary, ServerPayloads, SessionStarted, StepCheck } from "../src/protocol";
 import { resumableLine, resumableTitle } from "../src/session-start";
-
-type Sent = { type: ClientType; payload: unknown };
+import { byTestId, recordingTransport } from "./support";
 
 function setup() {
-  const sent: Sent[] = [];
-  const transport = {
-    send<T extends ClientType>(type: T, payload: ClientPayloads[T]) {
-      sent.push({ type, payload });
-    },
-  };
+  const { sent, transport } = recordingTransport();
   const host = document.createElement("aside");
   const layout = document.createElement("main");
   layout.append(host);
   document.body.replaceChildren(layout);
   const panel = new CoachingPanel(host, transport, layout);
-  const $ = <E extends HTMLElement = HTMLElement>(testid: string) => host.querySelector<E>(`[data-testid="${testid}"]`);
-  const $$ = (testid: string) => [...host.querySelectorAll<HTMLElement>(`[data-testid="${testid}"]`)];
+  const { $, $$ } = byTestId(host);
   const drawer = () => layout.querySelector<HTMLElement>('[data-testid="worked-example"]');
   return { sent, host, layout, panel, $, $$, drawer };
 }

@@ -3,20 +3,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CoachingPanel } from "../src/coaching";
 import { Dashboard, MATERIALS_QUIET_MS, OPEN_KATA_EVENT, type OpenKataDetail, minutesText, rankIssues } from "../src/dashboard";
 import { externalLink } from "../src/links";
-import type { ClientPayloads, ClientType, DashboardIssue, DashboardState, DreyfusItem, MaterialRecommendation } from "../src/protocol";
+import type { ClientType, DashboardIssue, DashboardState, DreyfusItem, MaterialRecommendation } from "../src/protocol";
 import { DEFAULT_GEOMETRY, radarChart, radarPoints, ringRadius, stageLevel } from "../src/radar";
-
-type Sent = { type: ClientType; payload: unknown };
+import { byTestId, recordingTransport } from "./support";
 
 const NOW = Date.parse("2025-06-01T12:00:00Z");
 
 function setup(openExternal: ((url: string) => Promise<void>) | null = null) {
-  const sent: Sent[] = [];
-  const transport = {
-    send<T extends ClientType>(type: T, payload: ClientPayloads[T]) {
-      sent.push({ type, payload });
-    },
-  };
+  const { sent, transport } = recordingTransport();
   const host = document.createElement("div");
   const coachingHost = document.createElement("aside");
   document.body.replaceChildren(host, coachingHost);
@@ -24,8 +18,7 @@ function setup(openExternal: ((url: string) => Promise<void>) | null = null) {
   coaching.connectionInit({ sessionId: null } as never);
   const dash = new Dashboard(transport, { start: (r) => coaching.requestStart(r), openExternal, now: () => NOW });
   host.append(dash.root);
-  const $ = <E extends HTMLElement = HTMLElement>(testid: string) => dash.root.querySelector<E>(`[data-testid="${testid}"]`);
-  const $$ = (testid: string) => [...dash.root.querySelectorAll<HTMLElement>(`[data-testid="${testid}"]`)];
+  const { $, $$ } = byTestId(dash.root);
   const sentOf = (type: ClientType) => sent.filter((s) => s.type === type);
   return { sent, sentOf, dash, coachingHost, $, $$ };
 }

@@ -1,26 +1,19 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from "vitest";
 import { CONTEXT_LINES, ExplainPanel, explainRequest } from "../src/explain";
-import type { ClientPayloads, ClientType, ExplainResponse, UserExplain } from "../src/protocol";
+import type { ExplainResponse, UserExplain } from "../src/protocol";
 import { WorkedExampleDrawer } from "../src/worked-example";
-
-type Sent = { type: ClientType; payload: unknown };
+import { byTestId, recordingTransport } from "./support";
 
 /** A 200-line file: "line 1" … "line 200". */
 const FILE = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`);
 
 function setup() {
-  const sent: Sent[] = [];
-  const transport = {
-    send<T extends ClientType>(type: T, payload: ClientPayloads[T]) {
-      sent.push({ type, payload });
-    },
-  };
+  const { sent, transport } = recordingTransport();
   const layout = document.createElement("main");
   document.body.replaceChildren(layout);
   const panel = new ExplainPanel(layout, transport);
-  const $ = <E extends HTMLElement = HTMLElement>(testid: string) => layout.querySelector<E>(`[data-testid="${testid}"]`);
-  const $$ = (testid: string) => [...layout.querySelectorAll<HTMLElement>(`[data-testid="${testid}"]`)];
+  const { $, $$ } = byTestId(layout);
   return { sent, layout, panel, $, $$ };
 }
 

@@ -1,18 +1,13 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from "vitest";
 import { ObserverStatus, nudgeText } from "../src/observer";
-import type { ClientPayloads, ClientType } from "../src/protocol";
 import type { Transport } from "../src/transport";
+import { recordingTransport } from "./support";
 
 function setup() {
-  const sent: { type: ClientType; payload: unknown }[] = [];
-  const transport = {
-    send<T extends ClientType>(type: T, payload: ClientPayloads[T]) {
-      sent.push({ type, payload });
-    },
-  } as unknown as Transport;
+  const { sent, transport } = recordingTransport();
   const host = document.createElement("span");
-  const status = new ObserverStatus(host, transport);
+  const status = new ObserverStatus(host, transport as unknown as Transport);
   const label = () => host.querySelector<HTMLElement>('[data-testid="observer-state"]')!;
   const button = () => host.querySelector<HTMLButtonElement>('[data-testid="observer-mute"]')!;
   return { sent, status, label, button };

@@ -1,22 +1,15 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from "vitest";
 import { PracticePanel, followUpText, progressLine } from "../src/practice";
-import type { ClientPayloads, ClientType, KataLoad, PracticeKata, ReviewResponse } from "../src/protocol";
-
-type Sent = { type: ClientType; payload: unknown };
+import type { KataLoad, PracticeKata, ReviewResponse } from "../src/protocol";
+import { byTestId, recordingTransport } from "./support";
 
 function setup() {
-  const sent: Sent[] = [];
-  const transport = {
-    send<T extends ClientType>(type: T, payload: ClientPayloads[T]) {
-      sent.push({ type, payload });
-    },
-  };
+  const { sent, transport } = recordingTransport();
   const layout = document.createElement("main");
   document.body.replaceChildren(layout);
   const panel = new PracticePanel(layout, transport);
-  const $ = <E extends HTMLElement = HTMLElement>(testid: string) => layout.querySelector<E>(`[data-testid="${testid}"]`);
-  const $$ = (testid: string) => [...layout.querySelectorAll<HTMLElement>(`[data-testid="${testid}"]`)];
+  const { $, $$ } = byTestId(layout);
   return { sent, layout, panel, $, $$ };
 }
 
