@@ -38,9 +38,9 @@ fn script_paiges_calls(fake: &FakeAnthropic) {
     fake.always(Matcher::call_type("memory_summarisation"), Reply::json(&memories));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_its_session_end_wraps_up() {
-    let Some(claude) = claude() else { return };
+/// A fake Messages API answering Paige's own calls, and a world whose Paige talks to it (with
+/// the embedding model when the test script provides one).
+async fn coaching_world() -> (FakeAnthropic, World) {
     let fake = FakeAnthropic::start().await.expect("fake");
     script_paiges_calls(&fake);
     let mut world = World::ready();
@@ -48,6 +48,13 @@ async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_its_session_en
     if let Ok(models) = std::env::var("PAIGE_MODEL_DIR") {
         world.set("PAIGE_MODEL_DIR", &models);
     }
+    (fake, world)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_its_session_end_wraps_up() {
+    let Some(claude) = claude() else { return };
+    let (fake, world) = coaching_world().await;
     std::fs::create_dir_all(world.project().join("src")).expect("src");
     std::fs::write(world.project().join("src/auth.rs"), "fn login() {}\nfn callback() {}\n").expect("file");
     let mut paige = world.spawn(&["serve"]);
@@ -116,13 +123,7 @@ async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_its_session_en
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_claude_ends_the_session_with_paige_end_session_and_gets_the_wrap_up_summary() {
     let Some(claude) = claude() else { return };
-    let fake = FakeAnthropic::start().await.expect("fake");
-    script_paiges_calls(&fake);
-    let mut world = World::ready();
-    world.set("ANTHROPIC_BASE_URL", &fake.base_url());
-    if let Ok(models) = std::env::var("PAIGE_MODEL_DIR") {
-        world.set("PAIGE_MODEL_DIR", &models);
-    }
+    let (fake, world) = coaching_world().await;
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(20));
     let (status, stdout, stderr) = world.run(&["session", "start", "--title", "Login race"]);
