@@ -20,6 +20,7 @@ pub mod event;
 pub mod explain;
 pub mod files;
 pub mod governance;
+pub mod intake;
 pub mod limits;
 mod live;
 pub mod memory;

@@ -1,0 +1,1 @@
+//! The session guard (filled in by its own change).

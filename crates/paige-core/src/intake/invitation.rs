@@ -1,0 +1,1 @@
+//! The coding-invitation detector (filled in by its own change).
