@@ -49,7 +49,8 @@ impl Backend {
         let core = instance.core.clone();
         tracing::info!("project {}; server on 127.0.0.1:{}", core.config().project_dir.display(), instance.port);
         let terminal = TerminalSpec {
-            server: AgentServer { port: instance.port, token: instance.token.clone(), hook_command: hook_command(env) },
+            // The hook command is located per terminal, through the app (`hook_command`).
+            server: AgentServer { port: instance.port, token: instance.token.clone(), hook_command: None },
             agent_override: env.get("PAIGE_AGENT_CMD").cloned(),
         };
         Ok(Backend { core, terminal: Some(terminal), instance: Some(instance), forwarding: std::sync::Once::new() })
@@ -73,10 +74,16 @@ impl Backend {
     }
 }
 
-/// `paige hook` is the CLI installed beside the app, else the one on `PATH`.
-fn hook_command(env: &HashMap<String, String>) -> Option<std::path::PathBuf> {
-    let beside = std::env::current_exe().ok().and_then(|exe| exe.parent().map(|dir| dir.join("paige")));
-    beside
+/// `paige hook` is the CLI the packages ship as the app's sidecar (`externalBin`, found
+/// through the shell plugin's sidecar API), else the one on `PATH`.
+pub(crate) fn hook_command<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    env: &HashMap<String, String>,
+) -> Option<std::path::PathBuf> {
+    use tauri_plugin_shell::ShellExt;
+    let sidecar = app.shell().sidecar("paige").ok().map(std::process::Command::from);
+    sidecar
+        .map(|command| std::path::PathBuf::from(command.get_program()))
         .filter(|paige| paige.is_file())
         .or_else(|| std::env::split_paths(env.get("PATH")?).map(|dir| dir.join("paige")).find(|p| p.is_file()))
 }

@@ -265,6 +265,7 @@ fn try_run(project_dir: Option<PathBuf>) -> anyhow::Result<()> {
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_shell::init())
         .manage(ExternalOpener::system())
         .setup({
             let signals = signals.clone();

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use paige_core::protocol::ConnectionId;
 use paige_core::settings::{self, Settings};
-use paige_core::terminal::agent_command;
+use paige_core::terminal::{AgentServer, agent_command};
 use paige_core::{Config, ConfigOverrides};
 use serde::Serialize;
 
@@ -147,10 +147,11 @@ impl Shell {
             let config = backend.core.config();
             let env = &self.launch.env;
             let mode = backend.core.agent_mode(env.get("PATH").map(std::ffi::OsStr::new));
+            let server = AgentServer { hook_command: crate::backend::hook_command(app, env), ..spec.server.clone() };
             let command = agent_command(
                 &config.project_dir,
                 &config.data_dir.join("run"),
-                &spec.server,
+                &server,
                 mode,
                 spec.agent_override.as_deref(),
                 env.get("PATH").map(std::ffi::OsStr::new),
