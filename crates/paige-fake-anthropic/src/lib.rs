@@ -16,7 +16,9 @@
 //!
 //! A [`Reply`] can be a message (answered as JSON, or as SSE events when the request has
 //! `"stream": true`), an HTTP error in the API's error shape (401, 429 with `retry-after`, 500,
-//! 529, …), a dropped connection, or any of these after a delay.
+//! 529, …), a dropped connection, or any of these after a delay. A streamed message can be
+//! shaped further ([`StreamScript`]): its exact text deltas, a pause between them, and an end
+//! other than `message_stop` (cut off, an `error` event, silence).
 
 mod server;
 
@@ -82,6 +84,35 @@ pub struct MessageReply {
     pub output_tokens: u64,
     /// The `model` to report; the request's model when `None`.
     pub model: Option<String>,
+    /// How a `"stream": true` request gets it; a plain request ignores it.
+    pub stream: StreamScript,
+}
+
+/// How a message is streamed: which text deltas, how fast, and how the stream ends.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StreamScript {
+    /// The pieces a text block is sent in when they add up to its text (see
+    /// [`Reply::text_deltas`]); otherwise 16-character pieces.
+    pub text_deltas: Option<Vec<String>>,
+    /// Waited before every text delta but the first, so a client can be seen to get the
+    /// first deltas before the stream ends.
+    pub delta_pause: Duration,
+    pub end: StreamEnd,
+}
+
+/// How a streamed message ends. Every end but [`StreamEnd::Complete`] comes after `n` text
+/// deltas, or in place of `message_delta` when the message has no more than `n`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum StreamEnd {
+    /// `message_delta` (stop reason, output usage), then `message_stop`.
+    #[default]
+    Complete,
+    /// The body ends cleanly without `message_delta` or `message_stop`: a cut-off stream.
+    CutAfter(usize),
+    /// An `event: error` (as the API reports an overload mid-stream), then the body ends.
+    ErrorAfter { deltas: usize, error_type: String, message: String },
+    /// The connection stays open and silent until the client gives up.
+    StallAfter(usize),
 }
 
 /// One request as the fake received it.
@@ -198,6 +229,13 @@ impl Reply {
         Reply::message(vec![json!({"type": "text", "text": text})], "end_turn")
     }
 
+    /// A successful answer with one text block, streamed in exactly these deltas.
+    pub fn text_deltas(deltas: &[&str]) -> Reply {
+        Reply::text(&deltas.concat()).map_message(|m| {
+            m.stream.text_deltas = Some(deltas.iter().map(|d| (*d).to_owned()).collect());
+        })
+    }
+
     /// `stop_reason: "refusal"` with the model's refusal text.
     pub fn refusal(text: &str) -> Reply {
         Reply::message(vec![json!({"type": "text", "text": text})], "refusal")
@@ -215,6 +253,7 @@ impl Reply {
             input_tokens: DEFAULT_INPUT_TOKENS,
             output_tokens: DEFAULT_OUTPUT_TOKENS,
             model: None,
+            stream: StreamScript::default(),
         })
     }
 
@@ -273,6 +312,30 @@ impl Reply {
             content.append(&mut m.content);
             m.content = content;
         })
+    }
+
+    /// Streamed, waits `pause` before each text delta after the first.
+    pub fn with_delta_pause(self, pause: Duration) -> Reply {
+        self.map_message(|m| m.stream.delta_pause = pause)
+    }
+
+    /// Streamed, the body ends after `deltas` text deltas, before `message_stop`.
+    pub fn cut_after(self, deltas: usize) -> Reply {
+        self.map_message(|m| m.stream.end = StreamEnd::CutAfter(deltas))
+    }
+
+    /// Streamed, an `error` event of `error_type` (`overloaded_error`, `api_error`, …) follows
+    /// `deltas` text deltas, and the body ends.
+    pub fn error_event_after(self, deltas: usize, error_type: &str, message: &str) -> Reply {
+        self.map_message(|m| {
+            m.stream.end =
+                StreamEnd::ErrorAfter { deltas, error_type: error_type.to_owned(), message: message.to_owned() }
+        })
+    }
+
+    /// Streamed, nothing more is sent after `deltas` text deltas; the connection stays open.
+    pub fn stall_after(self, deltas: usize) -> Reply {
+        self.map_message(|m| m.stream.end = StreamEnd::StallAfter(deltas))
     }
 
     /// Adds a response header to an error reply.

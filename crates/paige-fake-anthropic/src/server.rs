@@ -9,7 +9,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use crate::{Matcher, MessageReply, RecordedRequest, Reply};
+use crate::{Matcher, MessageReply, RecordedRequest, Reply, StreamEnd};
 
 #[derive(Default)]
 pub(crate) struct State {
@@ -238,7 +238,8 @@ async fn write_json(
 }
 
 /// The Messages API's streaming shape: message_start, ping, per block start/deltas/stop,
-/// message_delta (stop_reason, output usage), message_stop — in chunked transfer encoding.
+/// message_delta (stop_reason, output usage), message_stop — in chunked transfer encoding,
+/// as the message's [`StreamScript`](crate::StreamScript) paces and ends it.
 async fn write_sse(
     write: &mut (impl AsyncWriteExt + Unpin),
     id: u64,
@@ -248,6 +249,31 @@ async fn write_sse(
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\
                 transfer-encoding: chunked\r\nrequest-id: req_fake\r\n\r\n";
     write.write_all(head.as_bytes()).await?;
+    let script = &message.stream;
+    let cut_at = match &script.end {
+        StreamEnd::Complete => None,
+        StreamEnd::CutAfter(n) | StreamEnd::ErrorAfter { deltas: n, .. } | StreamEnd::StallAfter(n) => Some(*n),
+    };
+    let mut text_deltas_sent = 0;
+    for (name, data) in sse_events(id, model, message) {
+        let is_text_delta = data["delta"]["type"] == "text_delta";
+        if cut_at.is_some_and(|n| (is_text_delta && text_deltas_sent == n) || name == "message_delta") {
+            return end_stream(write, &script.end).await;
+        }
+        if is_text_delta {
+            if text_deltas_sent > 0 && !script.delta_pause.is_zero() {
+                tokio::time::sleep(script.delta_pause).await;
+            }
+            text_deltas_sent += 1;
+        }
+        write_event(write, name, &data).await?;
+    }
+    write.write_all(b"0\r\n\r\n").await?;
+    write.flush().await
+}
+
+/// Every event of a complete stream of `message`, in order.
+fn sse_events(id: u64, model: &str, message: &MessageReply) -> Vec<(&'static str, Value)> {
     let mut events = vec![
         (
             "message_start",
@@ -277,9 +303,7 @@ async fn write_sse(
             json!({"type": "content_block_start", "index": index, "content_block": start}),
         ));
         if let Some(text) = text {
-            let chars: Vec<char> = text.chars().collect();
-            for piece in chars.chunks(16) {
-                let piece: String = piece.iter().collect();
+            for piece in text_pieces(text, message.stream.text_deltas.as_deref()) {
                 events.push((
                     "content_block_delta",
                     json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}}),
@@ -301,12 +325,37 @@ async fn write_sse(
                "usage": {"output_tokens": message.output_tokens}}),
     ));
     events.push(("message_stop", json!({"type": "message_stop"})));
-    for (name, data) in events {
-        let event = format!("event: {name}\ndata: {data}\n\n");
-        write.write_all(format!("{:x}\r\n{event}\r\n", event.len()).as_bytes()).await?;
-        write.flush().await?;
+    events
+}
+
+/// The scripted deltas when they add up to `text`, else 16-character pieces.
+fn text_pieces(text: &str, scripted: Option<&[String]>) -> Vec<String> {
+    if let Some(deltas) = scripted.filter(|deltas| deltas.concat() == text) {
+        return deltas.to_vec();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(16).map(|piece| piece.iter().collect()).collect()
+}
+
+/// Ends a stream early as scripted: cut off, after an `error` event, or never.
+async fn end_stream(write: &mut (impl AsyncWriteExt + Unpin), end: &StreamEnd) -> std::io::Result<()> {
+    match end {
+        StreamEnd::Complete | StreamEnd::CutAfter(_) => {}
+        StreamEnd::ErrorAfter { error_type, message, .. } => {
+            let data = json!({"type": "error", "error": {"type": error_type, "message": message}});
+            write_event(write, "error", &data).await?;
+        }
+        // Silent until the fake is dropped, which cancels this connection's task.
+        StreamEnd::StallAfter(_) => std::future::pending().await,
     }
     write.write_all(b"0\r\n\r\n").await?;
+    write.flush().await
+}
+
+/// One SSE event as one HTTP chunk, flushed at once.
+async fn write_event(write: &mut (impl AsyncWriteExt + Unpin), name: &str, data: &Value) -> std::io::Result<()> {
+    let event = format!("event: {name}\ndata: {data}\n\n");
+    write.write_all(format!("{:x}\r\n{event}\r\n", event.len()).as_bytes()).await?;
     write.flush().await
 }
 

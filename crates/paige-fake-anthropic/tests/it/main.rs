@@ -158,3 +158,90 @@ async fn lists_models_for_key_checks() {
     let list: Value = response.json().await.expect("json");
     assert_eq!(list["data"][0]["type"], "model");
 }
+
+/// The `(event, data)` pairs of an SSE body.
+fn sse_events(body: &str) -> Vec<(String, Value)> {
+    body.split("\n\n")
+        .filter(|chunk| !chunk.trim().is_empty())
+        .map(|chunk| {
+            let name = chunk.lines().find_map(|l| l.strip_prefix("event: ")).expect("event line");
+            let data = chunk.lines().find_map(|l| l.strip_prefix("data: ")).expect("data line");
+            (name.to_owned(), serde_json::from_str(data).expect("data is json"))
+        })
+        .collect()
+}
+
+fn text_deltas(events: &[(String, Value)]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|(_, d)| d["delta"]["type"] == "text_delta")
+        .map(|(_, d)| d["delta"]["text"].as_str().expect("text").to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn scripted_text_deltas_are_sent_as_given_each_after_the_pause() {
+    let fake = FakeAnthropic::start().await.expect("start");
+    fake.always(
+        Matcher::Any,
+        Reply::text_deltas(&["One. ", "Two. ", "Three."]).with_delta_pause(Duration::from_millis(200)),
+    );
+    let mut response = post(&fake, "a", body(true)).await.expect("sent");
+    let started = Instant::now();
+    let mut arrivals = Vec::new();
+    let mut received = String::new();
+    while let Some(chunk) = response.chunk().await.expect("chunk") {
+        let chunk = String::from_utf8(chunk.to_vec()).expect("utf8");
+        if chunk.contains("text_delta") {
+            arrivals.push(started.elapsed());
+        }
+        received.push_str(&chunk);
+    }
+    let events = sse_events(&received);
+    assert_eq!(text_deltas(&events), ["One. ", "Two. ", "Three."]);
+    assert_eq!(events.last().map(|(n, _)| n.as_str()), Some("message_stop"));
+    assert_eq!(arrivals.len(), 3, "one chunk per delta");
+    assert!(arrivals[2] - arrivals[0] >= Duration::from_millis(400), "paced: {arrivals:?}");
+
+    let plain: Value = post(&fake, "a", body(false)).await.expect("sent").json().await.expect("json");
+    assert_eq!(plain["content"][0]["text"], "One. Two. Three.", "a plain request gets the whole text");
+}
+
+#[tokio::test]
+async fn a_cut_stream_ends_after_its_deltas_without_message_delta_or_message_stop() {
+    let fake = FakeAnthropic::start().await.expect("start");
+    fake.always(Matcher::Any, Reply::text_deltas(&["a", "b", "c"]).cut_after(2));
+    let text = post(&fake, "a", body(true)).await.expect("sent").text().await.expect("the body ends cleanly");
+    let events = sse_events(&text);
+    assert_eq!(text_deltas(&events), ["a", "b"]);
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(!names.contains(&"message_delta") && !names.contains(&"message_stop"), "{names:?}");
+}
+
+#[tokio::test]
+async fn an_error_event_ends_the_stream_after_its_deltas() {
+    let fake = FakeAnthropic::start().await.expect("start");
+    fake.always(Matcher::Any, Reply::text_deltas(&["a", "b"]).error_event_after(1, "overloaded_error", "Overloaded"));
+    let text = post(&fake, "a", body(true)).await.expect("sent").text().await.expect("body");
+    let events = sse_events(&text);
+    assert_eq!(text_deltas(&events), ["a"]);
+    let (name, data) = events.last().expect("events");
+    assert_eq!(name, "error");
+    assert_eq!(data["error"], json!({"type": "overloaded_error", "message": "Overloaded"}));
+}
+
+#[tokio::test]
+async fn a_stalled_stream_sends_nothing_after_its_deltas_and_keeps_the_connection_open() {
+    let fake = FakeAnthropic::start().await.expect("start");
+    fake.always(Matcher::Any, Reply::text_deltas(&["a", "b"]).stall_after(1));
+    let mut response = post(&fake, "a", body(true)).await.expect("sent");
+    let mut received = String::new();
+    // Ends when no chunk came for 300 ms.
+    while let Ok(chunk) = tokio::time::timeout(Duration::from_millis(300), response.chunk()).await {
+        match chunk.expect("chunk") {
+            Some(chunk) => received.push_str(&String::from_utf8_lossy(&chunk)),
+            None => panic!("the stream ended instead of stalling: {received}"),
+        }
+    }
+    assert_eq!(text_deltas(&sse_events(&received)), ["a"]);
+}
