@@ -204,7 +204,9 @@ impl Core {
             ClientMessage::CoachingShowMe(_) => self.show_me().err().map(ServerMessage::CoachingWorkedExampleError),
             other @ (
             // A UI without a terminal (the browser UI of `paige serve`).
-            | ClientMessage::TerminalInput(_)) => {
+            | ClientMessage::TerminalInput(_)
+            // The intake interview's runner is being built (issue 18).
+            | ClientMessage::IntakeStart(_) | ClientMessage::IntakeTyping(_) | ClientMessage::IntakeAnswer(_)) => {
                 Some(ServerMessage::ConnectionError(not_implemented(other.type_name())))
             }
         }

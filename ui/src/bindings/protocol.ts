@@ -28,6 +28,9 @@ export interface ClientPayloads {
   "practice:submit_solution": PracticeSubmit;
   "practice:list": Empty;
   "practice:kata_request": KataRequest;
+  "intake:start": Empty;
+  "intake:typing": IntakeTyping;
+  "intake:answer": IntakeAnswer;
   "terminal:input": TerminalInput;
   "terminal:resize": TerminalSize;
 }
@@ -77,6 +80,11 @@ export interface ServerPayloads {
   "practice:solution_review": SolutionReview;
   "practice:katas": PracticeKatas;
   "practice:kata_error": KataError;
+  "intake:sentence": IntakeSentence;
+  "intake:reply_done": IntakeReplyDone;
+  "intake:state": IntakeState;
+  "intake:transition": IntakeTransition;
+  "intake:error": IntakeError;
 }
 
 /**
@@ -214,6 +222,100 @@ export type IdleStart = {
 lastActionTimestamp: number, };
 
 export type InProgressSession = { id: string, issueNumber: number | null, issueTitle: string | null, startedAt: string, };
+
+/**
+ * `intake:answer`: the learner submitted an answer — the spec's end of speech.
+ */
+export type IntakeAnswer = { text: string, };
+
+/**
+ * `intake:error`: something the interview needs failed (no session, the model); shown in
+ * the panel. `retryable` offers a Retry that sends `intake:start` again.
+ */
+export type IntakeError = { message: string, retryable: boolean, };
+
+/**
+ * One line of the interview transcript.
+ */
+export type IntakeLine = { 
+/**
+ * `interviewer` or `learner`.
+ */
+role: string, text: string, };
+
+/**
+ * Where the interview is.
+ */
+export type IntakePhase = "not_started" | "background" | "coding";
+
+/**
+ * One pillar of a CONTROL result: its score 0–100 and the rationale quoting the answer.
+ */
+export type IntakePillar = { score: number, rationale: string, };
+
+/**
+ * The pillars of the latest CONTROL result, one per trait.
+ */
+export type IntakePillars = { adaptability: IntakePillar, creativity: IntakePillar, reasoning: IntakePillar, };
+
+/**
+ * Why the interview handed over to coding.
+ */
+export type IntakeReason = "timebox" | "projects_cap" | "gate";
+
+/**
+ * `intake:reply_done`: the interviewer's reply `turn` finished (the spec's `response.done`);
+ * `text` is the whole reply as shown.
+ */
+export type IntakeReplyDone = { turn: number, text: string, };
+
+/**
+ * A number per CONTROL trait.
+ */
+export type IntakeScores = { adaptability: number, creativity: number, reasoning: number, };
+
+/**
+ * `intake:sentence`: one sentence of the interviewer's reply `turn`, shown only after the
+ * coding-invitation check passed it.
+ */
+export type IntakeSentence = { turn: number, text: string, };
+
+/**
+ * `intake:state`: the guard as the debug panel shows it (FR-005), after every change.
+ */
+export type IntakeState = { sessionId: string, phase: IntakePhase, 
+/**
+ * The timebox, and how much of it is left at `atMs` (the server's clock, ms since the
+ * epoch): the panel counts down from there.
+ */
+timeboxMs: number, remainingMs: number, atMs: number, zeroRuns: number, projectsUsed: number, stopCheck: boolean, 
+/**
+ * Evidence mass W per trait, its confidence W/(W+prior) and the threshold τ.
+ */
+weights: IntakeScores, confidence: IntakeScores, tau: IntakeScores, lastPillars?: IntakePillars, reason?: IntakeReason, 
+/**
+ * Every reason that applied at the transition, by priority.
+ */
+reasons: Array<IntakeReason>, 
+/**
+ * The interview so far, oldest first, for a UI that connects mid-interview.
+ */
+transcript: Array<IntakeLine>, 
+/**
+ * Whether the learner's answer is awaited (no reply is being written).
+ */
+awaitingAnswer: boolean, };
+
+/**
+ * `intake:transition`: the interview is over; `codingQuestion` is Paige's scripted task.
+ */
+export type IntakeTransition = { sessionId: string, reason: IntakeReason, reasons: Array<IntakeReason>, codingQuestion: string, };
+
+/**
+ * `intake:typing`: the learner started (`true`) or stopped (`false`, the input cleared)
+ * typing an answer — the spec's "user speaking".
+ */
+export type IntakeTyping = { typing: boolean, };
 
 export type IssueContext = { number: number, title: string, summary: string, labels: Array<string>, url: string, };
 

@@ -76,6 +76,12 @@ client_messages! {
     PracticeList(Empty) = "practice:list",
     /// Paige's extension: open one kata (`practice:kata_load`).
     PracticeKataRequest(super::KataRequest) = "practice:kata_request",
+    /// Paige's extension: start (or rejoin) the intake interview of the active session.
+    IntakeStart(Empty) = "intake:start",
+    /// Paige's extension: the learner started or stopped typing an interview answer.
+    IntakeTyping(super::IntakeTyping) = "intake:typing",
+    /// Paige's extension: the learner's interview answer.
+    IntakeAnswer(super::IntakeAnswer) = "intake:answer",
     TerminalInput(TerminalInput) = "terminal:input",
     TerminalResize(TerminalSize) = "terminal:resize",
 }

@@ -27,6 +27,7 @@ mod coaching;
 mod connection;
 mod dashboard;
 mod envelope;
+mod intake;
 mod practice;
 mod server;
 
@@ -35,5 +36,6 @@ pub use coaching::*;
 pub use connection::{ConnectionId, ConnectionMeta};
 pub use dashboard::*;
 pub use envelope::{Decoded, decode, encode};
+pub use intake::*;
 pub use practice::*;
 pub use server::*;

@@ -76,6 +76,11 @@ server_messages! {
     PracticeSolutionReview(SolutionReview) = "practice:solution_review",
     PracticeKatas(super::PracticeKatas) = "practice:katas",
     PracticeKataError(KataError) = "practice:kata_error",
+    IntakeSentence(super::IntakeSentence) = "intake:sentence",
+    IntakeReplyDone(super::IntakeReplyDone) = "intake:reply_done",
+    IntakeState(super::IntakeState) = "intake:state",
+    IntakeTransition(super::IntakeTransition) = "intake:transition",
+    IntakeError(super::IntakeError) = "intake:error",
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
