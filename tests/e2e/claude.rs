@@ -2,6 +2,7 @@
 //! `claude -p` still fires SessionStart and UserPromptSubmit. Runs when PAIGE_TEST_CLAUDE
 //! names a `claude` executable (`scripts/test.sh` installs one from npm and sets it).
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
@@ -20,23 +21,33 @@ fn claude_prompt(claude: &str, world: &World) -> Vec<Value> {
 
 /// [`claude_prompt`] with extra environment (e.g. the fake Messages API and a key).
 fn claude_prompt_with(claude: &str, world: &World, env: &[(&str, &str)]) -> Vec<Value> {
-    claude_prompt_args(claude, world, &paige_core::governance::claude_settings(PAIGE), &[], env)
+    claude_prompt_args(claude, world, &paige_core::governance::claude_settings(PAIGE), &[], env, None)
 }
 
-/// [`claude_prompt_with`] with these `--settings` and extra arguments for `claude`.
+/// [`claude_prompt_with`] with these `--settings` and extra arguments for `claude`, run as
+/// `as_user` (uid, gid) when given, who then owns the settings and Claude Code's HOME.
 fn claude_prompt_args(
     claude: &str,
     world: &World,
     settings: &Value,
     args: &[&str],
     env: &[(&str, &str)],
+    as_user: Option<(u32, u32)>,
 ) -> Vec<Value> {
     let info = read_json(&world.data_dir().join("run/server.json"));
     let settings_path = world.root.path().join("claude-settings.json");
     std::fs::write(&settings_path, settings.to_string()).expect("settings");
     let home = world.root.path().join("claude-home");
     std::fs::create_dir_all(&home).expect("home");
-    let output = Command::new(claude)
+    let mut command = match as_user {
+        Some(user) => {
+            chown_tree(&home, user);
+            chown_tree(&settings_path, user);
+            command_as(claude, user)
+        }
+        None => Command::new(claude),
+    };
+    let output = command
         .args(["-p", "hello", "--verbose", "--output-format", "stream-json", "--settings"])
         .arg(&settings_path)
         .args(args)
@@ -185,16 +196,26 @@ async fn real_claude_gets_the_learners_unsaved_changes_cut_at_the_hook_context_c
     drop(world);
 }
 
+/// How [`claude_runs`] starts Claude Code.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Runner {
+    /// Coach mode's Bash sandbox on, as Paige's terminal turns it on where it can run.
+    pub sandboxed: bool,
+    /// Run `claude` (and so the `paige hook` and the Bash it spawns) as this (uid, gid),
+    /// through `setpriv`; the test must be root.
+    pub as_user: Option<(u32, u32)>,
+}
+
 /// Claude Code in print mode with Bash allowed (its own permission prompt would refuse it
 /// before Paige's hooks matter); `turns` are the model's scripted tool calls, in order.
 async fn claude_runs_bash(
     world: World,
     claude: String,
     turns: &[&str],
-    sandboxed: bool,
+    runner: Runner,
 ) -> (World, Vec<Value>, Vec<String>) {
     let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
-    claude_runs(world, claude, turns, sandboxed, &fake, &["Bash", "mcp__files__paige_get_open_files"]).await
+    claude_runs(world, claude, turns, runner, &fake, &["Bash", "mcp__files__paige_get_open_files"]).await
 }
 
 /// [`claude_runs_bash`] against `fake` (which may also answer Paige's own model calls),
@@ -204,7 +225,7 @@ pub(crate) async fn claude_runs(
     world: World,
     claude: String,
     turns: &[&str],
-    sandboxed: bool,
+    runner: Runner,
     fake: &paige_fake_anthropic::FakeAnthropic,
     allowed: &[&str],
 ) -> (World, Vec<Value>, Vec<String>) {
@@ -236,16 +257,19 @@ pub(crate) async fn claude_runs(
         let mut config: Value = read_json(&mcp);
         config["mcpServers"]["files"] = config["mcpServers"]["paige"].clone();
         std::fs::write(&mcp, config.to_string()).expect("mcp config");
+        if let Some(user) = runner.as_user {
+            chown_tree(&mcp, user);
+        }
         let mcp = mcp.display().to_string();
         let mut settings = paige_core::governance::claude_settings(PAIGE);
-        if sandboxed {
+        if runner.sandboxed {
             // As Paige's terminal launches coach mode where the sandbox can run.
             settings["sandbox"] = paige_core::sandbox::settings(&world.project().canonicalize().expect("project"));
         }
         let mut args: Vec<&str> = vec!["--allowedTools"];
         args.extend(allowed.iter().map(String::as_str));
         args.extend(["--mcp-config", &mcp]);
-        let events = claude_prompt_args(&claude, &world, &settings, &args, &env);
+        let events = claude_prompt_args(&claude, &world, &settings, &args, &env, runner.as_user);
         (world, events)
     })
     .await
@@ -256,7 +280,7 @@ pub(crate) async fn claude_runs(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_claude_in_coach_mode_leaves_the_learners_files_byte_for_byte_unchanged_and_is_told_why() {
-    coach_mode_keeps_the_learners_files(false).await;
+    coach_mode_keeps_the_learners_files(Runner::default()).await;
 }
 
 /// The same turn with Claude Code's Bash sandbox on (bubblewrap): the script's writes fail
@@ -267,11 +291,25 @@ async fn real_claude_in_sandboxed_coach_mode_cannot_write_the_learners_files_but
         eprintln!("the sandbox cannot run here ({why}); scripts/test.sh installs bubblewrap and socat");
         return;
     }
-    coach_mode_keeps_the_learners_files(true).await;
+    coach_mode_keeps_the_learners_files(Runner { sandboxed: true, as_user: None }).await;
 }
 
-async fn coach_mode_keeps_the_learners_files(sandboxed: bool) {
+/// The sandboxed turn again with Claude Code, `paige hook` and Bash run by an unprivileged
+/// user who owns the project: bubblewrap then needs an unprivileged user namespace, which
+/// root (as CI runs) never does. Runs wherever the tests run as root with `setpriv`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_in_sandboxed_coach_mode_run_by_an_unprivileged_owner_still_cannot_write_the_learners_files() {
+    let Some(user) = unprivileged_user() else { return };
+    if let Err(why) = paige_core::sandbox::probe(std::env::var_os("PATH").as_deref()) {
+        eprintln!("the sandbox cannot run here ({why}); scripts/test.sh installs bubblewrap and socat");
+        return;
+    }
+    coach_mode_keeps_the_learners_files(Runner { sandboxed: true, as_user: Some(user) }).await;
+}
+
+async fn coach_mode_keeps_the_learners_files(runner: Runner) {
     let Some(claude) = claude() else { return };
+    let sandboxed = runner.sandboxed;
     let world = World::ready();
     let project = world.project();
     std::fs::create_dir_all(project.join("src")).expect("mkdir");
@@ -291,6 +329,9 @@ async fn coach_mode_keeps_the_learners_files(sandboxed: bool) {
         files.sort();
         files
     };
+    if let Some(user) = runner.as_user {
+        hand_over(&world, &claude, user);
+    }
     let before = snapshot(&project);
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
@@ -301,10 +342,15 @@ async fn coach_mode_keeps_the_learners_files(sandboxed: bool) {
         "sh tool.sh",
         "wc -c src/main.rs && sh build.sh",
     ];
-    let (world, events, sent) = claude_runs_bash(world, claude, &turns, sandboxed).await;
+    let (world, events, sent) = claude_runs_bash(world, claude, &turns, runner).await;
     assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished: {events:?}");
     assert_eq!(snapshot(&world.project()), before, "the learner's files are byte-for-byte unchanged");
     assert_eq!(std::fs::read_to_string(world.project().join("target/out")).ok().as_deref(), Some("built\n"));
+    if let Some((uid, _)) = runner.as_user {
+        use std::os::unix::fs::MetadataExt;
+        let owner = std::fs::metadata(world.project().join("target/out")).expect("out").uid();
+        assert_eq!(owner, uid, "the build ran as the unprivileged user");
+    }
     let told = sent.join("\n");
     assert!(told.contains("13 src/main.rs"), "a read-only command ran and its output reached the model");
     assert!(told.contains("would change files"), "the model hears why a command was denied");
@@ -324,6 +370,79 @@ async fn coach_mode_keeps_the_learners_files(sandboxed: bool) {
     assert!(world.run(&["restore", "--project", &project_arg, id]).0.success());
     assert_eq!(std::fs::read_to_string(world.project().join("src/main.rs")).expect("main"), "fn main() {}\n// tool\n");
     drop(paige);
+}
+
+/// The unprivileged user (nobody) to run `claude` as, when this process is root and has
+/// `setpriv` (util-linux); `None`, said on stderr, anywhere else: only root switches users.
+fn unprivileged_user() -> Option<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    // /proc/self belongs to this process's effective user.
+    if std::fs::metadata("/proc/self").map(|m| m.uid()).ok() != Some(0) {
+        eprintln!("not root: cannot run claude as another user, so the non-root sandbox test is skipped");
+        return None;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if !std::env::split_paths(&path).any(|dir| dir.join("setpriv").is_file()) {
+        eprintln!("no setpriv on PATH (util-linux): the non-root sandbox test is skipped");
+        return None;
+    }
+    Some((65534, 65534))
+}
+
+/// `program` run as `user` (uid, gid) with no supplementary groups.
+fn command_as(program: impl AsRef<std::ffi::OsStr>, (uid, gid): (u32, u32)) -> Command {
+    let mut command = Command::new("setpriv");
+    command.arg(format!("--reuid={uid}")).arg(format!("--regid={gid}")).args(["--clear-groups", "--"]).arg(program);
+    command
+}
+
+/// Gives the project to `user` and checks what running as them needs: the world is
+/// traversable, `paige` and `claude` run, the sandbox probe passes as them, and — the
+/// control — they can write the learner's files when no sandbox is in the way.
+fn hand_over(world: &World, claude: &str, user: (u32, u32)) {
+    use std::os::unix::fs::PermissionsExt;
+    // tempfile makes the world 0700: only root could reach the project inside it.
+    std::fs::set_permissions(world.root.path(), std::fs::Permissions::from_mode(0o711)).expect("chmod world");
+    let project = world.project();
+    chown_tree(&project, user);
+    let home = world.root.path().join("claude-home");
+    std::fs::create_dir_all(&home).expect("home");
+    chown_tree(&home, user);
+    let run = |program: &str, args: &[&str]| {
+        let output = command_as(program, user)
+            .args(args)
+            .current_dir(&project)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", &home)
+            .output()
+            .unwrap_or_else(|err| panic!("setpriv runs {program}: {err}"));
+        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        (output.status, text)
+    };
+    let (status, text) = run(claude, &["--version"]);
+    assert!(status.success(), "uid {} cannot run {claude} (make the install world-readable): {text}", user.0);
+    // The doctor's sandbox line comes first and needs no configuration.
+    let (_, text) = run(PAIGE, &["doctor"]);
+    assert!(text.contains("ok    sandbox"), "the sandbox probe fails as uid {}:\n{text}", user.0);
+    let main = project.join("src/main.rs");
+    let original = std::fs::read(&main).expect("main");
+    let (status, text) = run("sh", &["-c", "echo x >> src/main.rs && touch src/new.rs && rm src/new.rs"]);
+    assert!(status.success(), "without the sandbox uid {} can write the learner's files: {text}", user.0);
+    assert_eq!(std::fs::read(&main).expect("main"), [original.as_slice(), b"x\n"].concat(), "the control wrote");
+    std::fs::write(&main, original).expect("restore main");
+}
+
+/// Makes `path` and everything under it `user`'s (uid, gid), not following symlinks.
+fn chown_tree(path: &Path, (uid, gid): (u32, u32)) {
+    let mut stack: Vec<PathBuf> = vec![path.to_owned()];
+    while let Some(path) = stack.pop() {
+        std::os::unix::fs::lchown(&path, Some(uid), Some(gid))
+            .unwrap_or_else(|err| panic!("chown {}: {err}", path.display()));
+        if path.is_dir() && !path.is_symlink() {
+            stack.extend(std::fs::read_dir(&path).expect("read_dir").flatten().map(|e| e.path()));
+        }
+    }
 }
 
 /// Every file under `root`, relative, `/`-separated.
@@ -356,7 +475,7 @@ async fn real_claude_in_governed_mode_has_bash_writes_in_scope_ledgered_with_the
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let turns = [r#"mcp__paige__select_active_intent {"intent_id": "INT-001"}"#, "sh edit.sh"];
-    let (world, events, sent) = claude_runs_bash(world, claude, &turns, false).await;
+    let (world, events, sent) = claude_runs_bash(world, claude, &turns, Runner::default()).await;
     assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished");
     let project = world.project();
     assert_eq!(std::fs::read_to_string(project.join("src/weather/w.rs")).expect("w"), "w2\n", "inside the scope: kept");
@@ -388,7 +507,7 @@ async fn real_claude_is_stopped_by_the_circuit_breaker_on_the_fourth_identical_c
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let select = r#"mcp__paige__select_active_intent {"intent_id": "INT-001"}"#;
     let turns = [select, "ls src", "ls src", "ls src", "ls src", "ls src"];
-    let (world, events, sent) = claude_runs_bash(world, claude, &turns, false).await;
+    let (world, events, sent) = claude_runs_bash(world, claude, &turns, Runner::default()).await;
     let yaml = std::fs::read_to_string(world.project().join(".orchestration/active_intents.yaml")).expect("yaml");
     assert!(yaml.contains("BLOCKED"), "{yaml}");
     let trace = std::fs::read_to_string(world.project().join(".orchestration/agent_trace.jsonl")).expect("trace");
@@ -408,13 +527,13 @@ async fn real_claude_in_coach_mode_is_refused_another_servers_tool_until_the_lea
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let turns = ["mcp__files__paige_get_open_files {}"];
-    let (world, _, sent) = claude_runs_bash(world, claude.clone(), &turns, false).await;
+    let (world, _, sent) = claude_runs_bash(world, claude.clone(), &turns, Runner::default()).await;
     assert!(sent.join("\n").contains("another server's tool"), "coach mode refused mcp__files__*");
     // The learner allows the server's tools in the settings: the same call now runs.
     let mut settings = paige_core::settings::Settings::load(&world.data_dir()).expect("settings");
     settings.coach.allowed_mcp_tools = vec!["mcp__files__*".into()];
     settings.save(&world.data_dir()).expect("save");
-    let (_world, _, sent) = claude_runs_bash(world, claude, &turns, false).await;
+    let (_world, _, sent) = claude_runs_bash(world, claude, &turns, Runner::default()).await;
     let told = sent.join("\n");
     // The tool's own answer (no open files) reached the model.
     assert!(!told.contains("another server's tool") && told.contains(r#"{\"files\":[]}"#), "{told:.2000}");

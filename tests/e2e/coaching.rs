@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
 use serde_json::{Value, json};
 
-use crate::claude::{claude, claude_runs};
+use crate::claude::{Runner, claude, claude_runs};
 use crate::{World, read_json};
 
 fn script_paiges_calls(fake: &FakeAnthropic) {
@@ -89,7 +89,7 @@ async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_its_session_en
         r#"mcp__paige__paige_update_phase {"phase": 1, "status": "complete"}"#,
     ];
     let allowed = ["mcp__paige__paige_run_coaching_pipeline", "mcp__paige__paige_update_phase"];
-    let (world, events, _) = claude_runs(world, claude, &turns, false, &fake, &allowed).await;
+    let (world, events, _) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
     let results: Vec<&Value> = events.iter().filter(|e| e["type"] == "user").collect();
     assert!(!results.is_empty(), "claude ran the tools: {events:?}");
     // The wrap-up runs after the SessionEnd hook answered: wait for it.
@@ -131,7 +131,7 @@ async fn real_claude_ends_the_session_with_paige_end_session_and_gets_the_wrap_u
     let turns =
         [r#"mcp__paige__paige_end_session {"sessionTranscript": "The learner awaited the token before redirecting."}"#];
     let (world, events, sent) =
-        claude_runs(world, claude, &turns, false, &fake, &["mcp__paige__paige_end_session"]).await;
+        claude_runs(world, claude, &turns, Runner::default(), &fake, &["mcp__paige__paige_end_session"]).await;
     // The tool's answer reached Claude Code: the model's next request carries it.
     let summary = r#"\"knowledgeGaps\":1"#;
     assert!(sent.iter().any(|body| body.contains(summary)), "the summary went back to the model: {events:?}");
