@@ -73,7 +73,8 @@ text_enum!(ProgressEventType {
 });
 text_enum!(
     /// The kinds of entry in the action timeline (Story 4, Stories 9, 11 and 12, and Paige's
-    /// `worked_example`: the learner asked "just show me").
+    /// `worked_example`: the learner asked "just show me"; the intake interview's
+    /// `intake_*`).
     ActionType {
         FileOpen => "file_open", FileSave => "file_save", FileClose => "file_close",
         BufferSummary => "buffer_summary", BufferSignificantChange => "buffer_significant_change",
@@ -92,5 +93,6 @@ text_enum!(
         ChangeReverted => "change_reverted",
         CoachingPipeline => "coaching_pipeline",
         WorkedExample => "worked_example",
+        IntakeStarted => "intake_started", IntakeTurn => "intake_turn", IntakeTransition => "intake_transition",
     }
 );

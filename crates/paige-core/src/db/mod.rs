@@ -12,6 +12,7 @@ mod enums;
 mod error;
 mod file_versions;
 mod governance;
+mod intake;
 mod kata_specs;
 mod knowledge_gaps;
 mod ledger_index;
@@ -42,6 +43,7 @@ pub use enums::{
 pub use error::DbError;
 pub use file_versions::{FileVersion, VersionKind};
 pub use governance::{AgentSession, AgentState};
+pub use intake::IntakeInterview;
 pub use kata_specs::{KataAttempt, KataConstraint, KataSpec, NewKataSpec, RecordedAttempt};
 pub use knowledge_gaps::{GapFilter, KnowledgeGap, NewKnowledgeGap};
 pub use ledger_index::{IndexedMutation, LedgerHead};

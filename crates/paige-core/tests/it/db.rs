@@ -43,7 +43,7 @@ fn migrations_are_valid() {
 }
 
 #[test]
-fn fresh_database_has_the_spec_governance_detector_and_memory_tables_in_wal_mode() {
+fn fresh_database_has_the_spec_governance_detector_memory_and_intake_tables_in_wal_mode() {
     let (_dir, db) = temp_db();
     assert_eq!(
         db.table_names().expect("tables"),
@@ -55,6 +55,8 @@ fn fresh_database_has_the_spec_governance_detector_and_memory_tables_in_wal_mode
             "dreyfus_assessments",
             "file_versions",
             "governed_projects",
+            "intake_events",
+            "intake_interviews",
             "intent_usage",
             "kata_specs",
             "knowledge_gaps",
@@ -90,7 +92,7 @@ fn reopening_keeps_data() {
     let db = Db::open(&path, clock()).expect("reopen");
     let back = db.session(&id).expect("session survives reopen");
     assert_eq!(back.issue_title.as_deref(), Some("Add a weather widget"));
-    assert_eq!(db.table_names().expect("tables").len(), 24);
+    assert_eq!(db.table_names().expect("tables").len(), 26);
 }
 
 #[test]
@@ -293,8 +295,8 @@ fn action_log_is_queryable_by_session_and_type() {
     assert_eq!(db.last_action_at(&s.id, Some(ActionType::IdleStart)).expect("none"), None);
     assert_eq!(
         ActionType::ALL.len(),
-        30,
-        "the spec's 27 action types, change_reverted, coaching_pipeline and worked_example"
+        33,
+        "the spec's 27 action types, change_reverted, coaching_pipeline, worked_example and the intake's three"
     );
 }
 
@@ -383,4 +385,24 @@ fn a_database_from_before_the_action_type_check_keeps_its_timeline() {
     let kept = db.recent_actions("s1", 10, None).expect("actions");
     assert_eq!(kept.len(), 1);
     assert_eq!(kept[0].data, Some(json!({"path": "a.rs"})));
+}
+
+#[test]
+fn an_intake_interview_keeps_its_constants_and_every_guard_input_in_order() {
+    let (_dir, db) = temp_db();
+    let s = session(&db);
+    let config = serde_json::json!({"timeboxMs": 5000});
+    assert!(db.create_intake(&s.id, &config, "Add a weather widget").expect("create"));
+    assert!(!db.create_intake(&s.id, &serde_json::json!({}), "other").expect("again"), "the first interview stands");
+    let interview = db.intake(&s.id).expect("read").expect("interview");
+    assert_eq!((interview.config, interview.coding_question.as_str()), (config, "Add a weather widget"));
+    for (at, kind) in [(10, "tick"), (5, "typingStarted"), (20, "tick")] {
+        db.append_intake_event(&s.id, at, &serde_json::json!({"type": kind})).expect("append");
+    }
+    let events = db.intake_events(&s.id).expect("events");
+    let times: Vec<i64> = events.iter().map(|(at, _)| *at).collect();
+    assert_eq!(times, [10, 5, 20], "in the order appended, not by time");
+    assert_eq!(db.latest_intake_session().expect("latest"), Some(s.id.clone()));
+    let refused = db.append_intake_event("no-such-session", 1, &serde_json::json!({})).expect_err("no interview");
+    assert!(refused.to_string().contains("intake interview"), "{refused}");
 }
