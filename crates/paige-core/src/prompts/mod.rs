@@ -7,12 +7,15 @@
 //! prompt` rewrites it, and the test fails while the two differ.
 //!
 //! `coach_persona` is the odd one out: not a model call of Paige's, but the system prompt
-//! Claude Code gets through `--append-system-prompt`.
+//! Claude Code gets through `--append-system-prompt`. `intake_interviewer` is not in [`ALL`]
+//! either: its replies stream as plain text, with no schema.
 
 pub mod coach_agent;
 pub mod coach_persona;
 pub mod dreyfus_assessment;
 pub mod explain_this;
+pub mod intake_control;
+pub mod intake_interviewer;
 pub mod issue_assessment;
 pub mod knowledge_gap_extraction;
 pub mod learning_materials;
@@ -43,7 +46,7 @@ pub struct PromptModule {
     pub parse: fn(&str) -> Result<(), serde_json::Error>,
 }
 
-/// The ten model calls of the spec, and Paige's own worked example.
+/// The ten model calls of the spec, Paige's own worked example, and the intake's CONTROL scoring.
 pub const ALL: &[PromptModule] = &[
     memory_retrieval_filter::MODULE,
     coach_agent::MODULE,
@@ -56,6 +59,7 @@ pub const ALL: &[PromptModule] = &[
     issue_assessment::MODULE,
     learning_materials::MODULE,
     worked_example::MODULE,
+    intake_control::MODULE,
 ];
 
 /// Fills `{dreyfus_stage}` in a system prompt that has it.

@@ -11,6 +11,7 @@ mod detector;
 mod files;
 mod governance;
 mod hostile;
+mod intake_invitation;
 mod ledger;
 mod path_guard;
 mod prompts;
