@@ -4,9 +4,11 @@
 //! answer into the caller's Rust type, and writes one `api_call_log` row per HTTP attempt —
 //! success or failure — before it returns. Transport failures are retried like the official
 //! SDKs do; [`ApiClient::call_with_retry`] adds the one extra attempt of D68 on top.
+//! [`ApiClient::stream_text`] (`stream.rs`) streams a plain-text reply delta by delta.
 
 mod error;
 mod schema;
+mod stream;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,6 +25,7 @@ use crate::db::{Db, NewApiCall};
 pub use crate::models::{HAIKU_MODEL, Model, ModelMap, ModelTier, PRICES, Price, SONNET_MODEL, UnknownModel, price_of};
 pub use error::ApiError;
 pub use schema::structured_schema;
+pub use stream::{ChatMessage, ChatRole, StreamedText};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -101,6 +104,8 @@ pub struct ApiSettings {
     pub transient_retry_delay: Duration,
     /// Per attempt, whole request and response.
     pub timeout: Duration,
+    /// A streamed reply ([`ApiClient::stream_text`]) with no event for this long has stalled.
+    pub stream_idle_timeout: Duration,
 }
 
 impl ApiSettings {
@@ -116,6 +121,7 @@ impl ApiSettings {
             max_retry_after: Duration::from_secs(60),
             transient_retry_delay: Duration::from_secs(1),
             timeout: Duration::from_secs(600),
+            stream_idle_timeout: Duration::from_secs(60),
         }
     }
 

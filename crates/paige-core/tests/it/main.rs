@@ -1,6 +1,7 @@
 //! Integration tests of paige-core: one binary (matklad), real SQLite in temp dirs.
 
 mod api;
+mod api_stream;
 mod bash_rules;
 mod bindings;
 mod budgets;
