@@ -1,7 +1,8 @@
 // The coaching side: the coaching panel (the start view without a session; with one its
-// title, the plan's phases, the hint level, progress, "just show me" and the end of the
-// session), and toasts for coaching messages and nudges.
+// title, the intake interview, the plan's phases, the hint level, progress, "just show me"
+// and the end of the session), and toasts for coaching messages and nudges.
 import { el } from "./dom";
+import { IntakePanel } from "./intake";
 import type { ConnectionInit, HintLevel, IssueContext, PhaseSummary, ServerPayloads, SessionStarted, StepCheck } from "./protocol";
 import { NEXT_STEP, type StartRequest, StartView } from "./session-start";
 import type { Transport } from "./transport";
@@ -83,6 +84,8 @@ export class CoachingPanel {
   private readonly start: StartView;
   private readonly showMe: ShowMe;
   private readonly drawer: WorkedExampleDrawer;
+  /** The session's intake interview (intake.ts); main routes the intake:* frames to it. */
+  readonly intake: IntakePanel;
 
   constructor(
     private readonly host: HTMLElement,
@@ -95,6 +98,7 @@ export class CoachingPanel {
     });
     this.showMe = new ShowMe(() => this.transport.send("coaching:show_me", {}));
     this.drawer = new WorkedExampleDrawer(drawerHost);
+    this.intake = new IntakePanel(transport, { onChange: () => this.render() });
     this.render();
   }
 
@@ -126,6 +130,7 @@ export class CoachingPanel {
     this.mode = "session";
     this.showMe.reset();
     this.drawer.close();
+    this.intake.setSession(msg.sessionId);
     this.render();
   }
 
@@ -192,8 +197,9 @@ export class CoachingPanel {
     this.showMe.failed(msg.error);
   }
 
-  /** A `connection:error` about a session request; true when the panel showed it. */
+  /** A `connection:error` about a session or interview request; true when the panel showed it. */
   requestFailed(type: string, message: string): boolean {
+    if (type.startsWith("intake:")) return this.intake.requestFailed(type, message);
     if (type === "session:start" || type === "session:resume") {
       if (this.mode === "session" || this.mode === "wrapping") return false;
       this.mode = "start";
@@ -232,6 +238,7 @@ export class CoachingPanel {
     this.endError = null;
     this.mode = "start";
     this.showMe.reset();
+    this.intake.setSession(null);
     this.render();
     this.start.reset(notice);
   }
@@ -253,6 +260,8 @@ export class CoachingPanel {
   }
 
   private render(): void {
+    // Re-rendering moves the interview's answer box: it keeps the keys it had.
+    const focused = this.intake.root.contains(document.activeElement) ? (document.activeElement as HTMLElement) : null;
     const title = el("h2", "panel-title", "Coaching");
     if (this.mode === "connecting") {
       this.host.replaceChildren(title, el("p", "muted", "Connecting…"));
@@ -262,6 +271,7 @@ export class CoachingPanel {
       this.host.replaceChildren(title, ...this.renderSession(this.session));
     }
     this.host.dataset.mode = this.mode;
+    if (focused?.isConnected && document.activeElement !== focused) focused.focus();
   }
 
   private renderSession(session: Session): HTMLElement[] {
@@ -279,12 +289,13 @@ export class CoachingPanel {
       head.append(labels);
     }
     const parts: HTMLElement[] = [head];
-    if (this.phases.length === 0) {
+    if (this.intake.shown(this.phases.length > 0)) parts.push(this.intake.root);
+    if (this.phases.length > 0) {
+      parts.push(...this.renderPlan());
+    } else if (!this.intake.interviewing) {
       const waiting = el("p", "session-waiting", `Waiting for the plan. ${NEXT_STEP}`);
       waiting.dataset.testid = "plan-waiting";
       parts.push(waiting);
-    } else {
-      parts.push(...this.renderPlan());
     }
     parts.push(this.renderFooter());
     return parts;

@@ -160,6 +160,19 @@ function route(frame: ServerFrame): void {
       return coaching.stepCheck(frame.payload);
     case "coaching:message":
       return toasts.show(frame.payload.message, frame.payload.type);
+    case "intake:state":
+      return coaching.intake.state(frame.payload);
+    case "intake:sentence":
+      return coaching.intake.sentence(frame.payload);
+    case "intake:reply_done":
+      return coaching.intake.replyDone(frame.payload);
+    case "intake:transition":
+      return coaching.intake.transition(frame.payload);
+    case "intake:error":
+      coaching.intake.error(frame.payload);
+      // Shown in the interview's panel; without a session view to show it in, a toast.
+      if (!coaching.intake.root.isConnected) toasts.show(frame.payload.message, "error");
+      return;
     case "explain:response":
       return explain.response(frame.payload);
     case "explain:error":

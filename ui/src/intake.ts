@@ -1,0 +1,562 @@
+// The intake interview (issue 18): a short, time-boxed conversation about the learner's past
+// projects before a session's coding, in its own panel inside the coaching panel's session
+// view. The interviewer's replies stream in sentence by sentence; the learner's typing and
+// answers go up (`intake:typing`, `intake:answer`); the guard's state shows in a debug panel
+// (FR-005) with a countdown that ticks locally between states. At the transition the panel
+// shows Paige's scripted coding question. Without an interview (and without a plan) it
+// offers "Interview me first".
+import { el } from "./dom";
+import type { IntakeError, IntakePhase, IntakeReason, IntakeReplyDone, IntakeSentence, IntakeState, IntakeTransition } from "./protocol";
+import type { Transport } from "./transport";
+
+/** How often the countdown is redrawn between states. */
+export const TICK_MS = 250;
+/** A state's `atMs` further than this from the local clock is another machine's clock: the
+ * countdown then counts from when the state arrived. */
+const SKEW_MS = 5000;
+
+export const TRAITS = ["adaptability", "creativity", "reasoning"] as const;
+
+const REASON_TEXT: Record<IntakeReason, string> = {
+  timebox: "time is up",
+  projects_cap: "we talked about two projects",
+  gate: "Paige has heard enough to start",
+};
+
+/** `mm:ss`, whole seconds rounded up (so 00:00 means the time is over); minutes grow past 59. */
+export function countdownText(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${pad(Math.floor(seconds / 60))}:${pad(seconds % 60)}`;
+}
+
+/** "timebox", or "timebox (also: gate)" when several criteria applied at once. */
+export function reasonText(reason: IntakeReason, reasons: IntakeReason[]): string {
+  const also = reasons.filter((r) => r !== reason);
+  return also.length ? `${reason} (also: ${also.join(", ")})` : reason;
+}
+
+export interface IntakeOptions {
+  /** The clock the countdown reads (ms since the epoch, as the server's `atMs`). */
+  now?: () => number;
+  /** Called when whether the panel has anything to show may have changed, so its host can
+   * re-render around it. */
+  onChange?: () => void;
+}
+
+interface Line {
+  role: string;
+  text: string;
+  /** The interviewer's reply number, when known (lines rebuilt from a state have none). */
+  turn?: number;
+  /** False while an interviewer reply is still streaming. */
+  done: boolean;
+}
+
+export class IntakePanel {
+  readonly root = el("section", "intake");
+  private sessionId: string | null = null;
+  /** The interview's phase; null while this session has none (as far as this UI knows). */
+  private phase: IntakePhase | null = null;
+  private lines: Line[] = [];
+  private awaitingAnswer = false;
+  private guard: IntakeState | null = null;
+  private ended: IntakeTransition | null = null;
+  private failure: IntakeError | null = null;
+  /** `intake:start` sent, nothing back yet. */
+  private pending = false;
+  /** The answer last sent, until a reply to it starts. */
+  private sentAnswer: string | null = null;
+  /** `intake:typing {typing:true}` sent for the answer being typed. */
+  private typing = false;
+  /** The countdown: `remainingMs` at local time `at`, or `frozen` once it stops. */
+  private clock: { remainingMs: number; at: number; frozen: number | null } | null = null;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly now: () => number;
+  private readonly onChange: () => void;
+  private readonly transcript = el("div", "intake-transcript");
+  private readonly input = el("textarea", "intake-input");
+  private readonly send = el("button", "primary intake-send", "Send");
+  private readonly form = el("form", "intake-form");
+  private readonly debug = el("details", "intake-debug");
+  private readonly fields = {
+    countdown: el("span", "intake-countdown"),
+    zeroRuns: el("span"),
+    projects: el("span"),
+    stopCheck: el("span"),
+    reason: el("span"),
+    bars: el("div", "intake-bars"),
+    pillars: el("ul", "intake-pillars"),
+  };
+
+  constructor(
+    private readonly transport: Pick<Transport, "send">,
+    options: IntakeOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.onChange = options.onChange ?? (() => {});
+    this.root.dataset.testid = "intake";
+    this.transcript.dataset.testid = "intake-transcript";
+    this.transcript.setAttribute("role", "log");
+    this.transcript.setAttribute("aria-live", "polite");
+    this.buildForm();
+    this.buildDebug();
+    this.render();
+  }
+
+  /** Whether this session has an interview (running or over). */
+  get known(): boolean {
+    return this.phase !== null;
+  }
+
+  /** Whether the interview is still before its transition. */
+  get interviewing(): boolean {
+    return this.phase !== null && this.phase !== "coding";
+  }
+
+  /** Whether the host shows the panel: during and after an interview, with an error or a
+   * start pending, and as the "Interview me first" offer while the session has no plan. */
+  shown(hasPlan: boolean): boolean {
+    return this.known || this.failure !== null || this.pending || !hasPlan;
+  }
+
+  /** The coaching panel's session (null: none). Another session starts from nothing. */
+  setSession(sessionId: string | null): void {
+    if (sessionId === this.sessionId) return;
+    this.change(() => {
+      this.sessionId = sessionId;
+      this.phase = null;
+      this.lines = [];
+      this.awaitingAnswer = false;
+      this.guard = null;
+      this.ended = null;
+      this.failure = null;
+      this.pending = false;
+      this.typing = false;
+      this.sentAnswer = null;
+      this.clock = null;
+      this.input.value = "";
+    });
+  }
+
+  /** `intake:state`: the guard after a change; also what a UI connecting mid-interview gets. */
+  state(msg: IntakeState): void {
+    if (this.sessionId !== null && msg.sessionId !== this.sessionId) return;
+    this.change(() => {
+      this.sessionId = msg.sessionId;
+      this.phase = this.ended ? "coding" : msg.phase;
+      this.guard = msg;
+      this.pending = false;
+      this.failure = null;
+      // The server has not seen an answer this UI just sent: it is not waiting for one.
+      const answerInFlight = this.lines.length > msg.transcript.length && this.lines.at(-1)?.role === "learner";
+      this.adoptTranscript(msg);
+      this.awaitingAnswer = msg.awaitingAnswer && !answerInFlight;
+      this.setClock(msg);
+    });
+  }
+
+  /** `intake:sentence`: the next checked sentence of the interviewer's reply `turn`. */
+  sentence(msg: IntakeSentence): void {
+    if (this.ended) return;
+    this.change(() => {
+      // A reply implies an interview, even if its state has not arrived yet.
+      this.phase ??= "background";
+      const line = this.replyLine(msg.turn);
+      line.text = joinSentence(line.text, msg.text);
+      this.sentAnswer = null;
+      this.awaitingAnswer = false;
+      this.failure = null;
+      this.pending = false;
+    });
+  }
+
+  /** `intake:reply_done`: the reply `turn` is finished; its text is the one to keep. */
+  replyDone(msg: IntakeReplyDone): void {
+    const line = this.replyLine(msg.turn);
+    line.text = msg.text;
+    line.done = true;
+    if (!this.ended) this.awaitingAnswer = true;
+    this.render();
+  }
+
+  /** `intake:transition`: the interview is over; the scripted coding question follows. */
+  transition(msg: IntakeTransition): void {
+    if (this.sessionId !== null && msg.sessionId !== this.sessionId) return;
+    this.change(() => {
+      this.sessionId = msg.sessionId;
+      this.ended = msg;
+      this.phase = "coding";
+      this.awaitingAnswer = false;
+      this.failure = null;
+      this.pending = false;
+      for (const line of this.lines) line.done = true;
+      if (this.clock && this.clock.frozen === null) this.clock.frozen = this.remaining();
+    });
+  }
+
+  /** `intake:error`: shown in the panel, with Retry when starting again may help. */
+  error(msg: IntakeError): void {
+    this.change(() => {
+      this.failure = msg;
+      this.pending = false;
+    });
+  }
+
+  /** A `connection:error` for a request this panel sent; true when the panel showed it. A
+   * refused answer goes back into the input, to send again. */
+  requestFailed(type: string, message: string): boolean {
+    if (type === "intake:start") {
+      this.error({ message, retryable: true });
+      return true;
+    }
+    if (type !== "intake:answer") return false;
+    this.change(() => {
+      const last = this.lines.at(-1);
+      if (last?.role === "learner" && last.text === this.sentAnswer && this.interviewing) {
+        this.lines.pop();
+        if (!this.input.value) this.input.value = last.text;
+        this.awaitingAnswer = true;
+      }
+      this.sentAnswer = null;
+      this.failure = { message: `your answer did not reach Paige (${message})`, retryable: false };
+    });
+    return true;
+  }
+
+  private change(update: () => void): void {
+    const before = this.shape();
+    update();
+    this.render();
+    if (this.shape() !== before) this.onChange();
+  }
+
+  /** What the host's layout depends on. */
+  private shape(): string {
+    return [this.phase, this.failure !== null, this.pending].join("|");
+  }
+
+  private start(): void {
+    this.transport.send("intake:start", {});
+    this.change(() => {
+      this.pending = true;
+      this.failure = null;
+    });
+  }
+
+  /** Keeps this UI's transcript when the state's is a prefix of it (a reply still
+   * streaming, an answer just sent); otherwise the state's is the one to show. */
+  private adoptTranscript(msg: IntakeState): void {
+    const theirs = msg.transcript;
+    const consistent =
+      theirs.length <= this.lines.length &&
+      theirs.every((line, i) => {
+        const ours = this.lines[i];
+        if (ours.role !== line.role) return false;
+        if (ours.text === line.text) return true;
+        return i === theirs.length - 1 && !ours.done && ours.text.startsWith(line.text);
+      });
+    if (consistent) return;
+    const old = this.lines;
+    this.lines = theirs.map((line, i) => ({
+      role: line.role,
+      text: line.text,
+      turn: old[i]?.role === line.role ? old[i].turn : undefined,
+      done: true,
+    }));
+    // A reply cut off by the reload keeps streaming into its line.
+    const last = this.lines.at(-1);
+    if (last && last.role === "interviewer" && !msg.awaitingAnswer && msg.phase !== "coding") last.done = false;
+  }
+
+  /** The line of reply `turn`: its own, the open reply a reload left without a number, or a
+   * new one. */
+  private replyLine(turn: number): Line {
+    const own = this.lines.find((l) => l.role === "interviewer" && l.turn === turn);
+    if (own) return own;
+    const last = this.lines.at(-1);
+    if (last && last.role === "interviewer" && !last.done && last.turn === undefined) {
+      last.turn = turn;
+      return last;
+    }
+    const line: Line = { role: "interviewer", text: "", turn, done: false };
+    this.lines.push(line);
+    return line;
+  }
+
+  private setClock(msg: IntakeState): void {
+    const local = this.now();
+    const at = Math.abs(local - msg.atMs) <= SKEW_MS ? msg.atMs : local;
+    // Before the first question the timebox has not started; after the transition it stops
+    // (a background state arriving after the transition keeps the value frozen then).
+    let frozen: number | null = null;
+    if (msg.phase !== "background") frozen = Math.max(0, msg.remainingMs);
+    else if (this.ended) frozen = this.clock?.frozen ?? Math.max(0, msg.remainingMs - (local - at));
+    this.clock = { remainingMs: msg.remainingMs, at, frozen };
+  }
+
+  private remaining(): number {
+    if (!this.clock) return 0;
+    if (this.clock.frozen !== null) return this.clock.frozen;
+    return Math.max(0, this.clock.remainingMs - (this.now() - this.clock.at));
+  }
+
+  private syncTimer(): void {
+    const ticking = this.clock !== null && this.clock.frozen === null && this.phase === "background";
+    if (ticking && this.timer === null) this.timer = setInterval(() => this.renderCountdown(), TICK_MS);
+    if (!ticking) this.stopTimer();
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private submit(): void {
+    const text = this.input.value.trim();
+    if (!text || !this.canAnswer()) return;
+    this.transport.send("intake:answer", { text });
+    this.sentAnswer = text;
+    this.failure = null;
+    this.input.value = "";
+    this.typing = false;
+    this.lines.push({ role: "learner", text, done: true });
+    this.awaitingAnswer = false;
+    this.render();
+  }
+
+  private typed(): void {
+    const empty = this.input.value.length === 0;
+    if (!empty && !this.typing) {
+      this.typing = true;
+      this.transport.send("intake:typing", { typing: true });
+    } else if (empty && this.typing) {
+      this.typing = false;
+      this.transport.send("intake:typing", { typing: false });
+    }
+    this.send.disabled = !this.canAnswer() || this.input.value.trim() === "";
+  }
+
+  private canAnswer(): boolean {
+    return this.interviewing && this.awaitingAnswer;
+  }
+
+  private buildForm(): void {
+    this.input.dataset.testid = "intake-input";
+    this.input.rows = 3;
+    this.input.placeholder = "Your answer (Enter sends, Shift+Enter for a new line)";
+    this.input.setAttribute("aria-label", "Your answer");
+    this.send.type = "submit";
+    this.send.dataset.testid = "intake-send";
+    this.input.addEventListener("input", () => this.typed());
+    this.input.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+      event.preventDefault();
+      this.submit();
+    });
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.submit();
+    });
+    this.form.append(this.input, this.send);
+  }
+
+  private buildDebug(): void {
+    // A developer aid (FR-005), open so the guard can be watched while testing and in demos;
+    // the learner can fold it away.
+    this.debug.open = true;
+    this.debug.dataset.testid = "intake-debug";
+    const f = this.fields;
+    f.countdown.dataset.testid = "intake-countdown";
+    f.zeroRuns.dataset.testid = "intake-zero-runs";
+    f.projects.dataset.testid = "intake-projects";
+    f.stopCheck.dataset.testid = "intake-stop-check";
+    f.reason.dataset.testid = "intake-reason";
+    f.pillars.dataset.testid = "intake-pillars";
+    const facts = el("dl", "intake-facts");
+    const fact = (label: string, value: HTMLElement) => {
+      const dd = el("dd");
+      dd.append(value);
+      facts.append(el("dt", "", label), dd);
+    };
+    fact("Time left", f.countdown);
+    fact("zeroRuns", f.zeroRuns);
+    fact("projectsUsed", f.projects);
+    fact("stopCheck", f.stopCheck);
+    fact("Reason", f.reason);
+    this.debug.append(el("summary", "", "Interview guard"), facts, el("h4", "", "Confidence per trait (marker: τ)"), f.bars, el("h4", "", "Latest pillars"), f.pillars);
+  }
+
+  private render(): void {
+    this.syncTimer();
+    if (!this.known) {
+      this.root.replaceChildren(...this.renderOffer());
+      this.root.dataset.phase = "none";
+      return;
+    }
+    this.root.dataset.phase = this.phase ?? "none";
+    const parts: HTMLElement[] = [el("h3", "intake-title", "Getting to know you")];
+    if (this.interviewing) {
+      parts.push(el("p", "intake-lead", "A few minutes about projects you have worked on; then the coding starts."));
+    }
+    this.renderTranscript();
+    parts.push(this.transcript);
+    if (this.thinking()) {
+      const thinking = el("p", "intake-thinking", "Paige is thinking…");
+      thinking.dataset.testid = "intake-thinking";
+      thinking.setAttribute("role", "status");
+      parts.push(thinking);
+    }
+    if (this.failure) parts.push(this.renderFailure(this.failure));
+    if (this.phase === "coding") parts.push(this.renderCoding());
+    else {
+      const focused = document.activeElement === this.input;
+      this.input.disabled = !this.canAnswer();
+      this.send.disabled = !this.canAnswer() || this.input.value.trim() === "";
+      parts.push(this.form);
+      // Back to the learner's turn: the answer box they were typing in takes the keys again.
+      if (this.canAnswer() && (focused || document.activeElement === document.body)) this.input.focus();
+    }
+    this.renderDebug();
+    parts.push(this.debug);
+    this.root.replaceChildren(...parts);
+  }
+
+  private renderOffer(): HTMLElement[] {
+    const parts: HTMLElement[] = [];
+    const offer = el("div", "intake-offer");
+    const button = el("button", "secondary", "Interview me first");
+    button.type = "button";
+    button.dataset.testid = "intake-start";
+    button.title = "A few minutes about your past projects before the coding starts";
+    button.disabled = this.pending;
+    button.addEventListener("click", () => this.start());
+    offer.append(button);
+    if (this.pending) {
+      const status = el("p", "intake-starting", "Starting the interview…");
+      status.dataset.testid = "intake-starting";
+      offer.append(status);
+    }
+    parts.push(offer);
+    if (this.failure) parts.push(this.renderFailure(this.failure));
+    return parts;
+  }
+
+  /** Waiting for the interviewer: an answer sent (or the interview starting) and no sentence
+   * of the reply yet. */
+  private thinking(): boolean {
+    if (!this.interviewing || this.awaitingAnswer || this.failure) return false;
+    const last = this.lines.at(-1);
+    return !(last && last.role === "interviewer" && !last.done);
+  }
+
+  private renderTranscript(): void {
+    const items = this.lines.map((line) => {
+      const item = el("div", `intake-line intake-line-${line.role}`);
+      item.dataset.testid = "intake-line";
+      item.dataset.role = line.role;
+      if (line.turn !== undefined) item.dataset.turn = String(line.turn);
+      if (!line.done) item.dataset.streaming = "true";
+      item.append(el("span", "intake-who", line.role === "learner" ? "You" : line.role === "interviewer" ? "Paige" : line.role));
+      item.append(el("p", "intake-text", line.text));
+      return item;
+    });
+    this.transcript.replaceChildren(...items);
+    this.transcript.scrollTop = this.transcript.scrollHeight;
+  }
+
+  private renderFailure(failure: IntakeError): HTMLElement {
+    const box = el("div", "panel-error");
+    box.dataset.testid = "intake-error";
+    box.setAttribute("role", "alert");
+    box.append(el("p", "", `The interview hit a problem: ${failure.message}`));
+    if (failure.retryable) {
+      const retry = el("button", "secondary", "Retry");
+      retry.type = "button";
+      retry.dataset.testid = "intake-retry";
+      retry.addEventListener("click", () => this.start());
+      box.append(retry);
+    }
+    return box;
+  }
+
+  private renderCoding(): HTMLElement {
+    const box = el("section", "intake-coding");
+    box.dataset.testid = "intake-coding-question";
+    const reason = this.ended?.reason ?? this.guard?.reason;
+    box.append(el("h4", "", "Your coding task"));
+    if (this.ended) box.append(el("p", "intake-question", this.ended.codingQuestion));
+    box.append(el("p", "intake-next", "Coding starts now: Claude Code in the terminal has the task."));
+    if (reason) box.append(el("p", "intake-why", `The interview ended because ${REASON_TEXT[reason]}.`));
+    return box;
+  }
+
+  private renderCountdown(): void {
+    const remaining = this.remaining();
+    this.fields.countdown.textContent = this.clock ? countdownText(remaining) : "–";
+    this.fields.countdown.dataset.remainingMs = String(Math.round(remaining));
+    this.fields.countdown.classList.toggle("intake-countdown-low", remaining <= 30_000);
+  }
+
+  private renderDebug(): void {
+    const f = this.fields;
+    const g = this.guard;
+    this.renderCountdown();
+    f.zeroRuns.textContent = g ? String(g.zeroRuns) : "–";
+    f.projects.textContent = g ? String(g.projectsUsed) : "–";
+    f.stopCheck.textContent = g ? String(g.stopCheck) : "–";
+    f.stopCheck.dataset.value = g ? String(g.stopCheck) : "";
+    const reason = this.ended ? reasonText(this.ended.reason, this.ended.reasons) : g?.reason ? reasonText(g.reason, g.reasons) : "–";
+    f.reason.textContent = reason;
+    f.bars.replaceChildren(...TRAITS.map((trait) => confBar(trait, g?.confidence[trait] ?? 0, g?.tau[trait] ?? 0, g?.weights[trait] ?? 0)));
+    const pillars = g?.lastPillars;
+    if (!pillars) {
+      f.pillars.replaceChildren(el("li", "intake-quiet", "No answer scored yet."));
+      return;
+    }
+    f.pillars.replaceChildren(
+      ...TRAITS.map((trait) => {
+        const item = el("li");
+        item.dataset.trait = trait;
+        item.append(el("strong", "", `${trait} ${pillars[trait].score}`), el("span", "intake-rationale", pillars[trait].rationale));
+        return item;
+      }),
+    );
+  }
+}
+
+/** One trait's confidence as a bar, with a marker at its threshold τ and the numbers beside. */
+function confBar(trait: string, conf: number, tau: number, weight: number): HTMLElement {
+  const row = el("div", "intake-conf");
+  row.dataset.testid = `intake-conf-${trait}`;
+  row.dataset.conf = String(conf);
+  row.dataset.tau = String(tau);
+  const met = conf >= tau && tau > 0;
+  row.classList.toggle("intake-conf-met", met);
+  const bar = el("div", "intake-bar");
+  bar.setAttribute("role", "meter");
+  bar.setAttribute("aria-label", `${trait} confidence`);
+  bar.setAttribute("aria-valuemin", "0");
+  bar.setAttribute("aria-valuemax", "1");
+  bar.setAttribute("aria-valuenow", String(conf));
+  bar.title = `W = ${weight.toFixed(2)}, conf = ${conf.toFixed(2)}, τ = ${tau.toFixed(2)}`;
+  const fill = el("span", "intake-bar-fill");
+  fill.style.width = `${percent(conf)}%`;
+  const marker = el("span", "intake-bar-tau");
+  marker.style.left = `${percent(tau)}%`;
+  bar.append(fill, marker);
+  const value = el("span", "intake-conf-value", `${conf.toFixed(2)} / τ ${tau.toFixed(2)}`);
+  row.append(el("span", "intake-conf-trait", trait), value, bar);
+  return row;
+}
+
+function percent(fraction: number): number {
+  return Math.round(Math.min(1, Math.max(0, fraction)) * 1000) / 10;
+}
+
+/** Sentences as they stream, one space between them unless they bring their own. */
+function joinSentence(text: string, sentence: string): string {
+  if (!text) return sentence;
+  if (/\s$/.test(text) || /^\s/.test(sentence)) return text + sentence;
+  return `${text} ${sentence}`;
+}
