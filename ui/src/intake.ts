@@ -428,10 +428,9 @@ export class IntakePanel {
     const button = el("button", "secondary", "Interview me first");
     button.type = "button";
     button.dataset.testid = "intake-start";
-    button.title = "A few minutes about your past projects before the coding starts";
     button.disabled = this.pending;
     button.addEventListener("click", () => this.start());
-    offer.append(button);
+    offer.append(button, el("p", "intake-lead", "A few minutes about your past projects before the coding, so Paige knows where to start."));
     if (this.pending) {
       const status = el("p", "intake-starting", "Starting the interview…");
       status.dataset.testid = "intake-starting";
