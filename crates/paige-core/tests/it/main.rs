@@ -11,6 +11,7 @@ mod db;
 mod detector;
 mod files;
 mod governance;
+mod intake_guard;
 mod hostile;
 mod intake_invitation;
 mod ledger;

@@ -1,1 +1,0 @@
-//! The session guard (filled in by its own change).
