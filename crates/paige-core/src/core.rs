@@ -46,6 +46,8 @@ pub struct Core {
     checks: crate::checks::StepChecks,
     /// The live session's Observer (`observer/`).
     observer: crate::observer::Observers,
+    /// The live session's intake interview (`intake/`).
+    intakes: crate::intake::Intakes,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +105,7 @@ impl Core {
             last_transcript: Default::default(),
             checks: Default::default(),
             observer: Default::default(),
+            intakes: Default::default(),
         })
     }
 
@@ -302,5 +305,9 @@ impl Core {
 
     pub(crate) fn observers(&self) -> &crate::observer::Observers {
         &self.observer
+    }
+
+    pub(crate) fn intakes(&self) -> &crate::intake::Intakes {
+        &self.intakes
     }
 }

@@ -43,6 +43,9 @@ const HANDLED: &[&str] = &[
     "practice:submit_solution",
     "practice:list",
     "practice:kata_request",
+    "intake:start",
+    "intake:typing",
+    "intake:answer",
 ];
 
 impl Core {
@@ -202,11 +205,17 @@ impl Core {
             }
             ClientMessage::SessionList(_) => Some(ServerMessage::SessionOptions(self.session_options())),
             ClientMessage::CoachingShowMe(_) => self.show_me().err().map(ServerMessage::CoachingWorkedExampleError),
+            // The interview's state answers the sender; its questions and scores follow for every UI.
+            ClientMessage::IntakeStart(_) => self.intake_start(from).err().map(ServerMessage::IntakeError),
+            ClientMessage::IntakeTyping(typing) => {
+                self.intake_typing(typing.typing);
+                None
+            }
+            ClientMessage::IntakeAnswer(answer) => self.intake_answer(answer.text).err().map(ServerMessage::IntakeError),
             other @ (
             // A UI without a terminal (the browser UI of `paige serve`).
             | ClientMessage::TerminalInput(_)
-            // The intake interview's runner is being built (issue 18).
-            | ClientMessage::IntakeStart(_) | ClientMessage::IntakeTyping(_) | ClientMessage::IntakeAnswer(_)) => {
+            ) => {
                 Some(ServerMessage::ConnectionError(not_implemented(other.type_name())))
             }
         }
@@ -225,10 +234,13 @@ impl Core {
         let terminal = self.has_terminal(from);
         let memory = self.memory().is_available();
         let feature_flags: BTreeMap<String, bool> =
-            ["dashboard", "explain", "memory", "observer", "practice", "review", "sessions", "terminal"]
+            ["dashboard", "explain", "intake", "memory", "observer", "practice", "review", "sessions", "terminal"]
                 .into_iter()
                 .map(|f| {
-                    let built = matches!(f, "sessions" | "observer" | "explain" | "dashboard" | "practice" | "review");
+                    let built = matches!(
+                        f,
+                        "sessions" | "observer" | "explain" | "dashboard" | "practice" | "review" | "intake"
+                    );
                     (f.to_owned(), (f == "terminal" && terminal) || (f == "memory" && memory) || built)
                 })
                 .collect();
@@ -243,6 +255,9 @@ impl Core {
         // stands, for itself only: nothing is resumed, logged or reopened elsewhere.
         if let Some(state) = self.live_session_state() {
             self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::SessionStarted(state) });
+        }
+        for message in self.intake_rejoin() {
+            self.emit(crate::event::Event::UiTo { connection: from, message });
         }
         if let Some(check) = self.current_step_check() {
             self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::CoachingStepCheck(check) });

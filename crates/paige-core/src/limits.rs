@@ -42,6 +42,12 @@ pub struct Limits {
     pub gh_timeout: Duration,
     /// `PAIGE_OBSERVER_*`: the Observer's thresholds (cooldown, flow state, idle, …).
     pub observer: crate::observer::ObserverSettings,
+    /// `PAIGE_INTAKE_TIMEBOX_MS`, `PAIGE_INTAKE_TYPING_QUIET_MS`, `PAIGE_INTAKE_CONTROL_WAIT_MS`:
+    /// the intake interview's timebox (4:00), when a quiet typist has finished (20 s), and how
+    /// long the next question waits for the last answer's score (2 s).
+    pub intake_timebox: Duration,
+    pub intake_typing_quiet: Duration,
+    pub intake_control_wait: Duration,
 }
 
 /// The fewest connections a listener may be limited to: the load test runs 110 clients.
@@ -64,6 +70,9 @@ impl Default for Limits {
             step_check_timeout: Duration::from_secs(60),
             gh_timeout: Duration::from_secs(20),
             observer: Default::default(),
+            intake_timebox: Duration::from_secs(240),
+            intake_typing_quiet: Duration::from_secs(20),
+            intake_control_wait: Duration::from_secs(2),
         }
     }
 }
@@ -118,6 +127,15 @@ impl Limits {
         }
         if let Some(n) = number("PAIGE_GH_TIMEOUT_MS", 100)? {
             limits.gh_timeout = Duration::from_millis(n);
+        }
+        for (var, field) in [
+            ("PAIGE_INTAKE_TIMEBOX_MS", &mut limits.intake_timebox),
+            ("PAIGE_INTAKE_TYPING_QUIET_MS", &mut limits.intake_typing_quiet),
+            ("PAIGE_INTAKE_CONTROL_WAIT_MS", &mut limits.intake_control_wait),
+        ] {
+            if let Some(n) = number(var, 100)? {
+                *field = Duration::from_millis(n);
+            }
         }
         let o = &mut limits.observer;
         for (var, field) in [

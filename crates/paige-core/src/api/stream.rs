@@ -277,7 +277,7 @@ struct StreamAttempt {
 /// Logs an attempt as failed when the call is dropped before the attempt ends: the request
 /// was sent, so it still gets its row.
 struct UnfinishedRow<'a> {
-    log: &'a dyn Fn(i64, u64, u64),
+    log: &'a (dyn Fn(i64, u64, u64) + Sync),
     finished: bool,
 }
 

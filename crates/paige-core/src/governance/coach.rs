@@ -74,7 +74,12 @@ impl Core {
                 )
             })
             .unwrap_or_else(|| "no phase yet".into());
-        format!("Session state: issue {issue}; {phase}.")
+        let mut state = format!("Session state: issue {issue}; {phase}.");
+        if let Some(intake) = self.intake_context() {
+            state.push(' ');
+            state.push_str(&intake);
+        }
+        state
     }
 
     fn current_phase(&self, session_id: &str) -> Option<crate::db::Phase> {

@@ -1,7 +1,189 @@
 //! The intake interview (background-session-guard spec): a short, time-boxed conversation
 //! about the learner's past projects in Paige's own chat panel, before a session's coding.
-//! `guard.rs` is the pure, event-sourced guard; `invitation.rs` keeps coding invitations out
-//! of the interviewer's replies.
+//! `guard/` is the pure, event-sourced guard; `invitation.rs` keeps coding invitations out
+//! of the interviewer's replies; `runner.rs` is the interview's owned loop, which feeds the
+//! guard, stores every input and acts on what the guard decides; `calls.rs` its model calls.
+//! `impl Core` here is the entry points: start or rejoin, typing, answers, and what Claude
+//! Code is told.
 
+mod calls;
 pub mod guard;
 pub mod invitation;
+mod runner;
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::core::Core;
+use crate::db::ActionType;
+use crate::event::Event;
+use crate::protocol::{ConnectionId, IntakeError, IntakePhase, IntakeState, ServerMessage};
+use guard::{GuardConfig, Timed};
+
+/// The live session's interview, if one runs.
+#[derive(Default)]
+pub(crate) struct Intakes {
+    current: Mutex<Option<Running>>,
+}
+
+struct Running {
+    session_id: String,
+    inputs: mpsc::UnboundedSender<Input>,
+    /// What a UI that connects mid-interview, and Claude Code's context, are told.
+    view: Arc<Mutex<View>>,
+}
+
+/// What the learner does, sent to the runner.
+#[derive(Debug)]
+enum Input {
+    Typing(bool),
+    Answer(String),
+}
+
+/// The interview as the outside sees it, kept current by the runner.
+#[derive(Debug, Clone)]
+struct View {
+    state: IntakeState,
+    coding_question: String,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn refusal(message: impl Into<String>, retryable: bool) -> IntakeError {
+    IntakeError { message: message.into(), retryable }
+}
+
+/// The guard's constants for a new interview: the spec's, with the timings from `Limits`.
+fn guard_config(limits: &crate::limits::Limits) -> GuardConfig {
+    GuardConfig {
+        timebox_ms: limits.intake_timebox.as_millis() as i64,
+        typing_quiet_ms: limits.intake_typing_quiet.as_millis() as i64,
+        control_wait_ms: limits.intake_control_wait.as_millis() as i64,
+        ..GuardConfig::default()
+    }
+}
+
+impl Core {
+    /// `intake:start`: starts the active session's interview, or rejoins it — the one running,
+    /// or one recorded before a restart, rebuilt from its stored events (its timebox runs from
+    /// its first question, not from now). The sender gets `intake:state` at once; every UI
+    /// follows the interview from there.
+    pub(crate) fn intake_start(self: &Arc<Self>, from: ConnectionId) -> Result<(), IntakeError> {
+        let session = self
+            .active_session()
+            .ok_or_else(|| refusal("Start a coaching session first: the interview comes before its coding.", false))?;
+        if let Some(view) = self.intake_view(&session.id) {
+            self.emit(Event::UiTo { connection: from, message: ServerMessage::IntakeState(view.state) });
+            return Ok(());
+        }
+        let cannot = |err: &dyn std::fmt::Display| refusal(format!("Cannot start the interview: {err}"), true);
+        let title = session.issue_title.clone().unwrap_or_default();
+        let config = guard_config(&self.config().limits);
+        let config_json = serde_json::to_value(&config).map_err(|err| cannot(&err))?;
+        let question = crate::prompts::intake_interviewer::coding_question(
+            crate::prompts::intake_interviewer::CodingTask::Issue(&title),
+        );
+        if self.db().create_intake(&session.id, &config_json, &question).map_err(|err| cannot(&err))? {
+            self.log_action(ActionType::IntakeStarted, json!({ "timeboxMs": config.timebox_ms }));
+        }
+        let recorded =
+            self.db().intake(&session.id).map_err(|err| cannot(&err))?.ok_or_else(|| cannot(&"it vanished"))?;
+        // The recorded constants stand: a replay must decide as the interview did.
+        let config: GuardConfig = serde_json::from_value(recorded.config).map_err(|err| cannot(&err))?;
+        let events: Vec<Timed> = self
+            .db()
+            .intake_events(&session.id)
+            .map_err(|err| cannot(&err))?
+            .into_iter()
+            .map(|(at_ms, event)| serde_json::from_value(event).map(|event| Timed { at_ms, event }))
+            .collect::<Result<_, _>>()
+            .map_err(|err| cannot(&format!("a stored event does not read back ({err})")))?;
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| cannot(&"no runtime"))?;
+        let cancel = self
+            .live()
+            .session()
+            .filter(|active| active.session.id == session.id)
+            .map(|active| active.cancel.clone())
+            .ok_or_else(|| refusal("The session ended.", false))?;
+        let (inputs, received) = mpsc::unbounded_channel();
+        let runner = runner::Runner::new(self, &session.id, config, recorded.coding_question.clone(), &events);
+        let view = runner.view();
+        let previous = lock(&self.intakes().current).replace(Running {
+            session_id: session.id.clone(),
+            inputs,
+            view: view.clone(),
+        });
+        drop(previous);
+        self.emit(Event::UiTo { connection: from, message: ServerMessage::IntakeState(lock(&view).state.clone()) });
+        self.tasks().spawn_on(runner.run(received, cancel), &runtime);
+        Ok(())
+    }
+
+    /// `intake:typing`: the learner started or stopped typing an answer.
+    pub(crate) fn intake_typing(&self, typing: bool) {
+        self.send_intake(Input::Typing(typing)).ok();
+    }
+
+    /// `intake:answer`: the learner's answer; refused without a running interview.
+    pub(crate) fn intake_answer(&self, text: String) -> Result<(), IntakeError> {
+        let text = text.trim().to_owned();
+        if text.is_empty() {
+            return Err(refusal("An empty answer was not sent.", false));
+        }
+        self.send_intake(Input::Answer(text))
+    }
+
+    fn send_intake(&self, input: Input) -> Result<(), IntakeError> {
+        let session = self.active_session().map(|s| s.id);
+        let current = lock(&self.intakes().current);
+        let running = current
+            .as_ref()
+            .filter(|r| Some(&r.session_id) == session.as_ref())
+            .ok_or_else(|| refusal("No interview is running.", true))?;
+        running.inputs.send(input).map_err(|_| refusal("The interview has ended.", true))
+    }
+
+    fn intake_view(&self, session_id: &str) -> Option<View> {
+        let current = lock(&self.intakes().current);
+        let running = current.as_ref().filter(|r| r.session_id == session_id && !r.inputs.is_closed())?;
+        Some(lock(&running.view).clone())
+    }
+
+    /// What a UI that connects mid-interview is sent: the interview as it stands, and after
+    /// the hand-over the transition with its coding question again.
+    pub(crate) fn intake_rejoin(&self) -> Vec<ServerMessage> {
+        let Some(view) = self.active_session().and_then(|session| self.intake_view(&session.id)) else {
+            return Vec::new();
+        };
+        let mut out = vec![ServerMessage::IntakeState(view.state.clone())];
+        if let (IntakePhase::Coding, Some(reason)) = (view.state.phase, view.state.reason) {
+            out.push(ServerMessage::IntakeTransition(crate::protocol::IntakeTransition {
+                session_id: view.state.session_id,
+                reason,
+                reasons: view.state.reasons,
+                coding_question: view.coding_question,
+            }));
+        }
+        out
+    }
+
+    /// What Claude Code is told of the interview in its session context: that one runs (the
+    /// learner is busy in Paige's panel), or, once it handed over, the coding task.
+    pub(crate) fn intake_context(&self) -> Option<String> {
+        let session = self.active_session()?;
+        let view = self.intake_view(&session.id)?;
+        Some(match view.state.phase {
+            IntakePhase::Coding => format!(
+                "The intake interview is over; the learner now codes. The task Paige set them: {}",
+                view.coding_question
+            ),
+            _ => "Paige is holding a short intake interview with the learner in its own panel; wait for it to \
+                  end before starting on the coding task."
+                .to_owned(),
+        })
+    }
+}

@@ -9,6 +9,7 @@ mod guard;
 mod hooks;
 mod hostile;
 mod instance;
+mod intake;
 mod keepalive;
 mod mcp;
 mod observer;
