@@ -2,8 +2,8 @@
 //! token. It stamps every input with the core's clock, stores it (the guard is a fold over
 //! the stored events), applies it to the guard and carries out what the guard decides —
 //! model calls run as tasks the loop owns, and their results come back as guard inputs.
-//! A `Tick` is applied whenever the guard's next wake time has passed (checked every
-//! `POLL`, so a transition lands well within the spec's second).
+//! A `Tick` is applied once the guard's next wake time has passed: the loop sleeps until
+//! then (at most `POLL`, since an injected clock may jump), so a timebox lands on time.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
@@ -150,7 +150,7 @@ impl Runner {
                     }
                     self.settle(&core, &mut tasks);
                 }
-                _ = tokio::time::sleep(POLL) => {
+                _ = tokio::time::sleep(self.until_wake()) => {
                     let Some(core) = self.core.upgrade() else { break };
                     let now = core.now().timestamp_millis();
                     if self.guard.next_wake_ms(&self.config).is_some_and(|wake| wake <= now) {
@@ -161,6 +161,18 @@ impl Runner {
             }
         }
         tasks.shutdown().await;
+    }
+
+    /// How long to sleep before looking at the clock again: until the guard's next wake time
+    /// on the core's clock, at most `POLL` (an injected clock may jump).
+    fn until_wake(&self) -> Duration {
+        let now = self.core.upgrade().map(|core| core.now().timestamp_millis());
+        match (self.guard.next_wake_ms(&self.config), now) {
+            (Some(wake), Some(now)) => {
+                Duration::from_millis(wake.saturating_sub(now).clamp(1, POLL.as_millis() as i64) as u64)
+            }
+            _ => POLL,
+        }
     }
 
     fn input(&mut self, core: &Arc<Core>, input: Input) {
