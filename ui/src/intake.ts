@@ -11,6 +11,10 @@ import type { Transport } from "./transport";
 
 /** How often the countdown is redrawn between states. */
 export const TICK_MS = 250;
+/** While keystrokes continue, `intake:typing {typing:true}` is sent again at most this often:
+ * the server counts a learner quiet for 20 s as finished speaking, and a repeat keeps them
+ * counted as typing. */
+export const TYPING_REPEAT_MS = 5000;
 /** A state's `atMs` further than this from the local clock is another machine's clock: the
  * countdown then counts from when the state arrived. */
 const SKEW_MS = 5000;
@@ -67,8 +71,9 @@ export class IntakePanel {
   private pending = false;
   /** The answer last sent, until a reply to it starts. */
   private sentAnswer: string | null = null;
-  /** `intake:typing {typing:true}` sent for the answer being typed. */
-  private typing = false;
+  /** When (local clock) `intake:typing {typing:true}` was last sent for the answer being
+   * typed; null: not sent (or `typing:false` since). */
+  private typingAt: number | null = null;
   /** The countdown: `remainingMs` at local time `at`, or `frozen` once it stops. */
   private clock: { remainingMs: number; at: number; frozen: number | null } | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -132,7 +137,7 @@ export class IntakePanel {
       this.ended = null;
       this.failure = null;
       this.pending = false;
-      this.typing = false;
+      this.typingAt = null;
       this.sentAnswer = null;
       this.clock = null;
       this.input.value = "";
@@ -319,7 +324,7 @@ export class IntakePanel {
     this.sentAnswer = text;
     this.failure = null;
     this.input.value = "";
-    this.typing = false;
+    this.typingAt = null;
     this.lines.push({ role: "learner", text, done: true });
     this.awaitingAnswer = false;
     this.render();
@@ -327,11 +332,12 @@ export class IntakePanel {
 
   private typed(): void {
     const empty = this.input.value.length === 0;
-    if (!empty && !this.typing) {
-      this.typing = true;
+    const now = this.now();
+    if (!empty && (this.typingAt === null || now - this.typingAt >= TYPING_REPEAT_MS)) {
+      this.typingAt = now;
       this.transport.send("intake:typing", { typing: true });
-    } else if (empty && this.typing) {
-      this.typing = false;
+    } else if (empty && this.typingAt !== null) {
+      this.typingAt = null;
       this.transport.send("intake:typing", { typing: false });
     }
     this.send.disabled = !this.canAnswer() || this.input.value.trim() === "";

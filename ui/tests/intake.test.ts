@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CoachingPanel } from "../src/coaching";
-import { IntakePanel, TICK_MS, countdownText, reasonText } from "../src/intake";
+import { IntakePanel, TICK_MS, TYPING_REPEAT_MS, countdownText, reasonText } from "../src/intake";
 import type { IntakeState, PhaseSummary } from "../src/protocol";
 import { byTestId, recordingTransport } from "./support";
 
@@ -110,7 +110,7 @@ describe("the interview's transcript", () => {
 });
 
 describe("answering", () => {
-  it("typing:true is sent once per answer, and typing:false when the input is emptied without sending", () => {
+  it("typing:true is sent once for a burst of keystrokes, and typing:false when the input is emptied without sending", () => {
     const ui = setup();
     asked(ui);
     type(ui.input(), "A");
@@ -121,6 +121,46 @@ describe("answering", () => {
     expect(ui.sent.at(-1)).toEqual({ type: "intake:typing", payload: { typing: false } });
     type(ui.input(), "B");
     expect(ui.sent.map((s) => s.payload)).toEqual([{ typing: true }, { typing: false }, { typing: true }]);
+  });
+
+  it("while keystrokes continue typing:true is sent again at most every TYPING_REPEAT_MS, and not at all when they stop", () => {
+    const ui = setup();
+    asked(ui);
+    const typings = () => ui.sent.filter((s) => s.type === "intake:typing").map((s) => s.payload);
+    let text = "";
+    const key = (ms: number) => {
+      ui.clock.t += ms;
+      text += "a";
+      type(ui.input(), text);
+    };
+    key(0);
+    expect(typings()).toEqual([{ typing: true }]);
+    // A key a second: no repeat before 5 s have passed since the last typing:true...
+    for (let i = 0; i < 4; i++) key(1000);
+    expect(typings()).toHaveLength(1);
+    key(999);
+    expect(typings()).toHaveLength(1);
+    // ...then one at the first key on or after 5 s, and the next 5 s counted from it.
+    key(1);
+    expect(typings()).toEqual([{ typing: true }, { typing: true }]);
+    key(4999);
+    expect(typings()).toHaveLength(2);
+    key(1);
+    expect(typings()).toHaveLength(3);
+    // Without keystrokes nothing more goes up, however long the pause.
+    ui.clock.t += 60_000;
+    expect(typings()).toHaveLength(3);
+    // After a pause the next key repeats it at once (the server may count the learner done).
+    key(0);
+    expect(typings()).toHaveLength(4);
+    // After sending, the next answer's first key sends it at once, whatever the time.
+    ui.$("intake-send")!.click();
+    ui.panel.sentence({ turn: 2, text: "And then?" });
+    ui.panel.replyDone({ turn: 2, text: "And then?" });
+    text = "";
+    key(1);
+    expect(typings()).toHaveLength(5);
+    expect(TYPING_REPEAT_MS).toBe(5000);
   });
 
   it("Send sends the trimmed answer, clears the input, shows the learner's line and Paige thinking until the next sentence", () => {
