@@ -11,7 +11,13 @@
 // body returning one); other call types get a 400, which Paige reports as a failed call.
 // `delays` maps a call type to milliseconds to wait before answering, as a model does (its
 // 400 too, when `replies` has no answer for it).
-// `requests` records every request: {method, url, callType, apiKey, body} (body as text).
+// `requests` records every request: {method, url, callType, apiKey, body} (body as text);
+// a streamed reply's also gets `streamEndedAt` (Date.now() once its message_stop is sent).
+//
+// A `"stream": true` request is answered with the Messages API's server-sent events: its
+// reply is `textStream(pieces, pauseMs)` (each piece one text delta, `pauseMs` apart, as a
+// model writes) or a string (one delta). A stream request answered with anything else, or a
+// plain request answered with a stream, gets a 500: the script is wrong, not Paige.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, join, resolve } from "node:path";
@@ -31,6 +37,36 @@ export function userText(body) {
   return (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
 }
 
+const STREAM = Symbol("text stream");
+
+/** A streamed text reply: `pieces` are its text deltas, each sent `pauseMs` after the one
+ * before (a piece may be `{text, pauseMs}` to wait its own time before it). */
+export function textStream(pieces, pauseMs = 0) {
+  return { [STREAM]: pieces.map((p) => (typeof p === "string" ? { text: p, pauseMs } : { pauseMs, ...p })) };
+}
+
+/** Writes `message` with the text `pieces` as the Messages API streams it; `done` after
+ * message_stop. A client that hangs up stops the writing. */
+async function writeStream(res, message, pieces, done) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const event = (name, data) => {
+    if (!res.destroyed) res.write(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`);
+  };
+  event("message_start", { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 120, output_tokens: 1 } } });
+  event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+  event("ping", {});
+  for (const { text, pauseMs } of pieces) {
+    if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+    if (res.destroyed) return;
+    event("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+  }
+  event("content_block_stop", { index: 0 });
+  event("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 80 } });
+  event("message_stop", {});
+  done();
+  res.end();
+}
+
 export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
   const requests = [];
   const server = createServer((req, res) => {
@@ -39,7 +75,8 @@ export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const callType = req.headers["x-paige-call-type"] ?? null;
-      requests.push({ method: req.method, url: req.url, callType, apiKey: req.headers["x-api-key"], body });
+      const request = { method: req.method, url: req.url, callType, apiKey: req.headers["x-api-key"], body };
+      requests.push(request);
       const send = (status, value) => {
         if (res.destroyed) return;
         res.writeHead(status, { "content-type": "application/json" });
@@ -65,6 +102,12 @@ export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
       } catch (err) {
         return error(500, "api_error", `the fake's ${callType} reply threw: ${err}`);
       }
+      const streamed = parsed.stream === true;
+      const pieces = typeof answer === "string" ? [{ text: answer, pauseMs: 0 }] : answer?.[STREAM];
+      if (streamed ? pieces === undefined : answer?.[STREAM] !== undefined) {
+        const want = streamed ? "a textStream or string reply" : "a JSON reply, not a stream";
+        return error(500, "api_error", `the fake's ${callType} reply does not fit the request: it needs ${want}`);
+      }
       const message = {
         id: `msg_fake_${requests.length}`,
         type: "message",
@@ -75,6 +118,7 @@ export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
         stop_sequence: null,
         usage: { input_tokens: 120, output_tokens: 80 },
       };
+      if (streamed) return later(() => writeStream(res, message, pieces, () => (request.streamEndedAt = Date.now())));
       later(() => send(200, message));
     });
   });

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { check, fail, sleep, summary, waitFor } from "./checks.mjs";
 import { promptExample, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
+import { ANSWER, DEBUG_FACTS, RECORDER, REPLY, TIMEBOX_MS, intakeReplies, judgeDebug, judgeRecording } from "./intake-script.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(here, "../dist");
@@ -33,9 +34,11 @@ writeFileSync(join(project, "src", "greet.js"), "export function greet(name) {\n
 // Explain This answers with the prompt's example, naming a file of the fixture as related; it
 // takes a moment, as the model does, so the drawer's progress shows first.
 const explanation = { ...promptExample("explain-this"), related_files: ["README.md"] };
-const fake = await startFakeAnthropic({ replies: { explain_this: explanation }, delays: { explain_this: 800 } });
+// The intake interview's model calls are scripted by intake-script.mjs; its timebox is
+// TIMEBOX_MS here (only the interview reads it).
+const fake = await startFakeAnthropic({ replies: { explain_this: explanation, ...intakeReplies }, delays: { explain_this: 800 } });
 const server = spawn(bin, ["serve", "--project", project, "--port", "0", "--data-dir", dataDir, "--ui-dir", dist], {
-  env: { ...process.env, ANTHROPIC_API_KEY: "sk-ant-smoke", ANTHROPIC_BASE_URL: fake.base, PAIGE_TOKEN: TOKEN, RUST_LOG: "warn" },
+  env: { ...process.env, ANTHROPIC_API_KEY: "sk-ant-smoke", ANTHROPIC_BASE_URL: fake.base, PAIGE_TOKEN: TOKEN, RUST_LOG: "warn", PAIGE_INTAKE_TIMEBOX_MS: String(TIMEBOX_MS) },
   stdio: ["ignore", "inherit", "inherit"],
 });
 let browser;
@@ -155,6 +158,39 @@ try {
     }
     await page.waitForSelector('[data-testid="plan-waiting"]');
     await page.screenshot({ path: join(artifacts, "browser-coaching.png") });
+  });
+  await check("Interview me first shows Paige's first question and a countdown from the 5 s timebox", async () => {
+    await page.click('[data-testid="intake-start"]');
+    await page.waitForSelector('[data-testid="intake-line"][data-role="interviewer"]:not([data-streaming])', { timeout: 10_000 });
+    const countdown = await page.locator('[data-testid="intake-countdown"]').textContent();
+    if (countdown !== "00:05" && countdown !== "00:04") throw new Error(`countdown ${JSON.stringify(countdown)}`);
+    const question = await page.locator('[data-testid="intake-line"][data-role="interviewer"]').textContent();
+    if (!question?.includes("project")) throw new Error(`first question ${JSON.stringify(question)}`);
+    await page.waitForSelector('[data-testid="intake-input"]:not([disabled])');
+  });
+  await check("an answer gets the interviewer's streamed reply; the timebox waits for its end, then the coding question follows within 1 s", async () => {
+    await page.evaluate(`(() => {${RECORDER}})()`);
+    await page.fill('[data-testid="intake-input"]', ANSWER);
+    await page.press('[data-testid="intake-input"]', "Enter");
+    await page.waitForSelector('[data-testid="intake-coding-question"]', { timeout: 20_000 });
+    const log = await page.evaluate(() => window.__intakeLog);
+    const reply = fake.requests.find((r) => r.callType === "intake_interviewer");
+    const problems = judgeRecording(log, reply?.streamEndedAt);
+    if (problems.length) throw new Error(problems.join("; "));
+    const done = await page.evaluate(() => window.paige.framesOf("intake:reply_done").map((f) => f.text));
+    if (done.at(-1) !== REPLY) throw new Error(`reply_done frames: ${JSON.stringify(done)}`);
+    const asked = fake.callsOf("intake_interviewer");
+    if (asked.length !== 1 || asked[0].body.stream !== true || !JSON.stringify(asked[0].body.messages).includes(ANSWER)) {
+      throw new Error(`interviewer calls: ${JSON.stringify(asked.map((c) => c.body.messages))}`);
+    }
+    const question = await page.locator('[data-testid="intake-coding-question"] .intake-question').textContent();
+    if (!question?.includes("Greet in French")) throw new Error(`coding question ${JSON.stringify(question)}`);
+    if (await page.locator('[data-testid="intake-input"]').count()) throw new Error("the answer box is still there after the transition");
+  });
+  await check("after the transition the guard's debug panel shows the reason, zeroRuns, projectsUsed, stopCheck and the confidence bars", async () => {
+    const problems = judgeDebug(await page.evaluate(`(() => {${DEBUG_FACTS}})()`));
+    if (problems.length) throw new Error(problems.join("; "));
+    await page.screenshot({ path: join(artifacts, "browser-intake.png") });
   });
   await check("a file created on disk appears in the explorer", async () => {
     writeFileSync(join(project, "src", "added.js"), "// new\n");
