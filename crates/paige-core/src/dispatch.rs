@@ -163,7 +163,13 @@ impl Core {
                     title: start.title,
                     description: start.description,
                 };
-                self.begin_coaching_session(request).err().map(|err| session_error(err, "session:start"))
+                match self.begin_coaching_session(request) {
+                    Ok(_) => {
+                        self.intake_for_first_session(from);
+                        None
+                    }
+                    Err(err) => Some(session_error(err, "session:start")),
+                }
             }
             ClientMessage::SessionResume(resume) => {
                 self.resume_session(&resume.session_id).err().map(|err| session_error(err, "session:resume"))

@@ -123,6 +123,16 @@ impl Core {
         Ok(())
     }
 
+    /// A learner's first session opens with the interview; later ones have it when the
+    /// learner asks (`intake:start`). A failure to start is logged: the session stands.
+    pub(crate) fn intake_for_first_session(self: &Arc<Self>, from: ConnectionId) {
+        if self.db().sessions().is_ok_and(|sessions| sessions.len() == 1)
+            && let Err(err) = self.intake_start(from)
+        {
+            tracing::warn!("the first session's interview did not start: {}", err.message);
+        }
+    }
+
     /// `intake:typing`: the learner started or stopped typing an answer.
     pub(crate) fn intake_typing(&self, typing: bool) {
         self.send_intake(Input::Typing(typing)).ok();

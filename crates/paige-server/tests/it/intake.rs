@@ -52,8 +52,25 @@ async fn interview(fake: &FakeAnthropic, timebox: Duration) -> (Running, Socket,
     let mut socket = ui(&server).await;
     all_frames(&mut socket, Duration::from_millis(200)).await;
     send(&mut socket, "intake:start", json!({})).await;
-    let frames = all_frames(&mut socket, QUIET).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
     (server, socket, frames)
+}
+
+/// Every frame until one of type `kind` arrived (at most 10 s), then until quiet for 300 ms:
+/// under load a reply may take longer than any fixed quiet window.
+async fn through(socket: &mut Socket, kind: &str) -> Vec<Value> {
+    use futures_util::StreamExt;
+    let mut frames: Vec<Value> = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !frames.iter().any(|f| f["type"] == kind) {
+        match tokio::time::timeout_at(deadline, socket.next()).await {
+            Ok(Some(Ok(Message::Text(text)))) => frames.push(serde_json::from_str(text.as_str()).expect("json")),
+            Ok(Some(Ok(_))) => {}
+            _ => break,
+        }
+    }
+    frames.extend(all_frames(socket, Duration::from_millis(300)).await);
+    frames
 }
 
 fn logged(server: &Running, kind: ActionType) -> Vec<Value> {
@@ -107,7 +124,7 @@ async fn an_answer_is_scored_on_its_own_delta_and_the_next_question_streams_sent
     let (server, mut socket, _) = interview(&fake, Duration::from_secs(240)).await;
     let answer = "A weather app; I rewrote the cache twice because it went stale.";
     send(&mut socket, "intake:answer", json!({"text": answer})).await;
-    let frames = all_frames(&mut socket, QUIET).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
     let sentences: Vec<Value> = of(&frames, "intake:sentence").iter().map(|s| s["text"].clone()).collect();
     assert_eq!(sentences, [json!("That sounds tough."), json!("Why did the first cache fail?")]);
     let done = of(&frames, "intake:reply_done");
@@ -142,7 +159,7 @@ async fn a_reply_that_invites_coding_is_withheld_and_regenerated_with_a_stronger
     fake.always(Matcher::call_type("intake_interviewer"), Reply::text("What made the parser hard?"));
     let (_server, mut socket, _) = interview(&fake, Duration::from_secs(240)).await;
     send(&mut socket, "intake:answer", json!({"text": "I built a parser in Rust for log files."})).await;
-    let frames = all_frames(&mut socket, QUIET).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
     let shown: Vec<String> =
         of(&frames, "intake:sentence").iter().map(|s| s["text"].as_str().unwrap_or_default().to_owned()).collect();
     assert!(shown.iter().all(|s| !s.contains("write a function")), "a flagged sentence is never shown: {shown:?}");
@@ -166,13 +183,13 @@ async fn a_reply_flagged_twice_or_a_failing_interviewer_gives_way_to_a_prepared_
     fake.always(Matcher::call_type("intake_interviewer"), Reply::server_error());
     let (_server, mut socket, _) = interview(&fake, Duration::from_secs(240)).await;
     send(&mut socket, "intake:answer", json!({"text": "A parser for log files."})).await;
-    let frames = all_frames(&mut socket, QUIET).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
     let done = of(&frames, "intake:reply_done");
     assert_eq!(done, [json!({"turn": 2, "text": BACKGROUND_QUESTIONS[1]})]);
     let errors = of(&frames, "intake:error");
     assert!(errors[0]["message"].as_str().is_some_and(|m| m.contains("invited coding")), "{errors:?}");
     send(&mut socket, "intake:answer", json!({"text": "The log files were huge."})).await;
-    let frames = all_frames(&mut socket, Duration::from_secs(3)).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
     assert_eq!(of(&frames, "intake:reply_done"), [json!({"turn": 3, "text": BACKGROUND_QUESTIONS[2]})]);
     let errors = of(&frames, "intake:error");
     assert!(errors[0]["message"].as_str().is_some_and(|m| m.contains("model call failed")), "{errors:?}");
@@ -185,9 +202,9 @@ async fn two_answers_without_evidence_ask_for_another_project_word_for_word() {
     fake.always(Matcher::call_type("intake_interviewer"), Reply::text("Could you say more about it?"));
     let (server, mut socket, _) = interview(&fake, Duration::from_secs(240)).await;
     send(&mut socket, "intake:answer", json!({"text": "I don't know."})).await;
-    all_frames(&mut socket, QUIET).await;
+    through(&mut socket, "intake:reply_done").await;
     send(&mut socket, "intake:answer", json!({"text": "Nothing comes to mind."})).await;
-    let frames = all_frames(&mut socket, QUIET).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
     assert_eq!(of(&frames, "intake:reply_done"), [json!({"turn": 3, "text": ANOTHER})]);
     assert_eq!(calls_of(&fake, "intake_interviewer").len(), 1, "the very next turn is the scripted question");
     let state = of(&frames, "intake:state").pop().expect("state");
@@ -204,7 +221,7 @@ async fn at_the_timebox_the_interview_hands_over_to_the_coding_question_and_clau
     server.fixture.clock.advance(chrono::Duration::seconds(239));
     assert!(of(&all_frames(&mut socket, QUIET).await, "intake:transition").is_empty(), "not before 4:00");
     server.fixture.clock.advance(chrono::Duration::seconds(1));
-    let frames = all_frames(&mut socket, QUIET).await;
+    let frames = through(&mut socket, "intake:transition").await;
     let transition = of(&frames, "intake:transition").pop().expect("transition at 4:00");
     assert_eq!((transition["reason"].as_str(), transition["reasons"].clone()), (Some("timebox"), json!(["timebox"])));
     let question = transition["codingQuestion"].as_str().expect("question");
@@ -275,9 +292,26 @@ async fn a_failing_control_call_keeps_the_interview_going_without_a_score() {
     fake.always(Matcher::call_type("intake_interviewer"), Reply::text("What happened next?"));
     let (server, mut socket, _) = interview(&fake, Duration::from_secs(240)).await;
     send(&mut socket, "intake:answer", json!({"text": "We shipped it late."})).await;
-    let frames = all_frames(&mut socket, QUIET).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
     assert_eq!(of(&frames, "intake:reply_done"), [json!({"turn": 2, "text": "What happened next?"})]);
     let state = of(&frames, "intake:state").pop().expect("state");
     assert_eq!((state["zeroRuns"].as_u64(), state["weights"]["reasoning"].as_f64()), (Some(0), Some(0.0)));
     assert!(logged(&server, ActionType::IntakeTurn).is_empty(), "no score, no turn record");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_learners_first_session_opens_with_the_interview_and_later_ones_only_when_asked() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let server = crate::coaching_server_with(&fake, |config| config.gh_program = Some("/nonexistent/gh".into())).await;
+    let mut socket = ui(&server).await;
+    send(&mut socket, "session:start", json!({"title": "Add a weather widget"})).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
+    assert_eq!(of(&frames, "intake:reply_done"), [json!({"turn": 1, "text": BACKGROUND_QUESTIONS[0]})]);
+    server.fixture.core.end_session(paige_core::db::SessionStatus::Completed).expect("ended");
+    send(&mut socket, "session:start", json!({"title": "Fix the login race"})).await;
+    let frames = through(&mut socket, "session:started").await;
+    assert!(of(&frames, "intake:state").is_empty(), "a second session starts without the interview");
+    send(&mut socket, "intake:start", json!({})).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
+    assert_eq!(of(&frames, "intake:reply_done").len(), 1, "…until the learner asks for it");
 }
