@@ -9,71 +9,44 @@
 //! cache?" — is the interview's job and passes: weak patterns do not fire in a sentence
 //! framed in the past or as a question about the learner, and offers of an exercise do not
 //! fire when the noun is tied back to the learner's own work ("the challenge you mentioned").
+//! An imperative after a colon or dash ("Okay, your turn: implement the stack.") is checked
+//! as the opening of its own clause.
+
+mod split;
 
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
 
-/// Splits streamed text into its complete sentences (trimmed) and the unfinished rest.
-///
-/// A sentence ends at a line break, or at `.`, `!`, `?` or `…` (a run of them, then any
-/// closing quotes or brackets) followed by whitespace. A stop followed by anything else is
-/// inside the sentence: `3.5`, `v1.2.3`, `example.com/a.b`. After `e.g.`, `i.e.`, `vs.` and
-/// the like, and after a list number (`1.` opening a sentence), the sentence goes on; after
-/// an ellipsis it goes on when the next word is lowercase. A stop at the very end of the text
-/// (or an ellipsis before only whitespace) is undecided — more text may follow — so it stays
-/// in the rest; when the reply is finished, the rest is its last sentence.
-///
-/// Only whitespace is dropped: the sentences, in order, then the rest, are the text with the
-/// whitespace between sentences removed. Splitting a prefix of a text gives a prefix of the
-/// text's sentences, so splitting as the stream grows never takes back a sentence.
-pub fn sentences(text: &str) -> (Vec<String>, String) {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut found = Vec::new();
-    let mut start = 0;
-    let mut i = 0;
-    while i < chars.len() {
-        let (at, c) = chars[i];
-        if c == '\n' {
-            push_sentence(&mut found, &text[start..at]);
-            start = at + c.len_utf8();
-            i += 1;
-            continue;
-        }
-        if !is_stop(c) {
-            i += 1;
-            continue;
-        }
-        let mut j = i;
-        while j < chars.len() && is_stop(chars[j].1) {
-            j += 1;
-        }
-        while j < chars.len() && is_closer(chars[j].1) {
-            j += 1;
-        }
-        let end = chars.get(j).map_or(text.len(), |&(at, _)| at);
-        match stop_kind(text, &chars, start, i, j) {
-            Stop::End => {
-                push_sentence(&mut found, &text[start..end]);
-                start = end;
-            }
-            Stop::Inside => {}
-            Stop::Undecided => break,
-        }
-        i = j;
-    }
-    (found, text[start..].trim_start().to_owned())
-}
+pub use split::sentences;
 
 /// The name of the rule `sentence` breaks when it invites, offers or proposes coding, or
 /// `None` when it does not. Case-insensitive; `let's` / `let us`, curly quotes and
 /// punctuation make no difference.
 pub fn solicits_coding(sentence: &str) -> Option<&'static str> {
-    let text = normalise(sentence);
     let rules = &*RULES;
-    for index in rules.set.matches(&text).iter() {
+    let whole = normalise(sentence);
+    if let Some(rule) = first_rule_broken(rules, &whole, false) {
+        return Some(rule);
+    }
+    // "Okay, your turn: implement the stack." An imperative after a colon, semicolon or dash
+    // opens its own clause; only the rules about a sentence's opening look at each clause, so
+    // the past framing of the clauses before still counts for the others.
+    sentence
+        .split([':', ';', '\u{2014}', '\u{2013}'])
+        .skip(1)
+        .find_map(|clause| first_rule_broken(rules, &normalise(clause), true))
+}
+
+/// The name of the first rule `text` (normalised) breaks; with `openings_only`, of the rules
+/// about how a sentence opens.
+fn first_rule_broken(rules: &Rules, text: &str, openings_only: bool) -> Option<&'static str> {
+    for index in rules.set.matches(text).iter() {
         let rule = &rules.rules[index];
-        for found in rules.regexes[index].captures_iter(&text) {
+        if openings_only && !rule.opening {
+            continue;
+        }
+        for found in rules.regexes[index].captures_iter(text) {
             let whole = found.get(0).expect("a match has group 0");
             let before = &text[..whole.start()];
             let after = &text[whole.end()..];
@@ -88,68 +61,6 @@ pub fn solicits_coding(sentence: &str) -> Option<&'static str> {
         }
     }
     None
-}
-
-/// How a run of stops ends (or does not end) a sentence.
-enum Stop {
-    End,
-    Inside,
-    Undecided,
-}
-
-/// Words after which a `.` does not end the sentence (compared lowercase, inner dots kept).
-const ABBREVIATIONS: &[&str] =
-    &["e.g", "i.e", "eg", "ie", "vs", "cf", "mr", "mrs", "ms", "dr", "prof", "approx", "a.k.a", "aka", "incl"];
-
-fn is_stop(c: char) -> bool {
-    matches!(c, '.' | '!' | '?' | '…')
-}
-
-fn is_closer(c: char) -> bool {
-    matches!(c, '"' | '\'' | ')' | ']' | '}' | '\u{201d}' | '\u{2019}' | '\u{bb}' | '*' | '_' | '`')
-}
-
-/// Whether the stops at `chars[stop..after]` (closers included) end the sentence begun at
-/// byte `start`.
-fn stop_kind(text: &str, chars: &[(usize, char)], start: usize, stop: usize, after: usize) -> Stop {
-    let Some(&(_, next)) = chars.get(after) else { return Stop::Undecided };
-    if !next.is_whitespace() {
-        return Stop::Inside;
-    }
-    let stops: String = chars[stop..after].iter().map(|&(_, c)| c).filter(|&c| is_stop(c)).collect();
-    if stops == "." {
-        let word_start = chars[..stop]
-            .iter()
-            .rev()
-            .take_while(|&&(_, c)| c.is_alphanumeric() || c == '.')
-            .last()
-            .map_or(chars[stop].0, |&(at, _)| at);
-        let word = text[word_start..chars[stop].0].to_lowercase();
-        if ABBREVIATIONS.contains(&word.as_str()) {
-            return Stop::Inside;
-        }
-        let opens_sentence = text[start..word_start].trim().is_empty();
-        if opens_sentence && !word.is_empty() && word.chars().all(|c| c.is_ascii_digit()) {
-            return Stop::Inside;
-        }
-    }
-    let is_ellipsis = stops.contains('…') || stops.starts_with("..");
-    if is_ellipsis && !stops.contains(['!', '?']) {
-        return match chars[after..].iter().map(|&(_, c)| c).find(|&c| c == '\n' || !c.is_whitespace()) {
-            None => Stop::Undecided,
-            Some('\n') => Stop::End,
-            Some(c) if c.is_lowercase() => Stop::Inside,
-            Some(_) => Stop::End,
-        };
-    }
-    Stop::End
-}
-
-fn push_sentence(found: &mut Vec<String>, sentence: &str) {
-    let sentence = sentence.trim();
-    if !sentence.is_empty() {
-        found.push(sentence.to_owned());
-    }
 }
 
 /// Lowercase; curly and other apostrophes as `'`, kept only inside a word; every other
@@ -184,6 +95,9 @@ const CONTRACTIONS: &[(&str, &str)] = &[
     (" lets ", " let's "),
     (" here is ", " here's "),
     (" it is ", " it's "),
+    (" it would ", " it'd "),
+    (" how bout ", " how about "),
+    (" what bout ", " what about "),
     (" i would ", " i'd "),
     (" i will ", " i'll "),
     (" we will ", " we'll "),
@@ -208,6 +122,9 @@ struct Rule {
     /// Does not fire when the match is followed by a tie back to the learner's own work
     /// ("…the challenge you mentioned", "…the coding part of that project").
     tied_back_exempt: bool,
+    /// Looks at how the sentence opens (an imperative, "your task"), so it is also tried on
+    /// each clause after a colon, semicolon or dash.
+    opening: bool,
 }
 
 struct Rules {
@@ -228,7 +145,9 @@ const LEAD_STRONG: &str = concat!(
     r"be up for|be willing|be keen|be ready|be interested in|mind)(?: to)?|do you (?:want|fancy|",
     r"feel like)(?: to)?|are you (?:ready|up for|game|keen)(?: to| for)?|feel free to|",
     r"i'd (?:like|love) (?:you|for you) to|i want you to|i'll have you|i (?:challenge|invite|",
-    r"encourage) you to|go ahead and|how would you like to)",
+    r"encourage) you to|go ahead and|how would you like to|(?:i'd |i )?(?:suggest|propose|",
+    r"recommend)(?: that)? (?:we|you)|it'd be (?:great|nice|cool|fun|good|awesome|interesting|",
+    r"helpful|useful) (?:if (?:you|we) (?:could|would|can)|for you to|to))",
 );
 /// Weaker proposals that also start questions about the past ("Could you tell me…").
 const LEAD_WEAK: &str = concat!(
@@ -248,23 +167,28 @@ const FILLER: &str = concat!(
 const CODE_VERB: &str = concat!(
     r"(?:code|coding|program|programming|implement|implementing|implementation|live code|",
     r"live coding|pair program|pair programming|hack on|hack away|get our hands dirty|",
-    r"get your hands dirty)\b",
+    r"get your hands dirty|prototype|prototyping|start typing|type (?:it|this|that|them|the code|",
+    r"your (?:code|solution)) (?:out|up))\b",
 );
 /// Verbs that mean coding when a coding object follows.
 const MAKE_VERB: &str = concat!(
     r"(?:write|writing|build|building|create|creating|develop|developing|make|making|",
     r"put together|whip up|knock out|sketch(?: out)?|draft|solve|solving|tackle|tackling|",
     r"work on|working on|try|trying|do|doing|attempt|attempting|practi[cs]e|start|starting|",
-    r"begin|take on|set up|debug|fix|refactor|design|type out|type up|complete|finish|pair on)",
+    r"begin|take on|set up|debug|fix|refactor|design|type out|type up|complete|finish|pair on|",
+    r"spin up|hammer out|crank out|bang out|churn out|throw together|hack together|hack up|cook up|",
+    r"mock up|code up|rough out|scaffold)",
 );
 /// What gets coded.
 const OBJECT: &str = concat!(
     r"(?:code|function|functions|method|class|program|script|solution|implementation|algorithm|",
     r"snippet|app|application|api|endpoint|module|exercises?|challenges?|katas?|tasks?|",
-    r"problems?|puzzles?|unit tests?|tests?|test cases?|query|prototype|component|loop|cli|tool|",
+    r"problems?|puzzles?|unit tests?|tests?|test cases?|query|component|loop|cli|tool|",
     r"service|server|website|web page|game|bot|parser|library|data structure|linked list|",
     r"binary tree|stack|queue|fizzbuzz|leetcode|assignment|feature|project|something|(?:coding|",
-    r"programming|interview) questions?)\b",
+    r"programming|interview) questions?|(?:versions?|prototype|proof of concept|poc|mvp|",
+    r"demo|mock ?up|clone)(?: of (?:it|this|that|them|one))?|regex|regexp|",
+    r"regular expressions?|benchmarks?|migrations?|hello world)\b",
 );
 /// A coding exercise, named as such.
 const EXERCISE: &str = concat!(
@@ -277,7 +201,8 @@ const EXERCISE: &str = concat!(
 const TASK: &str = r"(?:problems?|tasks?|challenges?|exercises?|puzzles?|katas?)\b";
 /// More proposals, for a coding term anywhere later in the sentence.
 const COOCCUR_LEAD: &str = concat!(
-    r"(?:(?:let me|i'll|i'm going to|i'd like to|i want to) (?:give|hand|offer|set|send|pose)|",
+    r"(?:(?:let me|i'll|i'm going to|i'd like to|i want to) (?:give|hand|offer|set|send|pose|paste|",
+    r"drop|post)|",
     r"ready to|ready for|we're ready|time for|i'd like to see|i'd love to see|i want to see|",
     r"let me see|show me|maybe we should|maybe you could|perhaps we could|perhaps you could|",
     r"perhaps we should|^(?:(?:ok|okay|so|now|great|alright|right|next|then|please|cool|good|",
@@ -301,7 +226,10 @@ const OPENER: &str = concat!(
 );
 
 static RULES: LazyLock<Rules> = LazyLock::new(|| {
-    let rule = |name, pattern: String, weak, tied_back_exempt| Rule { name, pattern, weak, tied_back_exempt };
+    let rule = |name, pattern: String, weak, tied_back_exempt| {
+        let opening = pattern.starts_with('^');
+        Rule { name, pattern, weak, tied_back_exempt, opening }
+    };
     let rules = vec![
         rule("proposes_coding", format!(r"\b{LEAD_STRONG}\s+{FILLER}{CODE_VERB}"), false, true),
         rule(
@@ -365,7 +293,8 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| {
             concat!(
                 r"\b(?:open|pull up|fire up|launch|bring up|switch to|jump into|head over to|head to|go to|",
                 r"hop into|hop over to|start) (?:up )?(?:your|the|an|a) (?:code )?(?:editor|ide|terminal|",
-                r"repl|vs ?code|playground|sandbox|notebook|scratch file|new file)\b",
+                r"repl|vs ?code|playground|sandbox|notebook|scratch file|(?:new|empty|blank) (?:file|folder|",
+                r"directory|project|repo|repository|branch|tab))\b",
             )
             .into(),
             true,
@@ -390,8 +319,8 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| {
         rule(
             "in_code",
             concat!(
-                r"\b(?:approach|tackle|solve|express|do|try|show|sketch|write) (?:it|this|that|them|",
-                r"one) (?:out )?in code\b",
+                r"\b(?:approach|tackle|solve|express|do|try|show|sketch|write|translate|turn|put|convert|",
+                r"render|make) (?:[\w']+ ){0,5}?(?:in|as|into) (?:real |actual |working )?code\b",
             )
             .into(),
             true,
@@ -420,8 +349,8 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| {
         rule(
             "in_the_editor",
             concat!(
-                r"\b(?:try|do|write|solve|build|implement|type|code|run|start)\b.*\bin (?:the|your|",
-                r"an) (?:code )?(?:editor|ide|terminal|repl)\b",
+                r"\b(?:try|do|write|solve|build|implement|type|code|run|start|enter|paste)\b.*\b(?:in|into|",
+                r"on) (?:the|your|an|a) (?:code )?(?:editor|ide|terminal|repl|console|shell|command line)\b",
             )
             .into(),
             true,
@@ -471,7 +400,8 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| {
             format!(
                 concat!(
                     r"{OPENER}(?:write|build|create|solve|refactor|debug|fix|sketch|draft|design|develop|make|",
-                    r"complete|finish|try|start|begin|add|define|",
+                    r"complete|finish|try|start|begin|add|define|knock out|crank out|bang out|hammer out|",
+                    r"whip up|spin up|put together|throw together|hack together|code up|mock up|prototype|",
                     r"tackle)\s+(?P<between>(?:[\w']+\s+){{0,4}}?){OBJECT}",
                 ),
                 OBJECT = OBJECT,
@@ -498,6 +428,110 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| {
             ),
             true,
             false,
+        ),
+        rule(
+            "suggests_making",
+            format!(
+                concat!(
+                    r"\b(?:how|what) about (?:writing|building|creating|coding|implementing|programming|",
+                    r"making|developing|prototyping|putting together|whipping up|sketching|drafting|solving|",
+                    r"tackling|hacking|spinning up|knocking out|typing)\s+(?:(?P<between>(?:[\w']+\s+){{0,4}}?)",
+                    r"{OBJECT}|(?:it|this|that|one|them)\b)",
+                ),
+                OBJECT = OBJECT
+            ),
+            false,
+            true,
+        ),
+        rule(
+            "proposes_making_it_now",
+            format!(
+                concat!(
+                    r"\b(?:{LEAD_STRONG})\s+{FILLER}(?:{MAKE_VERB}|{CODE_VERB})\s*(?:it|this|that|one|",
+                    r"them|something)\b(?:\s+[\w']+){{0,3}}?\s+(?:from scratch|right now|now|right away|",
+                    r"together|live|right here|here|step by step|in real time|on the spot)\b",
+                ),
+                LEAD_STRONG = LEAD_STRONG,
+                FILLER = FILLER,
+                MAKE_VERB = MAKE_VERB,
+                CODE_VERB = CODE_VERB
+            ),
+            false,
+            false,
+        ),
+        rule(
+            "suggests_making_right_now",
+            format!(
+                concat!(
+                    r"\b{LEAD_WEAK}\s+{FILLER}(?:{MAKE_VERB}|{CODE_VERB})\b(?:\s+[\w']+){{0,6}}?\s+",
+                    r"(?:right now|right away|right here|on the spot|here and now|as we speak)\b",
+                ),
+                LEAD_WEAK = LEAD_WEAK,
+                FILLER = FILLER,
+                MAKE_VERB = MAKE_VERB,
+                CODE_VERB = CODE_VERB
+            ),
+            true,
+            false,
+        ),
+        rule(
+            "asks_for_a_fix",
+            concat!(
+                r"\b(?:can you|could you|will you|would you|you|please|try to|go ahead and|let's|shall we|",
+                r"now) (?:fix|debug|repair|correct|spot) (?:it|this|that|them|the bugs?|the errors?|the ",
+                r"issues?|the problems?|the mistakes?)\b",
+            )
+            .into(),
+            true,
+            false,
+        ),
+        rule(
+            "pair_roles",
+            concat!(
+                r"\byou drive\b|\bi'll navigate\b|\byou(?:'re| are| can be| could be) (?:the )?",
+                r"(?:driver|driving)\b|\bi(?:'ll| can| could)? be (?:the )?navigator\b",
+            )
+            .into(),
+            false,
+            false,
+        ),
+        rule(
+            "imperative_on_this",
+            format!(
+                r"{OPENER}(?:solve|implement|code|code up|write|build|fix|debug|refactor|program) (?:this|these|the following)\b"
+            ),
+            false,
+            false,
+        ),
+        rule(
+            "imperative_hands_on",
+            format!(
+                concat!(
+                    r"{OPENER}(?:go ahead and )?(?:open|create|run|execute|type|paste|clone|install|launch|",
+                    r"fire up|spin up|mkdir|cd into) (?:up )?(?:[\w']+ ){{0,3}}?(?:(?:new|empty|blank) )?",
+                    r"(?:file|folder|directory|repo|repository|branch|project|terminal|editor|ide|console|shell|",
+                    r"command|npm|cargo|pip|git|python\d*|node|[\w-]+ (?:py|rs|js|ts|go|java|rb|cpp|html|css|",
+                    r"json|toml|sh))\b",
+                ),
+                OPENER = OPENER
+            ),
+            false,
+            false,
+        ),
+        rule(
+            "proposes_hands_on",
+            format!(
+                concat!(
+                    r"\b{LEAD_STRONG}\s+{FILLER}(?:open|create|run|execute|type|paste|clone|install|launch|",
+                    r"fire up|spin up) (?:up )?(?:[\w']+ ){{0,3}}?(?:(?:new|empty|blank) )?(?:file|folder|",
+                    r"directory|repo|repository|branch|project|terminal|console|shell|command|npm|cargo|pip|git|",
+                    r"python\d*|node|[\w-]+ (?:py|rs|js|ts|go|java|rb|cpp|html|css|json|toml|sh))\b",
+                ),
+                LEAD_STRONG = LEAD_STRONG,
+                FILLER = FILLER
+            ),
+            false,
+            true,
         ),
     ];
     let set = RegexSet::new(rules.iter().map(|r| r.pattern.as_str())).expect("the invitation rules compile");

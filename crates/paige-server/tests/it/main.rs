@@ -10,6 +10,7 @@ mod hooks;
 mod hostile;
 mod instance;
 mod intake;
+mod intake_corpus;
 mod keepalive;
 mod mcp;
 mod observer;
