@@ -308,6 +308,7 @@ impl Runner {
     /// Refreshes the view and, when `broadcast`, sends it to every UI.
     fn publish(&mut self, core: &Arc<Core>, broadcast: bool) {
         let guard = &self.guard;
+        let now = core.now().timestamp_millis();
         let state = IntakeState {
             session_id: self.session_id.clone(),
             phase: match guard.phase {
@@ -316,8 +317,14 @@ impl Runner {
                 super::guard::Phase::Coding => IntakePhase::Coding,
             },
             timebox_ms: self.config.timebox_ms,
-            remaining_ms: guard.remaining_ms(&self.config).unwrap_or(self.config.timebox_ms).max(0),
-            at_ms: guard.now_ms().unwrap_or_else(|| core.now().timestamp_millis()),
+            // Counted from the first question on the core's clock while the interview runs
+            // (after a restart the guard's last event may be long ago); frozen once over.
+            remaining_ms: match (guard.phase, guard.started_at_ms) {
+                (super::guard::Phase::Background, Some(start)) => start + self.config.timebox_ms - now,
+                _ => guard.remaining_ms(&self.config).unwrap_or(self.config.timebox_ms),
+            }
+            .max(0),
+            at_ms: now,
             zero_runs: guard.zero_runs,
             projects_used: guard.projects_used,
             stop_check: guard.stop_check,

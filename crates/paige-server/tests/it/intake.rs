@@ -315,3 +315,38 @@ async fn a_learners_first_session_opens_with_the_interview_and_later_ones_only_w
     let frames = through(&mut socket, "intake:reply_done").await;
     assert_eq!(of(&frames, "intake:reply_done").len(), 1, "…until the learner asks for it");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_the_interview_is_rebuilt_from_its_events_and_its_timebox_keeps_running() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("intake_control"), control(40, "a chat app", false));
+    fake.always(Matcher::call_type("intake_interviewer"), Reply::text("Who used it?"));
+    let (server, mut socket, _) = interview(&fake, Duration::from_secs(240)).await;
+    send(&mut socket, "intake:answer", json!({"text": "I made a chat app for my club."})).await;
+    through(&mut socket, "intake:reply_done").await;
+    let session = server.fixture.core.active_session().expect("session").id;
+    server.fixture.clock.advance(chrono::Duration::seconds(100));
+    // Paige stops; the same data dir opens in a new core, 100 s of the timebox spent.
+    let config = server.fixture.core.config().clone();
+    server.fixture.core.shutdown().await.expect("shutdown");
+    let clock = std::sync::Arc::new(paige_core::clock::ManualClock::new(paige_core::clock::Clock::now(
+        server.fixture.clock.as_ref(),
+    )));
+    let core = std::sync::Arc::new(paige_core::Core::open(config, clock.clone()).expect("reopens"));
+    let dirs = (tempfile::tempdir().expect("dir"), tempfile::tempdir().expect("dir"));
+    let restarted = crate::serve_fixture(crate::Fixture::new(core.clone(), clock.clone(), dirs)).await;
+    core.resume_session(&session).expect("resumed");
+    let mut socket = ui(&restarted).await;
+    send(&mut socket, "intake:start", json!({})).await;
+    let frames = through(&mut socket, "intake:state").await;
+    let state = of(&frames, "intake:state").remove(0);
+    assert_eq!(state["remainingMs"].as_i64(), Some(140_000), "the timebox runs from the first question");
+    let lines: Vec<&str> =
+        state["transcript"].as_array().expect("lines").iter().filter_map(|l| l["text"].as_str()).collect();
+    assert_eq!(lines, [BACKGROUND_QUESTIONS[0], "I made a chat app for my club.", "Who used it?"]);
+    assert_eq!(state["weights"]["creativity"], 0.4, "the scores are folded back in");
+    clock.advance(chrono::Duration::seconds(140));
+    let frames = through(&mut socket, "intake:transition").await;
+    assert_eq!(of(&frames, "intake:transition")[0]["reason"], "timebox");
+    drop(server);
+}
