@@ -27,13 +27,15 @@ impl StructuredOutput for Verdict {
     }
 }
 
-const KEY: &str = "sk-ant-test";
+pub(crate) const KEY: &str = "sk-ant-test";
 
-struct World {
-    fake: FakeAnthropic,
-    client: ApiClient,
-    db: Arc<Db>,
-    session: String,
+/// A client against a fresh fake, a database and a session: what every client test needs
+/// (the streaming tests too).
+pub(crate) struct World {
+    pub(crate) fake: FakeAnthropic,
+    pub(crate) client: ApiClient,
+    pub(crate) db: Arc<Db>,
+    pub(crate) session: String,
     _dir: tempfile::TempDir,
 }
 
@@ -49,7 +51,7 @@ fn settings(base_url: &str) -> ApiSettings {
     }
 }
 
-async fn world_with(adjust: impl FnOnce(&mut ApiSettings)) -> World {
+pub(crate) async fn world_with(adjust: impl FnOnce(&mut ApiSettings)) -> World {
     let fake = FakeAnthropic::start().await.expect("fake starts");
     fake.require_api_key(KEY);
     let mut settings = settings(&fake.base_url());
@@ -84,12 +86,12 @@ impl World {
         self.call(&self.options("test_call", ModelTier::Haiku, "is this ok?")).await
     }
 
-    fn rows(&self) -> Vec<ApiCall> {
+    pub(crate) fn rows(&self) -> Vec<ApiCall> {
         self.db.api_calls_for_session(&self.session).expect("rows")
     }
 
-    /// Latency of each logged attempt, oldest first (-1 = failure).
-    fn latencies(&self) -> Vec<i64> {
+    /// The sign of each logged attempt's latency, oldest first (-1 = failure).
+    pub(crate) fn latencies(&self) -> Vec<i64> {
         self.rows().iter().map(|row| row.latency_ms.signum()).collect()
     }
 }

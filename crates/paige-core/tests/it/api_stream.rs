@@ -1,47 +1,23 @@
 //! Streamed plain-text replies against the fake Messages API over real HTTP (issue 18).
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use paige_core::api::*;
-use paige_core::db::{ApiCall, Db, NewSession};
-use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+use paige_fake_anthropic::{Matcher, Reply};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::clock;
+use super::api::{KEY, World};
 
-const KEY: &str = "sk-ant-test";
 const SYSTEM: &str = "You interview a new learner.";
 
-struct World {
-    fake: FakeAnthropic,
-    client: ApiClient,
-    db: Arc<Db>,
-    session: String,
-    _dir: tempfile::TempDir,
-}
-
+/// The client tests' world, with the idle timeout short enough to test.
 async fn world_with(adjust: impl FnOnce(&mut ApiSettings)) -> World {
-    let fake = FakeAnthropic::start().await.expect("fake starts");
-    fake.require_api_key(KEY);
-    let mut settings = ApiSettings {
-        base_url: fake.base_url(),
-        retry_base_delay: Duration::from_millis(5),
-        retry_max_delay: Duration::from_millis(20),
-        timeout: Duration::from_secs(10),
-        stream_idle_timeout: Duration::from_secs(5),
-        ..ApiSettings::new(Some(KEY.into()))
-    };
-    adjust(&mut settings);
-    let client = ApiClient::new(settings).expect("client");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = Db::open(&dir.path().join("paige.db"), clock()).expect("db");
-    let session = db
-        .create_session(NewSession { project_dir: "/p".into(), issue_number: None, issue_title: None })
-        .expect("session")
-        .id;
-    World { fake, client, db: Arc::new(db), session, _dir: dir }
+    super::api::world_with(|settings| {
+        settings.stream_idle_timeout = Duration::from_secs(5);
+        adjust(settings);
+    })
+    .await
 }
 
 async fn world() -> World {
@@ -62,7 +38,7 @@ impl Streamed {
 }
 
 impl World {
-    fn options<'a>(&'a self, user_message: &'a str) -> CallOptions<'a> {
+    fn stream_options<'a>(&'a self, user_message: &'a str) -> CallOptions<'a> {
         CallOptions {
             session_id: Some(&self.session),
             ..CallOptions::new("intake_interviewer", ModelTier::Sonnet, SYSTEM, user_message)
@@ -72,21 +48,12 @@ impl World {
     async fn stream(&self, history: &[ChatMessage], user_message: &str) -> Streamed {
         let mut deltas = Vec::new();
         let mut on_text = |text: &str| deltas.push((Instant::now(), text.to_owned()));
-        let result = self.client.stream_chat(&self.db, &self.options(user_message), history, &mut on_text).await;
+        let result = self.client.stream_chat(&self.db, &self.stream_options(user_message), history, &mut on_text).await;
         Streamed { result, deltas, returned_at: Instant::now() }
     }
 
     async fn stream_one(&self) -> Streamed {
         self.stream(&[], "I want to learn Rust.").await
-    }
-
-    fn rows(&self) -> Vec<ApiCall> {
-        self.db.api_calls_for_session(&self.session).expect("rows")
-    }
-
-    /// The sign of each logged attempt's latency, oldest first (-1 = failure).
-    fn latencies(&self) -> Vec<i64> {
-        self.rows().iter().map(|row| row.latency_ms.signum()).collect()
     }
 }
 
@@ -272,7 +239,7 @@ async fn a_stall_before_any_text_is_retried() {
 async fn max_tokens_returns_the_cut_off_text_for_the_caller_to_judge() {
     let w = world().await;
     w.fake.always(Matcher::Any, Reply::max_tokens("Tell me about"));
-    let options = CallOptions { max_tokens: Some(8), ..w.options("hi") };
+    let options = CallOptions { max_tokens: Some(8), ..w.stream_options("hi") };
     let reply = w.client.stream_text(&w.db, &options, &mut |_| {}).await.expect("a cut-off reply is a reply");
     assert_eq!((reply.text.as_str(), reply.stop_reason.as_deref()), ("Tell me about", Some("max_tokens")));
     assert_eq!(w.fake.message_requests()[0].body["max_tokens"], 8);
