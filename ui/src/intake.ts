@@ -395,6 +395,10 @@ export class IntakePanel {
 
   private render(): void {
     this.syncTimer();
+    // Redrawing takes the answer box out of the page for a moment, which drops its focus:
+    // noted here, given back once the parts are in place (a state arrives mid-answer).
+    const focused = document.activeElement === this.input;
+    const caret = [this.input.selectionStart, this.input.selectionEnd] as const;
     if (!this.known) {
       this.root.replaceChildren(...this.renderOffer());
       this.root.dataset.phase = "none";
@@ -416,16 +420,18 @@ export class IntakePanel {
     if (this.failure) parts.push(this.renderFailure(this.failure));
     if (this.phase === "coding") parts.push(this.renderCoding());
     else {
-      const focused = document.activeElement === this.input;
       this.input.disabled = !this.canAnswer();
       this.send.disabled = !this.canAnswer() || this.input.value.trim() === "";
       parts.push(this.form);
-      // Back to the learner's turn: the answer box they were typing in takes the keys again.
-      if (this.canAnswer() && (focused || document.activeElement === document.body)) this.input.focus();
     }
     this.renderDebug();
     parts.push(this.debug);
     this.root.replaceChildren(...parts);
+    // The learner's turn: the answer box they were typing in keeps (or takes back) the keys.
+    if (this.phase !== "coding" && this.canAnswer() && (focused || document.activeElement === document.body)) {
+      this.input.focus();
+      if (focused) this.input.setSelectionRange(caret[0], caret[1]);
+    }
   }
 
   private renderOffer(): HTMLElement[] {

@@ -163,6 +163,20 @@ describe("answering", () => {
     expect(TYPING_REPEAT_MS).toBe(5000);
   });
 
+  it("the answer box keeps the keys and the caret while the guard's state arrives mid-answer", () => {
+    const ui = setup();
+    asked(ui);
+    const input = ui.input();
+    input.focus();
+    type(input, "A chess");
+    input.setSelectionRange(2, 2);
+    // The server answers typing:true with a state; the panel redraws around the box.
+    ui.panel.state(state({ transcript: [{ role: "interviewer", text: "What have you built lately?" }], awaitingAnswer: true }));
+    expect(document.activeElement).toBe(ui.input());
+    expect(ui.input().value).toBe("A chess");
+    expect([ui.input().selectionStart, ui.input().selectionEnd]).toEqual([2, 2]);
+  });
+
   it("Send sends the trimmed answer, clears the input, shows the learner's line and Paige thinking until the next sentence", () => {
     const ui = setup();
     asked(ui);
