@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { check, fail, sleep, summary, waitFor } from "./checks.mjs";
 import { promptExample, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
+import { ANSWER, DEBUG_FACTS, RECORDER, TIMEBOX_MS, intakeReplies, judgeDebug, judgeRecording } from "./intake-script.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const app = process.env.PAIGE_APP;
@@ -439,7 +440,8 @@ function triage(body) {
   };
 }
 const fake = await startFakeAnthropic({
-  replies: { coach_agent: coach, worked_example: workedExample, explain_this: explanation, observer_triage: triage },
+  // The intake interview's calls as intake-script.mjs scripts them (its timebox: TIMEBOX_MS).
+  replies: { coach_agent: coach, worked_example: workedExample, explain_this: explanation, observer_triage: triage, ...intakeReplies },
   // The worked example, the explanation and the wrap-up's first step (unanswered: a 400) take
   // a moment, as real model calls do: the UI shows progress, not just its end.
   delays: { worked_example: 1500, explain_this: 800, knowledge_gap_extraction: 1500 },
@@ -456,6 +458,7 @@ await withApp(
       // typed into a Claude Code terminal after 100 ms of quiet (this one runs bash: never).
       PAIGE_OBSERVER_FLOW_ACTIONS: "1000",
       PAIGE_OBSERVER_QUIET_MS: "100",
+      PAIGE_INTAKE_TIMEBOX_MS: String(TIMEBOX_MS),
     },
     args: [coachProject],
   },
@@ -480,10 +483,39 @@ await withApp(
       await click('[data-testid="start-submit"]');
       const title = await waitFor("the session's title in the panel", () => text("session-title"), 10_000);
       if (title !== "Retry failed uploads") throw new Error(`session title ${JSON.stringify(title)}`);
-      const waiting = await text("plan-waiting");
-      if (!waiting?.includes("Claude Code in the terminal plans the work")) throw new Error(`before the plan: ${waiting}`);
       const started = await exec("return window.paige.framesOf('session:started')");
       if (started.length !== 1 || started[0].description !== "Back off between attempts") throw new Error(`session:started: ${JSON.stringify(started)}`);
+    });
+    /** Types `value` into the field `css` as keystrokes; resolves once the field holds it all
+     * (WebKitWebDriver may return before its keys are handled). */
+    const typeInto = async (css, value) => {
+      await wd("POST", `${s}/element/${await find(css)}/value`, { text: value });
+      const held = () => exec("return document.querySelector(arguments[0])?.value ?? null", [css]);
+      await waitFor(`${css} to hold what was typed`, async () => (await held()) === value, 15_000).catch(async (err) => {
+        throw new Error(`${err.message}: it holds ${JSON.stringify(await held())}`);
+      });
+    };
+    // A learner's first session opens with the intake interview (its timebox TIMEBOX_MS here).
+    await check("the first session opens with the interview: Paige's first question and a countdown from the 5 s timebox", async () => {
+      await waitFor("the first question", () => exec(`return document.querySelector('[data-testid="intake-line"][data-role="interviewer"]:not([data-streaming])')?.textContent ?? null`), 10_000);
+      const countdown = await text("intake-countdown");
+      if (countdown !== "00:05" && countdown !== "00:04") throw new Error(`countdown ${JSON.stringify(countdown)}`);
+    });
+    await check("one answer in the window: the streamed reply outlasts the timebox, then the coding question follows within 1 s", async () => {
+      await exec(RECORDER);
+      await typeInto('[data-testid="intake-input"]', ANSWER);
+      await click('[data-testid="intake-send"]');
+      await waitFor("the coding question", () => find('[data-testid="intake-coding-question"]'), 20_000);
+      const reply = fake.requests.find((r) => r.callType === "intake_interviewer");
+      const problems = [...judgeRecording(await exec("return window.__intakeLog"), reply?.streamEndedAt), ...judgeDebug(await exec(DEBUG_FACTS))];
+      if (problems.length) {
+        const control = fake.callsOf("intake_control").map((c) => userText(c.body));
+        throw new Error(`${problems.join("; ")} (CONTROL was asked: ${JSON.stringify(control)})`);
+      }
+      const question = await exec(`return document.querySelector('[data-testid="intake-coding-question"] .intake-question')?.textContent ?? ""`);
+      if (!question.includes("Retry failed uploads")) throw new Error(`coding question ${JSON.stringify(question)}`);
+      const waiting = await text("plan-waiting");
+      if (!waiting?.includes("Claude Code in the terminal plans the work")) throw new Error(`after the interview: ${waiting}`);
     });
     // The Observer in the top bar shows the backend's state (observer:status), never its own guess.
     const observerShown = () =>

@@ -156,11 +156,10 @@ try {
     if (frames.length !== 1 || frames[0].title !== "Greet in French" || frames[0].description !== "bonjour instead of hello") {
       throw new Error(`session:started frames: ${JSON.stringify(frames)}`);
     }
-    await page.waitForSelector('[data-testid="plan-waiting"]');
     await page.screenshot({ path: join(artifacts, "browser-coaching.png") });
   });
-  await check("Interview me first shows Paige's first question and a countdown from the 5 s timebox", async () => {
-    await page.click('[data-testid="intake-start"]');
+  // A learner's first session opens with the intake interview (its timebox TIMEBOX_MS here).
+  await check("the first session opens with the interview: Paige's first question and a countdown from the 5 s timebox", async () => {
     await page.waitForSelector('[data-testid="intake-line"][data-role="interviewer"]:not([data-streaming])', { timeout: 10_000 });
     const countdown = await page.locator('[data-testid="intake-countdown"]').textContent();
     if (countdown !== "00:05" && countdown !== "00:04") throw new Error(`countdown ${JSON.stringify(countdown)}`);
@@ -170,8 +169,13 @@ try {
   });
   await check("an answer gets the interviewer's streamed reply; the timebox waits for its end, then the coding question follows within 1 s", async () => {
     await page.evaluate(`(() => {${RECORDER}})()`);
-    await page.fill('[data-testid="intake-input"]', ANSWER);
-    await page.press('[data-testid="intake-input"]', "Enter");
+    // Key by key, as a learner types: the state the first key's intake:typing brings redraws
+    // the panel mid-answer, and the box must keep the keys.
+    await page.click('[data-testid="intake-input"]');
+    await page.keyboard.type(ANSWER, { delay: 20 });
+    const typed = await page.inputValue('[data-testid="intake-input"]');
+    if (typed !== ANSWER) throw new Error(`the answer box holds ${JSON.stringify(typed)}`);
+    await page.keyboard.press("Enter");
     await page.waitForSelector('[data-testid="intake-coding-question"]', { timeout: 20_000 });
     const log = await page.evaluate(() => window.__intakeLog);
     const reply = fake.requests.find((r) => r.callType === "intake_interviewer");
@@ -186,6 +190,8 @@ try {
     const question = await page.locator('[data-testid="intake-coding-question"] .intake-question').textContent();
     if (!question?.includes("Greet in French")) throw new Error(`coding question ${JSON.stringify(question)}`);
     if (await page.locator('[data-testid="intake-input"]').count()) throw new Error("the answer box is still there after the transition");
+    // Coding starts: the panel waits for Claude Code's plan.
+    await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 2_000 });
   });
   await check("after the transition the guard's debug panel shows the reason, zeroRuns, projectsUsed, stopCheck and the confidence bars", async () => {
     const problems = judgeDebug(await page.evaluate(`(() => {${DEBUG_FACTS}})()`));
