@@ -198,6 +198,20 @@ try {
     if (problems.length) throw new Error(problems.join("; "));
     await page.screenshot({ path: join(artifacts, "browser-intake.png") });
   });
+  await check("a later session offers Interview me first, and clicking it starts the interview", async () => {
+    await page.click('[data-testid="end-session"]');
+    await page.waitForSelector('[data-testid="start-form"]', { timeout: 30_000 });
+    await page.fill('[data-testid="start-title"]', "Say goodbye in French");
+    await page.click('[data-testid="start-submit"]');
+    await page.waitForSelector('[data-testid="session-title"]:text-is("Say goodbye in French")', { timeout: 10_000 });
+    // Only the first session opens with the interview: this one waits for the plan.
+    await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 2_000 });
+    await page.click('[data-testid="intake-start"]');
+    const question = await page.locator('[data-testid="intake-line"][data-role="interviewer"]:not([data-streaming])').textContent({ timeout: 10_000 });
+    if (!question?.includes("project")) throw new Error(`first question ${JSON.stringify(question)}`);
+    const countdown = await page.locator('[data-testid="intake-countdown"]').textContent();
+    if (countdown !== "00:05" && countdown !== "00:04") throw new Error(`countdown ${JSON.stringify(countdown)}`);
+  });
   await check("a file created on disk appears in the explorer", async () => {
     writeFileSync(join(project, "src", "added.js"), "// new\n");
     await page.waitForSelector('[data-testid="tree-item"][data-path="src/added.js"]', { timeout: 15_000 });
