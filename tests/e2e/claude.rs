@@ -15,7 +15,7 @@ pub(crate) fn claude() -> Option<String> {
 
 /// Runs `claude -p hello` in the project with Paige's generated settings and the PTY
 /// environment Paige gives it (PAIGE_URL, PAIGE_TOKEN); returns the stream-json events.
-fn claude_prompt(claude: &str, world: &World) -> Vec<Value> {
+pub(crate) fn claude_prompt(claude: &str, world: &World) -> Vec<Value> {
     claude_prompt_with(claude, world, &[])
 }
 
@@ -68,7 +68,7 @@ fn claude_prompt_args(
     events
 }
 
-fn hook_output<'a>(events: &'a [Value], event: &str) -> Option<&'a str> {
+pub(crate) fn hook_output<'a>(events: &'a [Value], event: &str) -> Option<&'a str> {
     events
         .iter()
         .find(|e| e["subtype"] == "hook_response" && e["hook_event"] == event)

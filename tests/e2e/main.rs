@@ -7,6 +7,7 @@ mod coaching;
 mod doctor;
 mod flood;
 mod hook;
+mod intake;
 mod memory;
 mod serve;
 mod watch;

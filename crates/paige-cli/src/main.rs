@@ -2,6 +2,7 @@
 
 mod doctor;
 mod hook;
+mod intake;
 mod intents;
 mod memory;
 mod restore;
@@ -72,6 +73,10 @@ enum Command {
     /// Which intent produced a line: `paige blame src/app.rs:42`, matched by content hash in
     /// .orchestration/agent_trace.jsonl, also after the block moved.
     Blame(BlameArgs),
+    /// The intake interview: `paige intake replay [SESSION] [--json]` re-runs a recorded
+    /// interview (default: the newest) on its own clock and prints each guard action and the
+    /// final state, from DATA_DIR/paige.db.
+    Intake(intake::IntakeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -171,6 +176,7 @@ fn main() -> ExitCode {
         Command::Restore(args) => restore::run(args),
         Command::Memory(args) => memory::run(args),
         Command::Ledger(args) => intents::ledger(args),
+        Command::Intake(args) => intake::run(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
