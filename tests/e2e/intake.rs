@@ -94,7 +94,7 @@ fn replay_fails(world: &World, args: &[&str]) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replay_of_a_live_interview_reaches_the_logged_transition_with_the_same_turns() {
-    let (fake, world, mut paige, mut socket) = interview(1500).await;
+    let (fake, world, mut paige, mut socket) = interview(2500).await;
     send(&mut socket, "intake:answer", json!({"text": "A weather app; I rewrote the cache twice."})).await;
     let frames = frames_until(&mut socket, "intake:transition", Duration::from_secs(10)).await;
     let transition = frames.last().expect("transition");
