@@ -462,7 +462,11 @@ export class IntakePanel {
   }
 
   private renderTranscript(): void {
-    const items = this.lines.map((line) => {
+    // After the transition the server's transcript ends with the coding question, which its
+    // own box below shows.
+    const coding = this.ended?.codingQuestion;
+    const shown = this.lines.filter((line, i) => !(i === this.lines.length - 1 && line.role === "interviewer" && line.text === coding));
+    const items = shown.map((line) => {
       const item = el("div", `intake-line intake-line-${line.role}`);
       item.dataset.testid = "intake-line";
       item.dataset.role = line.role;

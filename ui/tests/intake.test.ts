@@ -321,6 +321,26 @@ describe("the transition and errors", () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
+  it("the coding question shows once, in its box, though the state after the transition has it as the transcript's last line", () => {
+    const ui = setup();
+    asked(ui);
+    const codingQuestion = "Now let's switch to coding. Add retries to the uploader.";
+    ui.panel.transition({ sessionId: "s-1", reason: "timebox", reasons: ["timebox"], codingQuestion });
+    ui.panel.state(
+      state({
+        phase: "coding",
+        reason: "timebox",
+        reasons: ["timebox"],
+        transcript: [
+          { role: "interviewer", text: "What have you built lately?" },
+          { role: "interviewer", text: codingQuestion },
+        ],
+      }),
+    );
+    expect(ui.lines()).toEqual(["interviewer: What have you built lately?"]);
+    expect(ui.$("intake-coding-question")!.textContent).toContain(codingQuestion);
+  });
+
   it("the transition shows the coding question and its reason, freezes the countdown and takes the input away", () => {
     const ui = setup();
     asked(ui);

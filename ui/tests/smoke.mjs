@@ -193,9 +193,13 @@ try {
     // Coding starts: the panel waits for Claude Code's plan.
     await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 2_000 });
   });
-  await check("after the transition the guard's debug panel shows the reason, zeroRuns, projectsUsed, stopCheck and the confidence bars", async () => {
+  await check("after the transition the guard's debug panel shows the reason, zeroRuns, projectsUsed, stopCheck and the confidence bars; the coding question shows once", async () => {
     const problems = judgeDebug(await page.evaluate(`(() => {${DEBUG_FACTS}})()`));
     if (problems.length) throw new Error(problems.join("; "));
+    // The coding question shows once: in its box, not also as a line of the transcript.
+    const question = await page.locator('[data-testid="intake-coding-question"] .intake-question').textContent();
+    const lines = await page.locator('[data-testid="intake-line"]').allTextContents();
+    if (lines.some((l) => question && l.includes(question))) throw new Error(`the transcript repeats the coding question: ${JSON.stringify(lines)}`);
     await page.screenshot({ path: join(artifacts, "browser-intake.png") });
   });
   await check("a later session offers Interview me first, and clicking it starts the interview", async () => {
