@@ -10,6 +10,7 @@ mod config;
 mod db;
 mod detector;
 mod files;
+mod fuzz;
 mod governance;
 mod hostile;
 mod intake_guard;
