@@ -400,6 +400,32 @@ fn hook_payloads_never_panic_never_let_a_write_through_in_coach_mode_and_change_
 }
 
 #[test]
+fn governed_hooks_over_a_mutated_intents_file_and_ledger_fail_safe_and_change_no_learner_file() {
+    let w = World::new();
+    let _entered = w.runtime.enter();
+    let orch = Orchestration::new(&w.project());
+    orch.init().expect("init");
+    let (outside, orchestration) = (w.outside(), orch.dir());
+    let learner = || snapshot(&w.project()).into_iter().filter(|(p, _)| !p.starts_with(&orchestration)).collect();
+    let project: BTreeMap<PathBuf, Vec<u8>> = learner();
+    let events = prop::sample::select(HookEvent::ALL.to_vec());
+    let edits = prop_oneof![1 => Just(Vec::new()), 2 => edits(4)];
+    run((edits, ".{0,40}", events, mutated_fixture(&w.project())), |(edits, garbage, event, value)| {
+        std::fs::write(orch.intents_path(), mutate(INTENTS.to_owned(), edits)).expect("intents");
+        let trace = std::fs::read_to_string(orch.trace_path()).unwrap_or_default();
+        std::fs::write(orch.trace_path(), trace + &garbage).expect("ledger");
+        let Ok(input) = serde_json::from_value::<HookInput>(value) else { return Ok(()) };
+        let decision = w.core.handle_hook(event, &input);
+        let corrupt = orch.load().is_err();
+        let mutating = event == HookEvent::PreToolUse && input.call().may_mutate();
+        prop_assert!(!(corrupt && mutating) || decision != HookDecision::None, "corrupt intents let {input:?} through");
+        prop_assert!(w.outside() == outside, "{input:?} changed a file outside the project");
+        prop_assert!(learner() == project, "{input:?} changed a learner file");
+        Ok(())
+    });
+}
+
+#[test]
 fn the_bash_classifier_takes_any_command_line() {
     let line = prop_oneof![
         ".{0,200}",
