@@ -80,8 +80,9 @@ pub(crate) fn hook_command<R: Runtime>(
     app: &tauri::AppHandle<R>,
     env: &HashMap<String, String>,
 ) -> Option<std::path::PathBuf> {
-    use tauri_plugin_shell::ShellExt;
-    let sidecar = app.shell().sidecar("paige").ok().map(std::process::Command::from);
+    use tauri::Manager;
+    let shell = app.try_state::<tauri_plugin_shell::Shell<R>>();
+    let sidecar = shell.and_then(|shell| shell.sidecar("paige").ok()).map(std::process::Command::from);
     sidecar
         .map(|command| std::path::PathBuf::from(command.get_program()))
         .filter(|paige| paige.is_file())

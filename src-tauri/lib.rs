@@ -147,6 +147,8 @@ fn show_project_in_title<R: Runtime>(window: &tauri::WebviewWindow<R>, state: &A
 /// `tauri::test::mock_builder()` and manage their own opener.
 pub fn wire<R: Runtime>(builder: tauri::Builder<R>, shell: Shell) -> tauri::Builder<R> {
     builder
+        // Locates the hook command, the packages' `paige` sidecar (`backend::hook_command`).
+        .plugin(tauri_plugin_shell::init())
         .manage(shell)
         .invoke_handler(tauri::generate_handler![
             ui_message,
@@ -265,7 +267,6 @@ fn try_run(project_dir: Option<PathBuf>) -> anyhow::Result<()> {
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
-        .plugin(tauri_plugin_shell::init())
         .manage(ExternalOpener::system())
         .setup({
             let signals = signals.clone();
