@@ -10,6 +10,9 @@ ensure_chromadb
 # The embedding model the memory tests (and the package) use.
 ensure_embedding_model "$tools_dir/models"
 export PAIGE_MODEL_DIR="$tools_dir/models"
+# The fuzz tests' cases per target (default 48): ~6 s of paige-core's and ~10 s of
+# paige-server's test time on a 2-core machine; raise it for a longer hunt.
+export PAIGE_FUZZ_CASES="${PAIGE_FUZZ_CASES:-500}"
 ensure_claude_code
 # chromium: the browser UI's smoke test runs in Debian's headless Chromium.
 apt_install chromium
