@@ -12,10 +12,18 @@ fn reply(t: &super::TestCore, frame: Value) -> Option<Value> {
 
 #[test]
 fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
-    // The spec's 23 client types and Paige's four: `session:list`, `coaching:show_me`,
-    // `practice:list`, `practice:kata_request`.
-    assert_eq!(ClientMessage::TYPES.len(), 27);
-    for extension in ["session:list", "coaching:show_me", "practice:list", "practice:kata_request"] {
+    // The spec's 23 client types and Paige's seven: `session:list`, `coaching:show_me`,
+    // `practice:list`, `practice:kata_request` and the intake interview's three.
+    assert_eq!(ClientMessage::TYPES.len(), 30);
+    for extension in [
+        "session:list",
+        "coaching:show_me",
+        "practice:list",
+        "practice:kata_request",
+        "intake:start",
+        "intake:typing",
+        "intake:answer",
+    ] {
         assert!(ClientMessage::TYPES.contains(&extension), "{extension}");
     }
     let catalog = [
@@ -61,6 +69,11 @@ fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
         "coaching:step_check",
         "practice:katas",
         "practice:kata_error",
+        "intake:sentence",
+        "intake:reply_done",
+        "intake:state",
+        "intake:transition",
+        "intake:error",
     ];
     assert_eq!(catalog.len(), 32);
     let mut expected: Vec<&str> = catalog.iter().chain(revisions.iter()).chain(extensions.iter()).copied().collect();
