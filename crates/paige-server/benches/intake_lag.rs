@@ -22,13 +22,12 @@ use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-const TOKEN: &str = "bench-token";
 const RUNS: usize = 200;
 const TIMEBOX: Duration = Duration::from_millis(300);
 /// How long after expiry the typing learner sends the answer.
 const ANSWER_AFTER_EXPIRY: Duration = Duration::from_millis(100);
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+use common::Socket;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Case {
@@ -58,13 +57,7 @@ async fn main() {
     };
     config.limits.intake_timebox = TIMEBOX;
     let core = Arc::new(Core::open(config, Arc::new(SystemClock)).expect("core"));
-    let server = paige_server::app(core.clone(), TOKEN);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let stop = tokio_util::sync::CancellationToken::new();
-    let serving = tokio::spawn(paige_server::serve(listener, server, stop.clone()));
-    let (mut socket, _) =
-        tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/ws?token={TOKEN}")).await.expect("connect");
+    let (mut socket, served) = common::serve(core.clone()).await;
 
     println!(
         "intake hand-over lag over /ws, real clock, {} ms timebox, {RUNS} interviews per case",
@@ -92,8 +85,8 @@ async fn main() {
         );
     }
     println!("  (target p99 ≤ 50 ms; spec ≤ 1,000 ms)");
-    stop.cancel();
-    let _ = serving.await;
+    drop(socket);
+    served.stop().await;
 }
 
 /// One interview to its hand-over; its lag in ms.

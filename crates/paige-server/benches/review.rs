@@ -23,7 +23,6 @@ use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-const TOKEN: &str = "bench-token";
 const RUNS: usize = 100;
 
 #[tokio::main]
@@ -81,13 +80,7 @@ async fn main() {
         };
         core.db().append_kata_attempt(&kata.id, &attempt).expect("attempt");
     }
-    let server = paige_server::app(core.clone(), TOKEN);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let stop = tokio_util::sync::CancellationToken::new();
-    let serving = tokio::spawn(paige_server::serve(listener, server, stop.clone()));
-    let (mut socket, _) =
-        tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/ws?token={TOKEN}")).await.expect("connect");
+    let (mut socket, served) = common::serve(core.clone()).await;
     let request = json!({"type": "user:review", "payload": {
         "kataId": kata.id, "userCode": code, "activeConstraintTitles": ["No loops"]}})
     .to_string();
@@ -140,7 +133,7 @@ async fn main() {
         percentile(&mut model, 0.99)
     );
     println!("  Paige's overhead  p50 {:6.2} ms (whole review − direct call)", total_p50 - model_p50);
-    stop.cancel();
-    let _ = serving.await;
+    drop(socket);
+    served.stop().await;
     let _ = core.shutdown().await;
 }

@@ -1,6 +1,8 @@
 //! `buffer:update` ingest rate over `/ws` on a 5,000-line file, with a session active so
 //! action logging is on (target ≥ 2,000 msg/s). `cargo bench -p paige-server --bench ws_ingest`
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -8,7 +10,6 @@ use futures_util::{SinkExt, StreamExt};
 use paige_core::{Config, Core, SystemClock};
 use tokio_tungstenite::tungstenite::Message;
 
-const TOKEN: &str = "bench-token";
 const MESSAGES: usize = 4000;
 
 #[tokio::main]
@@ -20,14 +21,7 @@ async fn main() {
     let config = Config::new(project.path().to_owned(), data.path().to_owned(), "bench");
     let core = Arc::new(Core::open(config, Arc::new(SystemClock)).expect("core"));
     core.start_session(None, None).expect("session");
-    let server = paige_server::app(core.clone(), TOKEN);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let stop = tokio_util::sync::CancellationToken::new();
-    let serving = tokio::spawn(paige_server::serve(listener, server, stop.clone()));
-
-    let (mut socket, _) =
-        tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/ws?token={TOKEN}")).await.expect("connect");
+    let (mut socket, served) = common::serve(core.clone()).await;
     socket.send(Message::Text(r#"{"type":"file:open","payload":{"path":"big.rs"}}"#.into())).await.expect("open");
     // Every 10th update is a large paste, so significant-change rows are written too.
     let frames: Vec<String> = (0..MESSAGES)
@@ -67,6 +61,6 @@ async fn main() {
         (content.len() * MESSAGES) as f64 / elapsed.as_secs_f64() / (1 << 20) as f64,
         elapsed.as_secs_f64() * 1000.0 / MESSAGES as f64
     );
-    stop.cancel();
-    let _ = serving.await;
+    drop(socket);
+    served.stop().await;
 }
