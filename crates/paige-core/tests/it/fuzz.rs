@@ -193,6 +193,25 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// Puts the files of `initial` back as they were and removes what was added since (`now`).
+fn restore(initial: &BTreeMap<PathBuf, Vec<u8>>, now: &BTreeMap<PathBuf, Vec<u8>>) {
+    for (path, content) in now.iter().rev() {
+        match initial.get(path) {
+            None if content == b"<dir>" => std::fs::remove_dir_all(path).unwrap_or_default(),
+            None => std::fs::remove_file(path).unwrap_or_default(),
+            Some(was) if was != content && was != b"<dir>" => std::fs::write(path, was).expect("restore"),
+            Some(_) => {}
+        }
+    }
+    for (path, was) in initial.iter().filter(|(path, _)| !now.contains_key(*path)) {
+        if was == b"<dir>" {
+            std::fs::create_dir_all(path).expect("restore dir");
+        } else {
+            std::fs::write(path, was).expect("restore file");
+        }
+    }
+}
+
 /// A real core over `outer/project` (with a symlink `escape` to `outer/sibling`) and a data
 /// dir elsewhere, inside a runtime so background work runs too; no model API is reachable.
 struct World {
@@ -303,7 +322,11 @@ fn ui_frames_never_panic_get_known_replies_and_change_learner_files_only_by_a_sa
     let _entered = w.runtime.enter();
     let conn = w.core.connect();
     let outside = w.outside();
+    let initial = snapshot(&w.project());
     run(prop::collection::vec(frame(), 1..6), |frames| {
+        // Each case starts from the same project: saves would otherwise pile up files that
+        // every later case walks and snapshots, slowing the run quadratically.
+        restore(&initial, &snapshot(&w.project()));
         for text in frames {
             let project = snapshot(&w.project());
             let decoded = decode(&text);
