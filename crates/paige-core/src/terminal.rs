@@ -3,7 +3,8 @@
 //! `claude` is missing. Output comes on a `TerminalOutput` channel of its own; input and resizes come
 //! in through `terminal:input` / `terminal:resize`. The child runs in its own session
 //! (process group) and is killed with the whole group when its connection goes or the core
-//! shuts down.
+//! shuts down. A child that ends by itself is reported in the terminal, and the learner's
+//! next Enter starts it again on the same output.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -175,8 +176,15 @@ pub struct Terminal {
     reader: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Set by `kill`: a reader waiting for room in the output channel gives up.
     killed: Arc<std::sync::atomic::AtomicBool>,
+    /// Set by the reader when the child's output ended without a `kill`: the child is gone.
+    exited: Arc<std::sync::atomic::AtomicBool>,
     accepts_nudges: bool,
     activity: Arc<Mutex<Activity>>,
+    /// What runs here, to start it again after it ends.
+    command: AgentCommand,
+    /// The output channel's sender, kept so a restarted child writes to the same consumer;
+    /// dropped by `kill`, so the channel ends with the terminal.
+    output: Mutex<Option<tokio::sync::mpsc::Sender<String>>>,
 }
 
 /// When the terminal last saw the learner type and the child print (real time: these are
@@ -228,13 +236,31 @@ impl Terminal {
         size: TerminalSize,
     ) -> std::io::Result<(Terminal, TerminalOutput)> {
         let (tx, rx) = tokio::sync::mpsc::channel(OUTPUT_CHUNKS);
+        Ok((Terminal::spawn_into(command, size, tx)?, TerminalOutput { rx }))
+    }
+
+    /// Starts this terminal's command again in a new PTY of `size`, its output going to the
+    /// same [`TerminalOutput`]: what follows a child that ended by itself. The old child is
+    /// killed when this terminal is dropped.
+    pub fn restart(&self, size: TerminalSize) -> std::io::Result<Terminal> {
+        let tx = self.output.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let tx = tx.ok_or_else(|| std::io::Error::other("this terminal has no output channel to restart on"))?;
+        Terminal::spawn_into(&self.command, size, tx)
+    }
+
+    fn spawn_into(
+        command: &AgentCommand,
+        size: TerminalSize,
+        tx: tokio::sync::mpsc::Sender<String>,
+    ) -> std::io::Result<Terminal> {
         let killed: Arc<std::sync::atomic::AtomicBool> = Arc::default();
         let stop = killed.clone();
+        let sender = tx.clone();
         let terminal = Terminal::spawn_inner(command, size, killed, move |mut data| {
             // Waits while the consumer is behind (the child then waits on its PTY), until
             // the consumer is gone or the terminal is killed.
             loop {
-                match tx.try_send(data) {
+                match sender.try_send(data) {
                     Ok(()) | Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => return,
                     Err(tokio::sync::mpsc::error::TrySendError::Full(back)) => {
                         if stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -246,7 +272,8 @@ impl Terminal {
                 }
             }
         })?;
-        Ok((terminal, TerminalOutput { rx }))
+        *terminal.output.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
+        Ok(terminal)
     }
 
     fn spawn_inner(
@@ -269,6 +296,9 @@ impl Terminal {
         let mut reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
         let writer = pty.master.take_writer().map_err(std::io::Error::other)?;
         let banner = command.banner.clone();
+        let name = program_name(&command.program);
+        let exited: Arc<std::sync::atomic::AtomicBool> = Arc::default();
+        let (ended, stopped) = (exited.clone(), killed.clone());
         let activity: Arc<Mutex<Activity>> = Arc::default();
         let seen = activity.clone();
         let mut on_output = move |text: String| {
@@ -296,6 +326,13 @@ impl Terminal {
             if !pending.is_empty() {
                 on_output(String::from_utf8_lossy(&pending).into_owned());
             }
+            // The child ended by itself (a kill is not news): say so where the learner looks.
+            if !stopped.load(std::sync::atomic::Ordering::Relaxed) {
+                let how = pid.and_then(|p| i32::try_from(p).ok()).and_then(exit_of);
+                tracing::warn!(pid = ?pid, "terminal child {name} ended: {}", how.as_deref().unwrap_or("no exit status"));
+                ended.store(true, std::sync::atomic::Ordering::Relaxed);
+                on_output(exit_notice(&name, how.as_deref()));
+            }
         })?;
         Ok(Terminal {
             master: Mutex::new(pty.master),
@@ -304,8 +341,11 @@ impl Terminal {
             pid,
             reader: Mutex::new(Some(handle)),
             killed,
+            exited,
             accepts_nudges: command.accepts_nudges,
             activity,
+            command: command.clone(),
+            output: Mutex::new(None),
         })
     }
 
@@ -330,6 +370,11 @@ impl Terminal {
 
     pub fn accepts_nudges(&self) -> bool {
         self.accepts_nudges
+    }
+
+    /// Whether the child ended by itself (its exit shown in the terminal); see [`Terminal::restart`].
+    pub fn has_exited(&self) -> bool {
+        self.exited.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn last_input(&self) -> Option<std::time::Instant> {
@@ -357,6 +402,7 @@ impl Terminal {
     /// ending. Then reaps the child and waits for the reader thread. Idempotent.
     pub fn kill(&self) {
         self.killed.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.output.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
             // SAFETY: killpg and kill only send signals; the group is the child's own session,
             // and `session_members` lists only processes of that session.
@@ -416,6 +462,46 @@ fn session_members(_sid: i32) -> Vec<i32> {
     Vec::new()
 }
 
+/// What the learner knows a terminal's program as: Claude Code, or the program's file name.
+fn program_name(program: &std::ffi::OsStr) -> String {
+    let name = Path::new(program).file_name().unwrap_or(program).to_string_lossy().into_owned();
+    if name == "claude" { "Claude Code".into() } else { name }
+}
+
+/// The line a terminal shows when its child ended by itself.
+fn exit_notice(name: &str, how: Option<&str>) -> String {
+    let ended = how.map_or_else(|| format!("{name} stopped"), |how| format!("{name} {how}"));
+    format!("\r\n[{ended}. Press Enter to start it again.]\r\n")
+}
+
+/// How child `pid` ended, read without reaping it: `kill` reaps it, so until then its pid,
+/// which is also its process group's, cannot be reused. `None` when it is still running a
+/// moment after its output closed.
+fn exit_of(pid: i32) -> Option<String> {
+    let id = libc::id_t::try_from(pid).ok()?;
+    for _ in 0..100 {
+        // SAFETY: siginfo_t is plain data, zeroed so an empty answer reads as pid 0; waitid
+        // with WNOWAIT only reports, leaving the child to be reaped by `kill`.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        // SAFETY: as above; `info` is a valid siginfo_t to write into.
+        if unsafe { libc::waitid(libc::P_PID, id, &mut info, flags) } != 0 {
+            return None;
+        }
+        // SAFETY: waitid filled in (or left zeroed) a SIGCHLD siginfo_t.
+        let (who, status) = unsafe { (info.si_pid(), info.si_status()) };
+        if who == pid {
+            return Some(if info.si_code == libc::CLD_EXITED {
+                format!("exited with status {status}")
+            } else {
+                format!("was ended by signal {status}")
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    None
+}
+
 fn pty_size(size: TerminalSize) -> PtySize {
     PtySize { rows: size.rows.max(1), cols: size.cols.max(1), pixel_width: 0, pixel_height: 0 }
 }
@@ -463,11 +549,11 @@ impl Terminals {
         self.by_connection.lock().unwrap_or_else(|p| p.into_inner()).remove(&id)
     }
 
-    /// Where a nudge goes: of the terminals running Claude Code, the one the learner typed
-    /// into last.
+    /// Where a nudge goes: of the terminals running Claude Code (not ended), the one the
+    /// learner typed into last.
     pub(crate) fn nudge_target(&self) -> Option<Arc<Terminal>> {
         let all = self.by_connection.lock().unwrap_or_else(|p| p.into_inner());
-        all.values().filter(|t| t.accepts_nudges()).max_by_key(|t| t.last_input()).cloned()
+        all.values().filter(|t| t.accepts_nudges() && !t.has_exited()).max_by_key(|t| t.last_input()).cloned()
     }
 
     pub(crate) fn take_all(&self) -> Vec<Arc<Terminal>> {

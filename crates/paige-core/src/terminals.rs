@@ -37,9 +37,25 @@ impl Core {
         self.terminals().get(id).is_some()
     }
 
+    /// The learner typed `input`. Once the child has ended by itself, Enter starts it again
+    /// (as its exit notice says) and other keys go nowhere.
     pub(crate) fn terminal_input(&self, id: ConnectionId, input: &str) -> Result<(), String> {
         let terminal = self.terminals().get(id).ok_or_else(|| "this window has no terminal".to_owned())?;
-        terminal.write_input(input.as_bytes()).map_err(|err| format!("cannot write to the terminal: {err}"))
+        if !terminal.has_exited() {
+            return terminal
+                .write_input(input.as_bytes())
+                .map_err(|err| format!("cannot write to the terminal: {err}"));
+        }
+        if !input.contains(['\r', '\n']) {
+            return Ok(());
+        }
+        let size = self.terminal_size().unwrap_or(TerminalSize { cols: 80, rows: 24 });
+        let restarted = terminal.restart(size).map_err(|err| format!("cannot start the terminal again: {err}"))?;
+        tracing::info!(connection = id.0, pid = ?restarted.pid(), "terminal started again");
+        if let Some(previous) = self.terminals().insert(id, restarted) {
+            previous.kill();
+        }
+        Ok(())
     }
 
     pub(crate) fn terminal_resize(&self, id: ConnectionId, size: TerminalSize) {

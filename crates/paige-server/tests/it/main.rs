@@ -5,6 +5,7 @@ mod coaching;
 mod dashboard;
 mod dashboard_flows;
 mod explain;
+mod failures;
 mod fuzz_mcp;
 mod guard;
 mod hooks;

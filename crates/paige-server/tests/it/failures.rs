@@ -1,0 +1,92 @@
+//! Failure injection in process (issue 19): a window's terminal child dying. The rest of the
+//! list is covered where its code is tested, or as whole processes in `tests/e2e/failures.rs`.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use paige_core::Core;
+use paige_core::protocol::ConnectionId;
+use paige_core::terminal::AgentCommand;
+use serde_json::json;
+
+/// The terminal's output so far, gathered on a thread as the desktop shell forwards it.
+fn open(core: &Arc<Core>, script: &str) -> (ConnectionId, Arc<Mutex<String>>) {
+    let conn = core.connect();
+    let command = AgentCommand {
+        program: "sh".into(),
+        args: vec!["-c".into(), script.into()],
+        cwd: core.project_root().path().to_owned(),
+        banner: None,
+        env: Vec::new(),
+        accepts_nudges: false,
+    };
+    let mut output = core.open_terminal(conn, &command).expect("terminal opens");
+    let seen = Arc::new(Mutex::new(String::new()));
+    let sink = seen.clone();
+    std::thread::spawn(move || {
+        while let Some(chunk) = output.blocking_recv() {
+            sink.lock().expect("lock").push_str(&chunk);
+        }
+    });
+    (conn, seen)
+}
+
+/// Waits until the output after `from` matches `found`, which returns what it wants from it.
+fn after<T>(seen: &Mutex<String>, from: usize, mut found: impl FnMut(&str) -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = seen.lock().expect("lock")[from..].to_owned();
+        if let Some(value) = found(&text) {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "not seen in {text:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The pid the script prints as `up <pid>`, after `from`.
+fn up(seen: &Mutex<String>, from: usize) -> i32 {
+    after(seen, from, |text| {
+        let rest = text.split("up ").nth(1)?;
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        rest[digits.len()..].starts_with(['\r', '\n']).then(|| digits.parse().ok()).flatten()
+    })
+}
+
+fn typed(core: &Arc<Core>, conn: ConnectionId, input: &str) -> Option<String> {
+    core.handle_text(conn, &json!({"type": "terminal:input", "payload": {"input": input}}).to_string())
+}
+
+#[test]
+fn a_terminal_child_that_dies_is_reported_in_the_terminal_and_enter_starts_it_again() {
+    let fixture = crate::fixture();
+    let core = &fixture.core;
+    let (conn, seen) = open(core, "echo \"up $$\"; read line; exit 3");
+    let first = up(&seen, 0);
+    // Killed from outside: the terminal says how it ended, where the learner looks.
+    kill9(first);
+    let notice = "[sh was ended by signal 9. Press Enter to start it again.]";
+    after(&seen, 0, |text| text.contains(notice).then_some(()));
+    // Other keys go nowhere; the window keeps its terminal.
+    let mark = seen.lock().expect("lock").len();
+    assert_eq!(typed(core, conn, "q"), None, "no error for a key");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(seen.lock().expect("lock")[mark..], *"", "nothing started on a key other than Enter");
+    assert!(core.has_terminal(conn));
+    // Enter starts the same command again, on the same output.
+    assert_eq!(typed(core, conn, "\r"), None, "no error on restart");
+    let second = up(&seen, mark);
+    assert_ne!(second, first, "a new child");
+    assert!(!std::path::Path::new(&format!("/proc/{first}")).exists(), "the dead child was reaped");
+    // It takes input as before, and ending by itself is reported with its status.
+    let mark = seen.lock().expect("lock").len();
+    assert_eq!(typed(core, conn, "bye\r"), None);
+    after(&seen, mark, |text| text.contains("[sh exited with status 3. Press Enter to start it again.]").then_some(()));
+    core.disconnect(conn);
+    assert!(!core.has_terminal(conn));
+}
+
+fn kill9(pid: i32) {
+    let status = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().expect("kill runs");
+    assert!(status.success(), "kill -9 {pid}");
+}
