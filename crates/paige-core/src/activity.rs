@@ -172,8 +172,11 @@ impl Core {
     }
 
     /// Stops `session_id` being the live session (its loop stops) without touching its row:
-    /// its wrap-up, running in the background, ends it.
+    /// its wrap-up, running in the background, ends it. Its last edits are summarised first.
     pub(crate) fn detach_session(&self, session_id: &str) {
+        if self.active_session().is_some_and(|s| s.id == session_id) {
+            self.flush_buffer_summaries();
+        }
         let mut live = self.live();
         if let Some(active) = live.session().filter(|s| s.session.id == session_id) {
             active.cancel.cancel();
@@ -184,10 +187,12 @@ impl Core {
     }
 
     /// Ends the active session with `status`; its timer stops and `session_ended` is logged.
+    /// Edits since the last tick are summarised in this session, not left for the next one.
     pub fn end_session(&self, status: SessionStatus) -> Result<Session, SessionError> {
         let active = self.live().session().map(|s| (s.session.clone(), s.cancel.clone()));
         let Some((session, cancel)) = active else { return Err(SessionError::NoActiveSession) };
         cancel.cancel();
+        self.flush_buffer_summaries();
         let duration_ms = (self.now() - session.started_at).num_milliseconds();
         self.log_action(ActionType::SessionEnded, json!({ "status": status, "durationMs": duration_ms }));
         let ended = self.db().end_session(&session.id, status)?;

@@ -14,8 +14,8 @@ use crate::files::{FileError, PathError};
 use crate::project::ProjectError;
 use crate::protocol::*;
 
-/// Client messages handled now (fully, or as the spec's deliberate no-ops). The rest answer
-/// `NOT_IMPLEMENTED` until their feature lands.
+/// Client messages every UI may send (handled fully, or as the spec's deliberate no-ops);
+/// `terminal:input` is added for a UI that has a terminal ([`TERMINAL_INPUT`]).
 const HANDLED: &[&str] = &[
     "connection:hello",
     "file:open",
@@ -47,6 +47,9 @@ const HANDLED: &[&str] = &[
     "intake:typing",
     "intake:answer",
 ];
+
+/// Only a UI with a terminal (a desktop window and its PTY) may send this.
+const TERMINAL_INPUT: &str = "terminal:input";
 
 impl Core {
     /// Registers a UI connection.
@@ -144,7 +147,11 @@ impl Core {
             }
             ClientMessage::TerminalInput(TerminalInput { input }) if self.has_terminal(from) => {
                 self.terminal_input(from, &input).err().map(|message| {
-                    ServerMessage::ConnectionError(error(ErrorCode::Internal, message, json!({ "type": "terminal:input" })))
+                    ServerMessage::ConnectionError(error(
+                        ErrorCode::Internal,
+                        message,
+                        json!({ "type": "terminal:input" }),
+                    ))
                 })
             }
             // The wrap-up runs in the background; `session:completed` follows.
@@ -202,7 +209,11 @@ impl Core {
             ClientMessage::DashboardRequest(request) => {
                 self.dashboard_request(from, request.stats_period).err().map(|err| {
                     let message = format!("Cannot read the dashboard: {err}");
-                    ServerMessage::ConnectionError(error(ErrorCode::Internal, message, json!({ "type": "dashboard:request" })))
+                    ServerMessage::ConnectionError(error(
+                        ErrorCode::Internal,
+                        message,
+                        json!({ "type": "dashboard:request" }),
+                    ))
                 })
             }
             ClientMessage::DashboardRefreshIssues(_) => {
@@ -217,13 +228,16 @@ impl Core {
                 self.intake_typing(typing.typing);
                 None
             }
-            ClientMessage::IntakeAnswer(answer) => self.intake_answer(answer.text).err().map(ServerMessage::IntakeError),
-            other @ (
-            // A UI without a terminal (the browser UI of `paige serve`).
-            | ClientMessage::TerminalInput(_)
-            ) => {
-                Some(ServerMessage::ConnectionError(not_implemented(other.type_name())))
+            ClientMessage::IntakeAnswer(answer) => {
+                self.intake_answer(answer.text).err().map(ServerMessage::IntakeError)
             }
+            // A UI without a terminal (the browser UI of `paige serve` never sends it): the
+            // sender's mistake, not a missing feature.
+            ClientMessage::TerminalInput(_) => Some(ServerMessage::ConnectionError(error(
+                ErrorCode::InvalidMessage,
+                "this UI has no terminal: terminal:input goes to a desktop window's PTY".into(),
+                json!({ "type": TERMINAL_INPUT }),
+            ))),
         }
     }
 
@@ -233,10 +247,9 @@ impl Core {
             meta.platform = Some(hello.platform);
             meta.window_size = Some(hello.window_size);
         }
-        // True exactly when the feature is built and available to this UI: the terminal in a
-        // desktop window (which gets its PTY when it connects), memory while its store
-        // answers, coaching sessions, the Observer, Explain This and practice always; the others are not built yet and answer
-        // NOT_IMPLEMENTED.
+        // True exactly when the feature is available to this UI: the terminal in a desktop
+        // window (which gets its PTY when it connects), memory while its store answers, the
+        // others always.
         let terminal = self.has_terminal(from);
         let memory = self.memory().is_available();
         let feature_flags: BTreeMap<String, bool> =
@@ -273,7 +286,7 @@ impl Core {
         self.emit(crate::event::Event::UiTo { connection: from, message: status });
         ServerMessage::ConnectionInit(ConnectionInit {
             session_id: self.active_session().map(|s| s.id),
-            capabilities: HANDLED.iter().map(|s| s.to_string()).collect(),
+            capabilities: HANDLED.iter().chain(terminal.then_some(&TERMINAL_INPUT)).map(|s| s.to_string()).collect(),
             feature_flags,
         })
     }
@@ -369,11 +382,6 @@ fn session_error(err: crate::SessionError, type_name: &str) -> ServerMessage {
         NoActiveSession | NoRuntime | Core(_) => ErrorCode::Internal,
     };
     ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": type_name })))
-}
-
-fn not_implemented(type_name: &str) -> ConnectionError {
-    tracing::warn!(type_name, "message not implemented yet");
-    error(ErrorCode::NotImplemented, format!("{type_name} is not implemented yet"), json!({ "type": type_name }))
 }
 
 fn path_rejected(path: &str, err: &PathError) -> ConnectionError {

@@ -97,6 +97,14 @@ impl Db {
         Ok(rows)
     }
 
+    /// Every action type the log holds, in any session or none.
+    pub fn logged_action_types(&self) -> Result<std::collections::HashSet<ActionType>, DbError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT DISTINCT action_type FROM action_log")?;
+        let types = stmt.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        Ok(types)
+    }
+
     /// When the session's last action (of one type, if given) happened.
     pub fn last_action_at(&self, session_id: &str, only: Option<ActionType>) -> Result<Option<DateTime<Utc>>, DbError> {
         let raw: Option<String> = self

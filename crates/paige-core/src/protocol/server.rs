@@ -99,6 +99,8 @@ pub struct ConnectionInit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
+    /// The spec's answer for a stub handler (FR-062). Paige has none left; the server's
+    /// completeness test fails if any message is answered with it.
     NotImplemented,
     InvalidJson,
     InvalidMessage,

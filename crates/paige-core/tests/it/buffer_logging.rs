@@ -109,6 +109,25 @@ async fn ending_the_session_stops_its_timer() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn edits_since_the_last_summary_are_summarised_in_the_session_they_were_made_in_when_it_ends() {
+    let t = test_core(&[("a.rs", "hello\n")]);
+    open(&t.core, "a.rs");
+    let first = t.core.start_session(None, None).expect("first session").id;
+    edit(&t.core, "a.rs", "hello!\n".into());
+    elapse(&t, 10).await;
+    t.core.end_session(SessionStatus::Completed).expect("end");
+    let summaries = actions(&t, &first, ActionType::BufferSummary);
+    assert_eq!(summaries.len(), 1, "the last 10 s of edits are not lost at the end");
+    assert_eq!(summaries[0].data, Some(json!({"path": "a.rs", "editCount": 1, "charDelta": 1, "charCount": 7})));
+    let last: Vec<ActionType> =
+        t.core.db().recent_actions(&first, 2, None).expect("log").iter().map(|a| a.action_type).collect();
+    assert_eq!(last, [ActionType::SessionEnded, ActionType::BufferSummary], "summarised before the end is logged");
+    let second = t.core.start_session(None, None).expect("second session").id;
+    elapse(&t, 30).await;
+    assert!(actions(&t, &second, ActionType::BufferSummary).is_empty(), "nothing left over for the next session");
+}
+
+#[tokio::test(start_paused = true)]
 async fn actions_without_a_session_are_discarded_not_errors() {
     let t = test_core(&[("a.rs", "x")]);
     assert_eq!(t.core.log_action(ActionType::IdleEnd, json!({})), None);

@@ -174,15 +174,13 @@ fn hello_sends_the_project_tree_to_that_ui_only_so_n_uis_cost_n_frames() {
 }
 
 #[test]
-fn messages_owned_by_later_features_answer_not_implemented() {
+fn terminal_input_from_a_ui_without_a_terminal_is_refused_as_an_invalid_message() {
     let t = test_core(&[]);
-    let frames = [json!({"type": "terminal:input", "payload": {"input": "ls\n"}})];
-    for frame in frames {
-        let reply = reply(&t, frame.clone()).expect("reply");
-        assert_eq!(reply["type"], "connection:error", "{frame}");
-        assert_eq!(reply["payload"]["code"], "NOT_IMPLEMENTED", "{frame}");
-        assert_eq!(reply["payload"]["context"]["type"], frame["type"]);
-    }
+    let reply = reply(&t, json!({"type": "terminal:input", "payload": {"input": "ls\n"}})).expect("reply");
+    assert_eq!(reply["type"], "connection:error");
+    assert_eq!(reply["payload"]["code"], "INVALID_MESSAGE", "the sender's mistake, not a missing feature");
+    assert_eq!(reply["payload"]["context"]["type"], "terminal:input");
+    assert!(reply["payload"]["message"].as_str().is_some_and(|m| m.contains("no terminal")), "{reply}");
 }
 
 #[test]
