@@ -5,6 +5,7 @@ mod blackbox;
 mod claude;
 mod coaching;
 mod doctor;
+mod failures;
 mod flood;
 mod hook;
 mod intake;

@@ -15,13 +15,13 @@ fn model_dir() -> String {
     )
 }
 
-fn world_with_model() -> World {
+pub(crate) fn world_with_model() -> World {
     let mut world = World::ready();
     world.set("PAIGE_MODEL_DIR", &model_dir());
     world
 }
 
-fn memory(world: &World, args: &[&str]) -> (bool, String, String) {
+pub(crate) fn memory(world: &World, args: &[&str]) -> (bool, String, String) {
     let project = world.project().display().to_string();
     let mut all = vec!["memory"];
     all.extend_from_slice(args);
@@ -161,14 +161,14 @@ fn the_cli_asks_the_running_paige_which_files_memories_under_the_project_and_ans
 }
 
 /// A real `chroma run` (`PAIGE_TEST_CHROMA`) on a free port, killed on drop.
-struct Chroma(std::process::Child, u16);
+pub(crate) struct Chroma(std::process::Child, u16);
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port()
 }
 
 impl Chroma {
-    fn start_on(port: u16, data: &std::path::Path) -> Chroma {
+    pub(crate) fn start_on(port: u16, data: &std::path::Path) -> Chroma {
         let cli = std::env::var("PAIGE_TEST_CHROMA").expect(
             "PAIGE_TEST_CHROMA is not set: run scripts/test.sh (it installs ChromaDB) or point it at a chroma CLI",
         );

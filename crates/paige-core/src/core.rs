@@ -54,6 +54,8 @@ pub struct Core {
 pub enum CoreError {
     #[error("cannot create DATA_DIR {}: {source}", path.display())]
     DataDir { path: PathBuf, source: std::io::Error },
+    #[error("DATA_DIR {} {why}: Paige keeps its database there — make it writable or set DATA_DIR to another folder", path.display())]
+    DataDirReadOnly { path: PathBuf, why: &'static str },
     #[error("cannot open PROJECT_DIR {}: {source}", path.display())]
     ProjectDir { path: PathBuf, source: std::io::Error },
     #[error("cannot watch the project: {0}")]
@@ -76,6 +78,7 @@ impl Core {
             .create(&config.data_dir)
             .map_err(data_dir_err)?;
         config.data_dir = config.data_dir.canonicalize().map_err(data_dir_err)?;
+        check_writable(&config.data_dir)?;
         let root = ProjectRoot::with_max_file_bytes(&config.project_dir, config.limits.max_file_bytes)
             .map_err(|source| CoreError::ProjectDir { path: config.project_dir.clone(), source })?;
         let db = Db::open(&config.db_path(), clock.clone())?;
@@ -310,4 +313,17 @@ impl Core {
     pub(crate) fn intakes(&self) -> &crate::intake::Intakes {
         &self.intakes
     }
+}
+
+/// A read-only `DATA_DIR` (a read-only mount, which even root cannot write) is named as such
+/// before SQLite fails on it with a less helpful error.
+fn check_writable(data_dir: &std::path::Path) -> Result<(), CoreError> {
+    let why = match rustix::fs::access(data_dir, rustix::fs::Access::WRITE_OK) {
+        Ok(()) => return Ok(()),
+        Err(rustix::io::Errno::ROFS) => "is on a read-only file system",
+        Err(rustix::io::Errno::ACCESS | rustix::io::Errno::PERM) => "is not writable by this user",
+        // Anything else is for opening the database to report.
+        Err(_) => return Ok(()),
+    };
+    Err(CoreError::DataDirReadOnly { path: data_dir.to_owned(), why })
 }
