@@ -2,6 +2,7 @@
 
 mod checks;
 mod coaching;
+mod completeness;
 mod dashboard;
 mod dashboard_flows;
 mod explain;
