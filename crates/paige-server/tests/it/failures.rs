@@ -1,5 +1,6 @@
-//! Failure injection in process (issue 19): a window's terminal child dying. The rest of the
-//! list is covered where its code is tested, or as whole processes in `tests/e2e/failures.rs`.
+//! Failure injection in process (issue 19): a window's terminal child dying, and a streamed
+//! model reply cut off mid-way. The rest of the list is covered where its code is tested, or
+//! as whole processes in `tests/e2e/failures.rs`.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -7,7 +8,7 @@ use std::time::{Duration, Instant};
 use paige_core::Core;
 use paige_core::protocol::ConnectionId;
 use paige_core::terminal::AgentCommand;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// The terminal's output so far, gathered on a thread as the desktop shell forwards it.
 fn open(core: &Arc<Core>, script: &str) -> (ConnectionId, Arc<Mutex<String>>) {
@@ -89,4 +90,35 @@ fn a_terminal_child_that_dies_is_reported_in_the_terminal_and_enter_starts_it_ag
 fn kill9(pid: i32) {
     let status = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().expect("kill runs");
     assert!(status.success(), "kill -9 {pid}");
+}
+
+/// The model API's failures are tested on the client (`paige-core` api.rs, api_stream.rs) and
+/// per feature; this is the one a learner watches arrive: a streamed reply cut off mid-way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interviewer_reply_cut_off_mid_stream_shows_no_half_sentence_and_a_prepared_question_says_why() {
+    use crate::intake::{control, interview, of, send, through};
+    use paige_core::prompts::intake_interviewer::BACKGROUND_QUESTIONS;
+    use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("intake_control"), control(50, "log files", false));
+    // The body ends after "Nice. Logs are a good ", without message_stop.
+    let cut = Reply::text_deltas(&["Nice. ", "Logs are a good ", "subject. How big ", "were they?"]).cut_after(2);
+    fake.always(Matcher::call_type("intake_interviewer"), cut);
+    let (_server, mut socket, _) = interview(&fake, Duration::from_secs(240)).await;
+    send(&mut socket, "intake:answer", json!({"text": "A parser for log files."})).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
+    let shown: Vec<Value> = of(&frames, "intake:sentence").into_iter().map(|s| s["text"].clone()).collect();
+    assert_eq!(shown, [json!("Nice."), json!(BACKGROUND_QUESTIONS[1])], "whole sentences only, then the prepared one");
+    let errors = of(&frames, "intake:error");
+    let message = errors.first().and_then(|e| e["message"].as_str()).unwrap_or_default();
+    assert!(
+        message.starts_with("Paige asked a prepared question instead: the interviewer's model call failed")
+            && message.contains("the stream ended before message_stop"),
+        "{errors:?}"
+    );
+    assert_eq!(of(&frames, "intake:reply_done"), [json!({"turn": 2, "text": BACKGROUND_QUESTIONS[1]})]);
+    // The transcript holds the question the learner answers next, not the cut reply.
+    let state = of(&frames, "intake:state").pop().expect("state");
+    let transcript = state["transcript"].as_array().expect("transcript");
+    assert_eq!(transcript.last(), Some(&json!({"role": "interviewer", "text": BACKGROUND_QUESTIONS[1]})));
 }

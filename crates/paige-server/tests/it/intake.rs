@@ -16,20 +16,20 @@ use crate::Running;
 use crate::coaching::all_frames;
 use crate::tools::ui;
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+pub(crate) type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 const QUIET: Duration = Duration::from_millis(700);
 const ANOTHER: &str = "Would you like to share another challenging project you worked on?";
 
-async fn send(socket: &mut Socket, kind: &str, payload: Value) {
+pub(crate) async fn send(socket: &mut Socket, kind: &str, payload: Value) {
     socket.send(Message::Text(json!({"type": kind, "payload": payload}).to_string().into())).await.expect("send");
 }
 
-fn of(frames: &[Value], kind: &str) -> Vec<Value> {
+pub(crate) fn of(frames: &[Value], kind: &str) -> Vec<Value> {
     frames.iter().filter(|f| f["type"] == kind).map(|f| f["payload"].clone()).collect()
 }
 
-fn control(score: u8, answer_quote: &str, new_project: bool) -> Reply {
+pub(crate) fn control(score: u8, answer_quote: &str, new_project: bool) -> Reply {
     let pillar = |s: u8| {
         let rationale = if s == 0 { "no evidence".to_owned() } else { format!("\"{answer_quote}\"") };
         json!({"score": s, "rationale": rationale})
@@ -42,7 +42,7 @@ fn control(score: u8, answer_quote: &str, new_project: bool) -> Reply {
 
 /// A served core with a session on "Add a weather widget" and a UI that started its
 /// interview; returns the frames up to the first question.
-async fn interview(fake: &FakeAnthropic, timebox: Duration) -> (Running, Socket, Vec<Value>) {
+pub(crate) async fn interview(fake: &FakeAnthropic, timebox: Duration) -> (Running, Socket, Vec<Value>) {
     let server = crate::coaching_server_with(fake, |config| {
         config.gh_program = Some("/nonexistent/gh".into());
         config.limits.intake_timebox = timebox;
@@ -58,7 +58,7 @@ async fn interview(fake: &FakeAnthropic, timebox: Duration) -> (Running, Socket,
 
 /// Every frame until one of type `kind` arrived (at most 10 s), then until quiet for 300 ms:
 /// under load a reply may take longer than any fixed quiet window.
-async fn through(socket: &mut Socket, kind: &str) -> Vec<Value> {
+pub(crate) async fn through(socket: &mut Socket, kind: &str) -> Vec<Value> {
     use futures_util::StreamExt;
     let mut frames: Vec<Value> = Vec::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
