@@ -87,7 +87,10 @@ async fn connection(state: AppState, mut socket: WebSocket) {
             _ = shutdown.cancelled() => break,
         }
     }
-    let _ = socket.send(Message::Close(None)).await;
+    // Completes the closing handshake: answers the client's Close (tungstenite queues that
+    // reply and only a flush sends it), or starts ours and flushes it. Without it every clean
+    // close from a browser ended as an abnormal closure (1006).
+    let _ = futures_util::SinkExt::close(&mut socket).await;
     core.disconnect(id);
     tracing::info!(connection = id.0, "UI disconnected");
 }

@@ -259,3 +259,18 @@ async fn a_headless_session_start_also_tells_the_connected_uis() {
     assert_eq!(started.len(), 1);
     assert_eq!(started[0]["issueContext"]["title"], "Greet the user");
 }
+
+#[tokio::test]
+async fn a_client_that_closes_gets_the_servers_close_back() {
+    let server = running().await;
+    let mut socket = connect(&server).await;
+    socket.send(Message::Close(None)).await.expect("close sent");
+    // A browser sees 1006 (abnormal closure) when the socket ends without the server's Close.
+    let reply = loop {
+        match tokio::time::timeout(Duration::from_secs(5), socket.next()).await.expect("an answer to the close") {
+            Some(Ok(Message::Text(_))) => continue,
+            other => break other,
+        }
+    };
+    assert!(matches!(reply, Some(Ok(Message::Close(_)))), "the closing handshake completes: {reply:?}");
+}
