@@ -38,7 +38,7 @@ pub struct Limits {
     /// run before Paige stops it and says so.
     pub step_check_timeout: Duration,
     /// `PAIGE_GH_TIMEOUT_MS`: how long the dashboard's `gh issue list` may take before Paige
-    /// stops it and says GitHub did not answer.
+    /// stops it and says GitHub did not answer; the coaching panel's calls wait no longer.
     pub gh_timeout: Duration,
     /// `PAIGE_OBSERVER_*`: the Observer's thresholds (cooldown, flow state, idle, …).
     pub observer: crate::observer::ObserverSettings,

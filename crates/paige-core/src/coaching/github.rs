@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::protocol::IssueOption;
 
-/// How long one `gh` call may take (it talks to GitHub).
+/// How long one of the coaching panel's `gh` calls may take (it talks to GitHub), unless
+/// `PAIGE_GH_TIMEOUT_MS` is shorter.
 pub const GH_DEADLINE: Duration = Duration::from_secs(8);
 /// The most issues the coaching panel lists.
 pub const MAX_ISSUES: usize = 30;
@@ -136,18 +137,16 @@ pub struct Gh<'a> {
 }
 
 impl Gh<'_> {
-    pub fn view(&self, number: i64) -> Result<IssueDetails, String> {
+    pub fn view(&self, number: i64, deadline: Duration) -> Result<IssueDetails, String> {
         let out =
-            self.run(&["issue", "view", &number.to_string(), "--json", "number,title,body,labels,url"], GH_DEADLINE)?;
+            self.run(&["issue", "view", &number.to_string(), "--json", "number,title,body,labels,url"], deadline)?;
         serde_json::from_slice(&out).map_err(|err| format!("gh answered something that is not an issue: {err}"))
     }
 
-    pub fn list(&self) -> Result<Vec<IssueOption>, String> {
+    pub fn list(&self, deadline: Duration) -> Result<Vec<IssueOption>, String> {
         let limit = MAX_ISSUES.to_string();
-        let out = self.run(
-            &["issue", "list", "--state", "open", "--limit", &limit, "--json", "number,title,labels"],
-            GH_DEADLINE,
-        )?;
+        let out = self
+            .run(&["issue", "list", "--state", "open", "--limit", &limit, "--json", "number,title,labels"], deadline)?;
         let issues: Vec<IssueDetails> = serde_json::from_slice(&out)
             .map_err(|err| format!("gh answered something that is not a list of issues: {err}"))?;
         Ok(issues.into_iter().map(|i| IssueOption { number: i.number, title: i.title, labels: i.labels }).collect())

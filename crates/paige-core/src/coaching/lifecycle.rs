@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::github::Gh;
+use super::github::{GH_DEADLINE, Gh};
 use crate::activity::{SessionError, SessionWork};
 use crate::core::Core;
 use crate::db::{ActionType, HintLevel, PhaseStatus, Session, SessionStatus};
@@ -37,7 +37,7 @@ impl Core {
         let (title, description) = (typed(request.title), typed(request.description));
         let work = match request.issue_number {
             Some(number) => {
-                let context = match self.gh().view(number) {
+                let context = match self.gh().view(number, self.gh_deadline()) {
                     Ok(issue) => IssueContext {
                         number,
                         summary: issue.summary(),
@@ -102,7 +102,7 @@ impl Core {
     /// sessions. Sessions idle too long are abandoned first.
     pub fn session_options(&self) -> SessionOptions {
         self.abandon_idle_sessions();
-        let (issues, issues_error) = match self.gh().list() {
+        let (issues, issues_error) = match self.gh().list(self.gh_deadline()) {
             Ok(issues) => (issues, None),
             Err(why) => (Vec::new(), Some(why)),
         };
@@ -253,6 +253,11 @@ impl Core {
             let hints = self.db().phase_hints(&phase.id, None).unwrap_or_default();
             self.show_phase_hints(phase, &hints);
         }
+    }
+
+    /// The panel's `gh` calls wait [`GH_DEADLINE`], or `PAIGE_GH_TIMEOUT_MS` when shorter.
+    fn gh_deadline(&self) -> std::time::Duration {
+        GH_DEADLINE.min(self.config().limits.gh_timeout)
     }
 
     fn gh(&self) -> Gh<'_> {

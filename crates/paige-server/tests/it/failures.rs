@@ -122,3 +122,25 @@ async fn an_interviewer_reply_cut_off_mid_stream_shows_no_half_sentence_and_a_pr
     let transcript = state["transcript"].as_array().expect("transcript");
     assert_eq!(transcript.last(), Some(&json!({"role": "interviewer", "text": BACKGROUND_QUESTIONS[1]})));
 }
+
+/// The dashboard's hanging `gh` is `dashboard_flows::a_hanging_gh_is_stopped_at_its_deadline…`;
+/// the coaching panel asks `gh` too, and waits no longer than `PAIGE_GH_TIMEOUT_MS` either
+/// (it waited its own 8 s before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_gh_is_stopped_at_its_deadline_and_the_session_panel_says_why() {
+    let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
+    let bin = tempfile::tempdir().expect("bin");
+    let pid_file = bin.path().join("pid");
+    let script = format!("#!/bin/sh\necho $$ > '{}'\nexec sleep 30\n", pid_file.display());
+    let gh = crate::dashboard::write_script(&bin.path().join("gh"), &script);
+    let server = crate::dashboard::server(&fake, Some(gh), Some(Duration::from_millis(300))).await;
+    let mut socket = crate::ws::connect(&server).await;
+    let started = Instant::now();
+    crate::ws::send(&mut socket, json!({"type": "session:list", "payload": {}})).await;
+    let options = crate::ws::next_of(&mut socket, "session:options").await["payload"].clone();
+    assert!(started.elapsed() < Duration::from_secs(2), "bounded: {:?}", started.elapsed());
+    assert_eq!(options["issues"], json!([]));
+    assert_eq!(options["issuesError"], "gh did not answer within 0.3 s");
+    let pid = std::fs::read_to_string(&pid_file).expect("pid");
+    assert!(!std::path::Path::new(&format!("/proc/{}", pid.trim())).exists(), "the hanging gh was killed and reaped");
+}
