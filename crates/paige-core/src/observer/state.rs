@@ -77,6 +77,8 @@ pub struct ObserverState {
     pub last_evaluation: Option<DateTime<Utc>>,
     pub last_activity: DateTime<Utc>,
     buffer_updates: u32,
+    /// The latest learner actions within the flow window, at most `flow_actions + 1`: enough
+    /// to tell flow, and neither the memory nor `admit`'s scan grows with the edit rate.
     recent: VecDeque<DateTime<Utc>>,
     in_progress: bool,
     /// Bumped by every trigger: a nudge from an older one is superseded.
@@ -126,7 +128,7 @@ impl ObserverState {
         self.idle_seen = false;
         self.recent.push_back(now);
         let window = chrono::Duration::from_std(settings.flow_window).unwrap_or(chrono::Duration::MAX);
-        while self.recent.front().is_some_and(|t| now - *t > window) {
+        while self.recent.front().is_some_and(|t| now - *t > window) || self.recent.len() > settings.flow_actions + 1 {
             self.recent.pop_front();
         }
     }
@@ -250,6 +252,18 @@ mod tests {
         assert_eq!(state.admit(at(172), &s), Err(Skip::Silent), "one evaluation at a time");
         state.finish(at(173));
         assert_eq!(state.last_evaluation, Some(at(173)));
+    }
+
+    #[test]
+    fn a_flood_of_edits_keeps_only_the_actions_flow_needs_and_still_reads_as_flow() {
+        let s = ObserverSettings::default();
+        let mut state = ObserverState::new("s".into(), at(0));
+        for i in 0..100_000 {
+            state.on_buffer_update(at(0) + chrono::Duration::microseconds(i * 500), &s);
+        }
+        assert_eq!(state.recent.len(), s.flow_actions + 1, "bounded by the threshold, not the edit rate");
+        assert_eq!(state.admit(at(51), &s), Err(Skip::Suppressed("flow_state")));
+        assert_eq!(state.admit(at(111), &s), Ok(()), "the window has moved past the flood");
     }
 
     #[test]
