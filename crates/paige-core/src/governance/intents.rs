@@ -162,11 +162,13 @@ active_intents:
     budget: {turns: 50, tokens: 200000}
 ";
 
+/// Writes a sidecar file by temp file and rename. The temp file is named as a save's, so one
+/// a crash cuts short is swept from the project at the next start like theirs.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), GovernanceError> {
     use std::io::Write;
     let io = |source| GovernanceError::Io { path: path.to_owned(), source };
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    let mut tmp = tempfile::Builder::new().prefix(crate::files::TEMP_PREFIX).tempfile_in(dir).map_err(io)?;
     tmp.write_all(bytes).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|err| io(err.error))?;
