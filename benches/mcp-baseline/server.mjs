@@ -1,7 +1,9 @@
 // Baseline for Paige's MCP benchmark: the official TypeScript MCP SDK serving the same
 // `paige_get_diff` tool shape (diff computed per call with the `diff` package, structured
-// + text content), with 2025-11-25 sessions over Streamable HTTP.
-//   node server.mjs PORT SAVED_FILE BUFFER_FILE REL_PATH
+// + text content) over Streamable HTTP: with 2025-11-25 sessions, or with `stateless` the
+// SDK's stateless mode (no session id; a fresh server and transport per request, as its docs
+// show) — the nearest it has to the 2026-07-28 stateless era, which it does not implement.
+//   node server.mjs PORT SAVED_FILE BUFFER_FILE REL_PATH [stateless]
 import { createServer } from "node:http";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -11,7 +13,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 
-const [port, savedPath, bufferPath, relPath] = process.argv.slice(2);
+const [port, savedPath, bufferPath, relPath, mode] = process.argv.slice(2);
 const buffer = readFileSync(bufferPath, "utf8");
 const transports = new Map();
 
@@ -33,6 +35,17 @@ createServer(async (req, res) => {
   let body = "";
   for await (const chunk of req) body += chunk;
   const parsed = body ? JSON.parse(body) : undefined;
+  if (mode === "stateless") {
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const server = buildServer();
+    res.on("close", () => {
+      transport.close();
+      server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, parsed);
+    return;
+  }
   const sid = req.headers["mcp-session-id"];
   let transport = sid ? transports.get(sid) : undefined;
   if (!transport) {

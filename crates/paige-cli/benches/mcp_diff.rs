@@ -1,7 +1,8 @@
 //! `paige_get_diff` over MCP: round-trip latency and throughput with 8 concurrent clients on
 //! a 5,000-line dirty buffer with 50 changed lines, plus the server's peak RSS — for Paige
-//! (`paige serve`, release) and, in the same run, the baseline: the official TypeScript MCP
-//! SDK serving the same tool shape (`benches/mcp-baseline`, installed with npm on first use).
+//! (`paige serve`, release) in both MCP eras and, in the same run, the baselines: the official
+//! TypeScript MCP SDK serving the same tool shape (`benches/mcp-baseline`, installed with npm
+//! on first use) with 2025-11-25 sessions, and in its stateless mode for the stateless era.
 //!
 //! `cargo bench -p paige-cli --bench mcp_diff` — targets: p50 ≤ 1 ms, ≥ 5,000 calls/s (≥ 20×
 //! the baseline), RSS ≤ 60 MB.
@@ -27,6 +28,9 @@ const LOAD_FOR: Duration = Duration::from_secs(5);
 enum Era {
     Sessions,
     Stateless,
+    /// The TypeScript SDK's stateless mode: 2025-11-25 without a session id (the SDK does not
+    /// implement the 2026-07-28 era), the baseline for Paige's stateless figures.
+    SdkStateless,
 }
 
 struct Figures {
@@ -65,20 +69,32 @@ async fn main() {
     report("paige, 2026-07-28 stateless", &stateless);
     stop(&mut paige.child);
 
-    match start_baseline(dir.path(), &project).await {
-        Some(mut baseline) => {
-            let base = measure(baseline.port, baseline.child.id(), Era::Sessions, true).await;
-            report("TS SDK 1.32, 2025-11-25 sessions", &base);
-            stop(&mut baseline.child);
-            println!(
-                "  ratios vs baseline: p50 {:.1}× faster (sessions), throughput {:.1}× (sessions, rmcp client) / {:.1}× (stateless, raw client), RSS {:.1}× smaller",
-                base.p50.as_secs_f64() / sessions.p50.as_secs_f64(),
-                sessions.calls_per_s / base.calls_per_s,
-                stateless.raw_calls_per_s / base.raw_calls_per_s,
-                base.peak_rss_mb / sessions.peak_rss_mb
-            );
-        }
-        None => println!("  baseline skipped: node or npm missing"),
+    for (era, name, ours) in [
+        (Era::Sessions, "TS SDK 1.32, 2025-11-25 sessions", &sessions),
+        (Era::SdkStateless, "TS SDK 1.32, stateless mode", &stateless),
+    ] {
+        let Some(mut baseline) = start_baseline(dir.path(), &project, era).await else {
+            println!("  baseline skipped: node or npm missing");
+            return;
+        };
+        let base = measure(baseline.port, baseline.child.id(), era, true).await;
+        report(name, &base);
+        stop(&mut baseline.child);
+        let throughput = if era == Era::Sessions {
+            format!("{:.1}× (rmcp client)", ours.calls_per_s / base.calls_per_s)
+        } else {
+            format!(
+                "{:.1}× (rmcp client), {:.1}× (raw client)",
+                ours.calls_per_s / base.calls_per_s,
+                ours.raw_calls_per_s / base.raw_calls_per_s
+            )
+        };
+        println!(
+            "    paige vs this baseline: p50 {:.1}× faster, p99 {:.1}× faster, throughput {throughput}, peak RSS {:.1}× smaller",
+            base.p50.as_secs_f64() / ours.p50.as_secs_f64(),
+            base.p99.as_secs_f64() / ours.p99.as_secs_f64(),
+            base.peak_rss_mb / ours.peak_rss_mb
+        );
     }
 }
 
@@ -133,7 +149,7 @@ async fn set_buffer(port: u16, buffer: &str) {
     tokio::time::sleep(Duration::from_millis(100)).await;
 }
 
-async fn start_baseline(dir: &Path, project: &Path) -> Option<Server> {
+async fn start_baseline(dir: &Path, project: &Path, era: Era) -> Option<Server> {
     let baseline = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../benches/mcp-baseline");
     if !baseline.join("node_modules").exists() {
         let installed =
@@ -149,6 +165,7 @@ async fn start_baseline(dir: &Path, project: &Path) -> Option<Server> {
         .arg(project.join("big.rs"))
         .arg(dir.join("buffer.txt"))
         .arg("big.rs")
+        .args((era == Era::SdkStateless).then_some("stateless"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -168,7 +185,7 @@ async fn client(port: u16, era: Era) -> RunningService<RoleClient, ()> {
         StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp")).auth_header(TOKEN),
     );
     match era {
-        Era::Sessions => ().serve(transport).await.expect("initialize"),
+        Era::Sessions | Era::SdkStateless => ().serve(transport).await.expect("initialize"),
         Era::Stateless => ()
             .serve_with_lifecycle(
                 transport,
@@ -247,6 +264,7 @@ async fn raw_load(port: u16, era: Era) -> f64 {
     let http = reqwest::Client::new();
     let (version, session) = match era {
         Era::Stateless => ("2026-07-28", None),
+        Era::SdkStateless => ("2025-11-25", None),
         Era::Sessions => ("2025-11-25", Some(raw_initialize(&http, &url).await)),
     };
     let meta = json!({"io.modelcontextprotocol/protocolVersion": version,
