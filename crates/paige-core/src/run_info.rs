@@ -84,7 +84,7 @@ pub fn path(data_dir: &Path) -> PathBuf {
 /// Writes the file atomically (temp file + rename), readable by the owner only.
 pub fn write(data_dir: &Path, info: &RunInfo) -> anyhow::Result<PathBuf> {
     use anyhow::Context;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 
     let target = path(data_dir);
     let dir = target.parent().context("run file has no parent directory")?;
@@ -93,11 +93,24 @@ pub fn write(data_dir: &Path, info: &RunInfo) -> anyhow::Result<PathBuf> {
         .mode(0o700)
         .create(dir)
         .with_context(|| format!("cannot create {}", dir.display()))?;
+    // A run directory an older Paige left open to others is made private, as the database is.
+    let mode = std::fs::metadata(dir).with_context(|| format!("cannot read {}", dir.display()))?.permissions().mode();
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .with_context(|| format!("cannot make {} private", dir.display()))?;
+    }
+    // The token goes only into a file this call creates: a leftover or a planted symlink at
+    // the temp name is removed first, and `create_new` (O_EXCL) neither reuses nor follows one.
     let tmp = dir.join(format!(".server.json.{}", std::process::id()));
+    match std::fs::remove_file(&tmp) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+            return Err(err).with_context(|| format!("cannot remove {}", tmp.display()));
+        }
+        _ => {}
+    }
     let mut file = std::fs::OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
         .mode(0o600)
         .open(&tmp)
         .with_context(|| format!("cannot write {}", tmp.display()))?;

@@ -63,6 +63,39 @@ pub(crate) fn write_bytes(path: &ProjectPath, content: &[u8], mode: Option<u32>)
     })
 }
 
+/// Appends `content` to a regular file beneath the root in one `write`; a missing file is
+/// created (0666 less the umask, with its parent directories) and starts with `header`.
+/// Never through a symlink and never blocking: a FIFO, socket or device there is refused at
+/// once. For the files Paige keeps in the project itself (the lessons file).
+pub(crate) fn append_bytes(path: &ProjectPath, header: &[u8], content: &[u8]) -> Result<(), FileError> {
+    let rel = path.rel();
+    let err = |errno: Errno| match errno {
+        Errno::LOOP | Errno::NOTDIR | Errno::XDEV => FileError::Changed(rel.to_owned()),
+        Errno::ISDIR => FileError::IsDirectory(rel.to_owned()),
+        // open(2) says ENXIO for a FIFO without a reader when asked not to block.
+        Errno::NXIO => FileError::NotRegular { path: rel.to_owned(), kind: "a FIFO, socket or device" },
+        other => FileError::Write { path: rel.to_owned(), source: other.into() },
+    };
+    let root = &path.handle().dir;
+    let (dir, name) = root.parent_of(rel, true).map_err(err)?;
+    let at = root.dir_or_root(&dir);
+    let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let (fd, created) = match rustix::fs::openat(at, name, flags, Mode::empty()) {
+        Ok(fd) => (fd, false),
+        Err(Errno::NOENT) => {
+            (rustix::fs::openat(at, name, flags | OFlags::CREATE, Mode::from_raw_mode(0o666)).map_err(err)?, true)
+        }
+        Err(errno) => return Err(err(errno)),
+    };
+    let stat = rustix::fs::fstat(&fd).map_err(err)?;
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => {}
+        other => return Err(FileError::NotRegular { path: rel.to_owned(), kind: kind_name(other) }),
+    }
+    let bytes = if created { [header, content].concat() } else { content.to_vec() };
+    std::fs::File::from(fd).write_all(&bytes).map_err(|source| FileError::Write { path: rel.to_owned(), source })
+}
+
 /// Removes a regular file (never through a symlink).
 pub(crate) fn remove_file(path: &ProjectPath) -> Result<(), FileError> {
     let rel = path.rel();

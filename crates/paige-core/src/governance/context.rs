@@ -1,15 +1,16 @@
 //! What an agent working under an intent is told: the intent, its recent history in the
 //! ledger, and the Shared Brain (`AGENT.md`, `CLAUDE.md`).
 
-use std::path::Path;
-
 use serde::Serialize;
 
 use super::intents::{Intent, Orchestration};
 use super::ledger;
 use crate::Core;
+use crate::files::ProjectRoot;
 
-const SHARED_BRAIN_FILES: [&str; 2] = ["AGENT.md", "CLAUDE.md"];
+/// The lessons file agents add to (the Shared Brain's first file).
+pub(super) const LESSONS: &str = "AGENT.md";
+const SHARED_BRAIN_FILES: [&str; 2] = [LESSONS, "CLAUDE.md"];
 const SHARED_BRAIN_MAX_CHARS: usize = 4000;
 
 /// What `select_active_intent` returns: everything the agent needs to act within the intent.
@@ -60,15 +61,19 @@ impl Core {
             constraints: intent.constraints.clone(),
             acceptance_criteria: intent.acceptance_criteria.clone(),
             recent_history: ledger::summary(&entries, &intent.id, 10),
-            shared_brain: shared_brain(orch.project_root()),
+            shared_brain: shared_brain(self.project_root()),
         }
     }
 }
 
-fn shared_brain(root: &Path) -> String {
+/// The end of each lessons file, read as the editor reads files: through the path guard, so
+/// one that links out of the project, is not a regular file or is over the size cap is
+/// left out rather than read (or waited on).
+fn shared_brain(root: &ProjectRoot) -> String {
     let mut out = String::new();
     for name in SHARED_BRAIN_FILES {
-        if let Ok(text) = std::fs::read_to_string(root.join(name)) {
+        let bytes = root.resolve(name).ok().and_then(|path| crate::files::read_bytes(&path).ok());
+        if let Some(text) = bytes.and_then(|bytes| String::from_utf8(bytes).ok()) {
             let start = text.len().saturating_sub(SHARED_BRAIN_MAX_CHARS);
             let start = (start..text.len()).find(|i| text.is_char_boundary(*i)).unwrap_or(text.len());
             out.push_str(&format!("From {name}:\n{}\n", &text[start..]));

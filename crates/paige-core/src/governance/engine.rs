@@ -116,7 +116,7 @@ impl Core {
             HookEvent::PostToolUseFailure => {
                 if session.tool_failed(tool) == FAILURE_LESSON_AT {
                     let intent = session.intent_id.as_deref().unwrap_or("no intent");
-                    self.add_lesson(&root, &format!(
+                    self.add_lesson(&format!(
                         "{tool} failed {FAILURE_LESSON_AT} times in a row under {intent}; check its input before retrying."
                     ))?;
                 }
@@ -207,8 +207,7 @@ impl Core {
         session.back_to_intercept();
         if status == Some(IntentStatus::Completed) {
             let summary = ledger::read_all(&orch.trace_path()).map(|e| ledger::summary(&e, &id, 3)).unwrap_or_default();
-            let _ = self
-                .add_lesson(orch.project_root(), &format!("{id} completed. {}", summary.lines().next().unwrap_or("")));
+            let _ = self.add_lesson(&format!("{id} completed. {}", summary.lines().next().unwrap_or("")));
         }
         let status = status.map(IntentStatus::as_str).unwrap_or("gone from active_intents.yaml");
         Some(format!("Stale Intent: {id} is {status}; call select_active_intent again before acting"))

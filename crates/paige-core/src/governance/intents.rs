@@ -1,5 +1,6 @@
 //! `.orchestration/active_intents.yaml`: the intents an agent may work under.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -11,6 +12,8 @@ pub const ORCHESTRATION_DIR: &str = ".orchestration";
 pub const INTENTS_FILE: &str = "active_intents.yaml";
 pub const TRACE_FILE: &str = "agent_trace.jsonl";
 pub const INTENT_MAP_FILE: &str = "intent_map.md";
+/// The intents file is read whole on every hook: one larger than this is refused.
+pub const MAX_INTENTS_BYTES: u64 = 1 << 20;
 /// An intent may cover at most this many existing files (spec: broad scope rejection).
 pub const MAX_SCOPE_FILES: usize = 20;
 
@@ -114,8 +117,14 @@ impl Orchestration {
 
     pub fn load(&self) -> Result<IntentsFile, GovernanceError> {
         let path = self.intents_path();
-        let text =
-            std::fs::read_to_string(&path).map_err(|source| GovernanceError::Io { path: path.clone(), source })?;
+        let io = |source| GovernanceError::Io { path: path.clone(), source };
+        let file = super::open_sidecar(&path, std::fs::OpenOptions::new().read(true)).map_err(io)?;
+        let mut text = String::new();
+        file.take(MAX_INTENTS_BYTES + 1).read_to_string(&mut text).map_err(io)?;
+        if text.len() as u64 > MAX_INTENTS_BYTES {
+            let too_large = format!("larger than {MAX_INTENTS_BYTES} bytes");
+            return Err(io(std::io::Error::new(std::io::ErrorKind::InvalidData, too_large)));
+        }
         serde_norway::from_str(&text).map_err(|err| GovernanceError::CorruptIntents { path, detail: err.to_string() })
     }
 

@@ -172,6 +172,30 @@ pub enum GovernanceError {
     Db(#[from] crate::db::DbError),
 }
 
+/// Opens one of governance's own files (the intents, the ledger) with `options`, as a
+/// regular file only: never through a symlink at its name, which could lead out of the
+/// project, and never waiting on a FIFO (it opens at once, then is refused). A hook or a
+/// tool reading a planted FIFO would otherwise hold the governance lock forever.
+pub(crate) fn open_sidecar(
+    path: &std::path::Path,
+    options: &mut std::fs::OpenOptions,
+) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_regular =
+        |kind: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{kind}, not a regular file"));
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    let file = match options.custom_flags(flags.bits() as i32).open(path) {
+        Err(err) if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            return Err(not_regular("a symlink"));
+        }
+        opened => opened?,
+    };
+    if !file.metadata()?.is_file() {
+        return Err(not_regular("a FIFO, socket, device or directory"));
+    }
+    Ok(file)
+}
+
 /// Claude Code's hook timeout for `paige hook`, in seconds. Longer than the command's own
 /// wait for Paige (3 s), so the command answers — with a deny if need be — before Claude Code
 /// gives up on it and fails open.

@@ -1,8 +1,7 @@
 //! What governed mode writes down: ledger entries for denials and breaker trips, blocking an
 //! intent, lessons in the Shared Brain (`AGENT.md`), and `intent_map.md`.
 
-use std::path::Path;
-
+use super::context::LESSONS;
 use super::intents::{IntentStatus, IntentsFile, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
 use super::tools::ToolCall;
@@ -84,19 +83,14 @@ impl Core {
         }
     }
 
-    /// Appends a dated lesson to `AGENT.md` (created if missing).
-    pub(super) fn add_lesson(&self, root: &Path, lesson: &str) -> Result<(), GovernanceError> {
-        use std::io::Write;
-        let path = root.join("AGENT.md");
-        let io = |source| GovernanceError::Io { path: path.clone(), source };
-        let fresh = !path.exists();
-        let mut out = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io)?;
-        let mut text = String::new();
-        if fresh {
-            text.push_str("# Shared Brain\n\nLessons agents learned in this project.\n\n");
-        }
-        text.push_str(&format!("- {}: {lesson}\n", self.now().format("%Y-%m-%d")));
-        out.write_all(text.as_bytes()).map_err(io)?;
-        Ok(())
+    /// Appends a dated lesson to `AGENT.md` (created if missing), through the path guard: a
+    /// lessons file that links out of the project or is a FIFO is refused, never written.
+    pub(super) fn add_lesson(&self, lesson: &str) -> Result<(), GovernanceError> {
+        let err =
+            |source: std::io::Error| GovernanceError::Io { path: self.project_root().path().join(LESSONS), source };
+        let path = self.project_root().resolve(LESSONS).map_err(|e| err(std::io::Error::other(e)))?;
+        let header = "# Shared Brain\n\nLessons agents learned in this project.\n\n";
+        let line = format!("- {}: {lesson}\n", self.now().format("%Y-%m-%d"));
+        crate::files::append_bytes(&path, header.as_bytes(), line.as_bytes()).map_err(|e| err(std::io::Error::other(e)))
     }
 }
