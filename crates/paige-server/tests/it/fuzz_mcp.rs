@@ -166,7 +166,7 @@ fn cases() -> u64 {
 }
 
 /// Every file, directory and symlink under `dir` with its content (or link target).
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+pub(crate) fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for entry in entries.flatten() {
@@ -193,7 +193,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 /// A served core over `outer/project`, which holds a file and a symlink `escape` to
 /// `outer/sibling`; the model API refuses every call at once (a fast, unretried error) and
 /// `gh` is missing.
-async fn server(fake: &FakeAnthropic) -> (crate::Running, PathBuf) {
+pub(crate) async fn server(fake: &FakeAnthropic) -> (crate::Running, PathBuf) {
     fake.always(Matcher::custom(|_| true), Reply::unauthorized());
     let outer = tempfile::tempdir().expect("outer");
     let data = tempfile::tempdir().expect("data");
@@ -216,7 +216,7 @@ async fn server(fake: &FakeAnthropic) -> (crate::Running, PathBuf) {
 }
 
 /// An active session with a two-phase plan, so the session tools get past "No active session".
-fn start_session_with_a_plan(core: &Arc<Core>) {
+pub(crate) fn start_session_with_a_plan(core: &Arc<Core>) {
     let session = core.start_session(Some(42), Some("Fuzz".into())).expect("session");
     let plan = core.db().create_plan(&session.id, "1. a\n2. b").expect("plan");
     for number in 1..=2 {

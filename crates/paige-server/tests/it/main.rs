@@ -18,6 +18,7 @@ mod keepalive;
 mod mcp;
 mod observer;
 mod practice;
+mod security;
 mod sessions;
 mod tools;
 mod ui;
