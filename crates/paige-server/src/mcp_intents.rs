@@ -22,7 +22,8 @@ impl PaigeMcp {
     #[tool(
         description = "Select the intent (from .orchestration/active_intents.yaml) your current request belongs to. \
                        Required before any other tool when Paige governs the project. Returns the intent's owned \
-                       scope, constraints, acceptance criteria, recent history and Shared Brain lessons."
+                       scope, constraints, acceptance criteria, recent history and Shared Brain lessons.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn select_active_intent(
         &self,

@@ -1,5 +1,7 @@
 //! The MCP tools Claude Code calls (spec Story 6, Story 9 entry points). Each tool is a thin
-//! adapter: parse, call the core, render. None writes a file.
+//! adapter: parse, call the core, render. None writes a file, and their annotations say so to
+//! clients: the reads are read-only, the rest steer the UI or the session and are never
+//! destructive (MCP assumes a tool without annotations may be).
 
 use paige_core::db::{ActionType, HintStyle, PhaseStatus};
 use paige_core::protocol::{Anchor, CoachingMessage, FileHint, HighlightLines, IssueContext, MessageKind};
@@ -173,7 +175,8 @@ pub struct EndSessionParams {
 #[tool_router(router = coach_tools, vis = "pub(crate)")]
 impl PaigeMcp {
     #[tool(
-        description = "Read the learner's current editor buffer for one file: content, cursor position, whether it has unsaved edits (dirty) and when it last changed. Returns {\"buffer\": null} when the editor holds no buffer for that file."
+        description = "Read the learner's current editor buffer for one file: content, cursor position, whether it has unsaved edits (dirty) and when it last changed. Returns {\"buffer\": null} when the editor holds no buffer for that file.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn paige_get_buffer(
         &self,
@@ -192,7 +195,10 @@ impl PaigeMcp {
         }
     }
 
-    #[tool(description = "List the files open in the learner's editor (opened by the learner or by paige_open_file).")]
+    #[tool(
+        description = "List the files open in the learner's editor (opened by the learner or by paige_open_file).",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     async fn paige_get_open_files(&self, parts: Extension<http::request::Parts>) -> CallToolResult {
         self.logged("paige_get_open_files", &parts);
         let files = self.core.open_files();
@@ -200,7 +206,8 @@ impl PaigeMcp {
     }
 
     #[tool(
-        description = "Unified diff of the learner's unsaved edits (editor buffer vs. file on disk). With a path: that file only (empty list when it has no unsaved edits). Without: every file with unsaved edits."
+        description = "Unified diff of the learner's unsaved edits (editor buffer vs. file on disk). With a path: that file only (empty list when it has no unsaved edits). Without: every file with unsaved edits.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn paige_get_diff(
         &self,
@@ -217,7 +224,8 @@ impl PaigeMcp {
     }
 
     #[tool(
-        description = "Snapshot of the coaching session: open_files, buffers, diffs, phase (the active phase), plan, progress (of the active phase), hints (of the active phase), session, dreyfus (skill assessments). Pass include to get only some items; omit it or pass [] for all nine. Needs an active session."
+        description = "Snapshot of the coaching session: open_files, buffers, diffs, phase (the active phase), plan, progress (of the active phase), hints (of the active phase), session, dreyfus (skill assessments). Pass include to get only some items; omit it or pass [] for all nine. Needs an active session.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn paige_get_session_state(
         &self,
@@ -239,7 +247,8 @@ impl PaigeMcp {
     }
 
     #[tool(
-        description = "Open (or focus) a file in the learner's editor so you can talk about it together. Reads the file; never changes it."
+        description = "Open (or focus) a file in the learner's editor so you can talk about it together. Reads the file; never changes it.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn paige_open_file(
         &self,
@@ -256,7 +265,8 @@ impl PaigeMcp {
     }
 
     #[tool(
-        description = "Highlight a range of lines in the learner's editor, optionally with hover text. Highlights add up across calls until paige_clear_highlights."
+        description = "Highlight a range of lines in the learner's editor, optionally with hover text. Highlights add up across calls until paige_clear_highlights.",
+        annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false)
     )]
     async fn paige_highlight_lines(
         &self,
@@ -278,7 +288,10 @@ impl PaigeMcp {
         )
     }
 
-    #[tool(description = "Remove line highlights: in one file when path is given, else in every file.")]
+    #[tool(
+        description = "Remove line highlights: in one file when path is given, else in every file.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
     async fn paige_clear_highlights(
         &self,
         parts: Extension<http::request::Parts>,
@@ -289,7 +302,8 @@ impl PaigeMcp {
     }
 
     #[tool(
-        description = "Make files glow in the learner's file explorer to suggest where to look, each with a style (suggested, important, critical)."
+        description = "Make files glow in the learner's file explorer to suggest where to look, each with a style (suggested, important, critical).",
+        annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false)
     )]
     async fn paige_hint_files(
         &self,
@@ -316,7 +330,10 @@ impl PaigeMcp {
         )
     }
 
-    #[tool(description = "Remove every file glow from the explorer.")]
+    #[tool(
+        description = "Remove every file glow from the explorer.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
     async fn paige_clear_hints(
         &self,
         parts: Extension<http::request::Parts>,
@@ -328,7 +345,8 @@ impl PaigeMcp {
     }
 
     #[tool(
-        description = "Set the status of a phase of the current plan (pending, active, complete). Mark a phase active when the learner starts it and complete when they finish it. Needs an active session with a plan."
+        description = "Set the status of a phase of the current plan (pending, active, complete). Mark a phase active when the learner starts it and complete when they finish it. Needs an active session with a plan.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn paige_update_phase(
         &self,
@@ -348,7 +366,8 @@ impl PaigeMcp {
     }
 
     #[tool(
-        description = "Show the learner a coaching message: a toast, or a comment balloon anchored to a line when anchor is given. Needs an active session."
+        description = "Show the learner a coaching message: a toast, or a comment balloon anchored to a line when anchor is given. Needs an active session.",
+        annotations(read_only_hint = false, destructive_hint = false, open_world_hint = false)
     )]
     async fn paige_show_message(
         &self,
@@ -377,7 +396,8 @@ impl PaigeMcp {
     }
 
     #[tool(
-        description = "Show the GitHub issue being worked on in the learner's issue panel. Needs an active session."
+        description = "Show the GitHub issue being worked on in the learner's issue panel. Needs an active session.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn paige_show_issue_context(
         &self,
@@ -390,7 +410,8 @@ impl PaigeMcp {
     }
 
     #[tool(
-        description = "Turn your implementation plan into phased coaching for the learner (phases, hints, difficulty). Call it once after planning. Needs an active session."
+        description = "Turn your implementation plan into phased coaching for the learner (phases, hints, difficulty). Call it once after planning. Needs an active session.",
+        annotations(read_only_hint = false, destructive_hint = false, open_world_hint = true)
     )]
     async fn paige_run_coaching_pipeline(
         &self,
@@ -419,7 +440,8 @@ impl PaigeMcp {
     }
 
     #[tool(
-        description = "Wrap up the coaching session: record knowledge gaps, practice katas and skill assessments from the transcript. Needs an active session."
+        description = "Wrap up the coaching session: record knowledge gaps, practice katas and skill assessments from the transcript. Needs an active session.",
+        annotations(read_only_hint = false, destructive_hint = false, open_world_hint = true)
     )]
     async fn paige_end_session(
         &self,
