@@ -151,9 +151,9 @@ pub fn write_mcp_config(run_dir: &Path, server: &AgentServer) -> std::io::Result
 
 /// Writes `run_dir/<name>-<pid>.json`, readable by the owner only (`run_dir` is created
 /// 0700). The MCP config holds the token, so each is written to a new temp file (0600,
-/// O_EXCL) renamed into place: neither a leftover of an earlier process with this pid (whatever its mode) nor a
-/// symlink planted at the name is ever written through, and a `claude` starting meanwhile
-/// reads a whole file.
+/// O_EXCL) renamed into place: neither a leftover of an earlier process with this pid
+/// (whatever its mode) nor a symlink planted at the name is ever written through, and a
+/// `claude` starting meanwhile reads a whole file.
 fn write_private_json(run_dir: &Path, name: &str, value: &serde_json::Value) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(run_dir)?;
