@@ -47,6 +47,10 @@ impl BashCommand {
 const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// `sh -c` inside `$(...)` inside `eval` ...: deeper is unknown.
 const MAX_DEPTH: u8 = 12;
+/// brush-parser backtracks exponentially over unquoted `(`s (a subshell, or arithmetic?):
+/// `R>` and 33 of them took minutes (found by cargo fuzz), 20 about a second. Real command
+/// lines have a few; one with more is unknown.
+const MAX_OPEN_PARENS: usize = 12;
 
 pub fn classify(command: &str) -> BashCommand {
     let mut scan = Scan { effect: Effect::ReadOnly, backgrounds: false, depth: 0 };
@@ -67,6 +71,61 @@ pub fn classify(command: &str) -> BashCommand {
         });
     }
     BashCommand { effect: scan.effect, backgrounds: scan.backgrounds }
+}
+
+/// brush-parser 0.4 unwraps the numbers it reads and panics on one too large for its type: a
+/// redirection's file descriptor (`99999999999>x`, an `i32`) and a tilde's directory-stack
+/// index (`~+99999999999999999999`, a `usize`). Found by cargo fuzz; such text is not parsed
+/// (the panic would be caught, but printed, and fatal in a build that aborts on panic).
+fn has_number_the_parser_cannot_read(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !bytes[at].is_ascii_digit() {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < bytes.len() && bytes[at].is_ascii_digit() {
+            at += 1;
+        }
+        let digits = &text[start..at];
+        let before = text[..start].strip_suffix(['+', '-']).unwrap_or(&text[..start]);
+        let descriptor = text[at..].starts_with(['<', '>']) && digits.parse::<i32>().is_err();
+        let stack_index = before.ends_with('~') && digits.parse::<usize>().is_err();
+        if descriptor || stack_index {
+            return true;
+        }
+    }
+    false
+}
+
+/// The `(`s the parser reads as syntax: all but escaped ones and those in single quotes (in
+/// double quotes they may open a `$(...)`).
+fn open_parens(text: &str) -> usize {
+    #[derive(PartialEq)]
+    enum In {
+        Plain,
+        Single,
+        Double,
+    }
+    let (mut count, mut state, mut escaped) = (0, In::Plain, false);
+    for c in text.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (&state, c) {
+            (In::Single, '\'') | (In::Double, '"') => state = In::Plain,
+            (In::Single, _) => {}
+            (_, '\\') => escaped = true,
+            (In::Plain, '\'') => state = In::Single,
+            (In::Plain, '"') => state = In::Double,
+            (_, '(') => count += 1,
+            _ => {}
+        }
+    }
+    count
 }
 
 fn nesting(command: &str) -> usize {
@@ -99,6 +158,12 @@ impl Scan {
     fn source(&mut self, text: &str) {
         if self.depth >= MAX_DEPTH {
             return self.unknown("a command nested too deeply to check");
+        }
+        if has_number_the_parser_cannot_read(text) {
+            return self.unknown("a number too large for Paige's parser");
+        }
+        if open_parens(text) > MAX_OPEN_PARENS {
+            return self.unknown("too many parentheses to check");
         }
         let options = brush_parser::ParserOptions::default();
         let mut parser = brush_parser::Parser::new(text.as_bytes(), &options);
@@ -402,4 +467,40 @@ fn harmless_target(target: Option<&str>) -> bool {
 
 fn shown(target: &Arg) -> String {
     target.as_deref().map(|t| format!("`{t}`")).unwrap_or_else(|| "a computed path".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    use super::*;
+
+    /// `classify` catches a parser panic, so this calls the scan itself: it must not panic.
+    #[test]
+    fn numbers_too_large_for_the_parser_are_unknown_without_a_parser_panic() {
+        for command in
+            ["echo hi 99999999999>x", "cat 4294967296<in", "ls ~+99999999999999999999", "ls ~-99999999999999999999"]
+        {
+            let mut scan = Scan { effect: Effect::ReadOnly, backgrounds: false, depth: 0 };
+            let ran = catch_unwind(AssertUnwindSafe(|| scan.source(command)));
+            assert!(ran.is_ok(), "{command:?} panicked in the parser");
+            assert!(matches!(scan.effect, Effect::Unknown(_)), "{command:?}: {:?}", scan.effect);
+        }
+        assert!(classify("echo hi 2147483647>x").is_mutating(), "a descriptor that fits is still parsed");
+        assert!(classify("ls ~+2").is_read_only(), "a stack index that fits is still parsed");
+    }
+
+    #[test]
+    fn many_parentheses_are_unknown_at_once_even_in_an_sh_c_string() {
+        let parens = "( ".repeat(40);
+        for command in [format!("R>{parens}>"), parens.clone(), format!("sh -c '{parens}'")] {
+            let started = std::time::Instant::now();
+            let verdict = classify(&command);
+            assert!(started.elapsed() < std::time::Duration::from_secs(1), "{command:?} took {:?}", started.elapsed());
+            assert!(matches!(verdict.effect, Effect::Unknown(_)), "{command:?}: {verdict:?}");
+        }
+        let quoted = format!("python3 -c 'print({})'", "(1)+".repeat(20) + "1");
+        assert!(classify(&quoted).effect != Effect::Unknown("too many parentheses to check".into()), "{quoted:?}");
+        assert!(classify("(cd src && ls) | (grep x)").is_read_only(), "a few parentheses are parsed");
+    }
 }
