@@ -1,0 +1,93 @@
+//! Claude Code hook payloads through the engine entry point `paige hook` reaches
+//! (`POST /hooks/{event}`: decode, `Core::handle_hook`, `Core::after_hook`), in coach mode
+//! and in governed mode. One JSON payload per line, all of an input on fresh session ids, so
+//! an input can select an intent and then write. The event is the payload's
+//! `hook_event_name`, else one picked by the line's length (the server takes it from the URL).
+//! Invariants (as `tests/it/fuzz.rs`): no panic; no learner file and nothing outside the
+//! project changes; coach mode never lets a write, another server's MCP tool or a mutating
+//! Bash command through; governed mode never lets a call that may mutate through before the
+//! session selected an intent.
+
+#![no_main]
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use libfuzzer_sys::fuzz_target;
+use paige_core::governance::bash::Effect;
+use paige_core::governance::{HookDecision, HookEvent, HookInput, Orchestration, SELECT_TOOL, ToolCall};
+use paige_fuzz::{INTENTS, Mode, RECORDED_ROOT, World};
+
+/// More payloads than this per input add time, not coverage.
+const MAX_PAYLOADS: usize = 8;
+/// The ledger is emptied past this size, so a long run does not slow down on a huge file.
+const MAX_LEDGER_BYTES: u64 = 1 << 20;
+
+static COACH: LazyLock<World> = LazyLock::new(|| World::new(Mode::Coach));
+static GOVERNED: LazyLock<World> = LazyLock::new(|| World::new(Mode::Governed));
+static INPUTS: AtomicU64 = AtomicU64::new(0);
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    for (mode, world) in [(Mode::Coach, &*COACH), (Mode::Governed, &*GOVERNED)] {
+        run(mode, world, text);
+    }
+});
+
+fn run(mode: Mode, w: &World, text: &str) {
+    let _entered = w.runtime.enter();
+    let orch = Orchestration::new(&w.project());
+    if mode == Mode::Governed {
+        // Budgets and the breaker change the intents; every input starts from the same ones.
+        std::fs::write(orch.intents_path(), INTENTS).expect("intents");
+        if std::fs::metadata(orch.trace_path()).is_ok_and(|m| m.len() > MAX_LEDGER_BYTES) {
+            std::fs::write(orch.trace_path(), "").expect("empty ledger");
+        }
+    }
+    let input_number = INPUTS.fetch_add(1, Ordering::Relaxed);
+    let mut sessions: HashMap<String, (String, bool)> = HashMap::new();
+    let (outside, learner) = (w.outside(), w.learner());
+    let root = w.project().display().to_string();
+    for line in text.split('\n').take(MAX_PAYLOADS) {
+        // The server answers a payload that does not decode with 400; nothing reaches the engine.
+        let Ok(mut input) = serde_json::from_str::<HookInput>(&line.replace(RECORDED_ROOT, &root)) else {
+            continue;
+        };
+        let event = input
+            .hook_event_name
+            .as_deref()
+            .and_then(HookEvent::parse)
+            .unwrap_or_else(|| HookEvent::ALL[line.len() % HookEvent::ALL.len()]);
+        let fresh = format!("fuzz-{input_number}-{}", sessions.len());
+        let (session, selected) = sessions.entry(input.session_id.clone()).or_insert((fresh, false)).clone();
+        input.session_id = session;
+        let call = input.call();
+        let decision = w.core.handle_hook(event, &input);
+        w.core.after_hook(event, &input);
+        let pre = event == HookEvent::PreToolUse;
+        match mode {
+            Mode::Coach => {
+                let must_object = pre
+                    && match &call {
+                        ToolCall::Write { .. } | ToolCall::OtherMcp { .. } => true,
+                        ToolCall::Bash { parsed, .. } => matches!(parsed.effect, Effect::Mutating(_)),
+                        _ => false,
+                    };
+                assert!(!must_object || decision != HookDecision::None, "coach mode let {input:?} through");
+            }
+            Mode::Governed => {
+                let unselected_mutation = pre && !selected && call.may_mutate();
+                assert!(
+                    !unselected_mutation || decision != HookDecision::None,
+                    "governed mode let {input:?} through before an intent was selected"
+                );
+                if pre && input.tool_name.as_deref() == Some(SELECT_TOOL) {
+                    sessions.values_mut().for_each(|s| s.1 |= s.0 == input.session_id);
+                }
+            }
+        }
+        assert!(w.outside() == outside, "{input:?} changed a file outside the project");
+        assert!(w.learner() == learner, "{input:?} changed a learner file");
+    }
+}
