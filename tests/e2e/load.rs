@@ -13,7 +13,7 @@
 //! `PAIGE_LOAD_CALLS` (calls per MCP client) and `PAIGE_SOAK_SECS` (the soak after its warm-up)
 //! keep a plain `cargo test` short; scripts/test.sh sets the CI values.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,6 +30,10 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
 use crate::{Running, World, read_json};
+
+mod measure;
+
+use measure::{SETTLE_WINDOW, Sampler, assert_log_clean, cpu_secs, median, read_log, rss_mb, warm_up};
 
 const MCP_CLIENTS: usize = 100;
 const UI_CLIENTS: usize = 10;
@@ -49,12 +53,16 @@ fn env_number(name: &str, default: u64) -> u64 {
     }
 }
 
+/// The two tests run one at a time: each measures its own server, not the other's clients.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_mcp_clients_ten_uis_and_a_terminal_get_every_call_answered_without_errors() {
     let calls = env_number("PAIGE_LOAD_CALLS", 20) as usize;
+    let _alone = ONE_AT_A_TIME.lock().await;
     let server = Server::start().await;
     let idle = rss_mb(server.pid());
-    let sampler = Sampler::start(server.pid());
+    let sampler = Sampler::start(server.pid(), server.port as u16);
     let background = Background::start(&server).await;
 
     let clients = connect_clients(&server).await;
@@ -62,15 +70,17 @@ async fn a_hundred_mcp_clients_ten_uis_and_a_terminal_get_every_call_answered_wi
     let results = run_clients(clients, Budget::Calls(calls)).await;
     let (elapsed, cpu, own) = (started.elapsed(), cpu_secs(server.pid()) - cpu, cpu_secs(std::process::id()) - own);
     let (uis, terminal) = background.stop().await;
-    let samples = sampler.stop();
+    let (samples, slowest_health) = sampler.stop();
     let stats = Stats::of(&results);
     let peak = samples.iter().map(|s| s.1).fold(idle, f64::max);
     let output = server.stop();
+    let (problems, lagged) = read_log(&output);
 
     eprintln!(
         "load: {MCP_CLIENTS} MCP clients x {calls} calls = {} answered in {elapsed:.1?} ({:.0} calls/s), \
          p50 {:?}, p99 {:?}, max {:?}; {} buffer updates from {UI_CLIENTS} UIs ({} frames back), \
-         {} terminal outputs ({} MB); CPU: server {cpu:.1} s, clients (this process) {own:.1} s; RSS idle {idle:.1} MB, peak {peak:.1} MB",
+         {} terminal outputs ({} MB); CPU: server {cpu:.1} s, clients (this process) {own:.1} s; RSS idle {idle:.1} MB, peak {peak:.1} MB; /health at worst {slowest_health:?}; \
+         bus listeners fell behind {lagged} times",
         stats.answered,
         stats.answered as f64 / elapsed.as_secs_f64(),
         stats.p50,
@@ -84,15 +94,17 @@ async fn a_hundred_mcp_clients_ten_uis_and_a_terminal_get_every_call_answered_wi
     stats.assert_clean(MCP_CLIENTS * calls);
     uis.assert_clean("UI frames");
     terminal.assert_clean("terminal hooks");
-    assert_server_log_clean(&output);
+    assert_log_clean(&problems);
     assert!(peak < idle + PEAK_ALLOWANCE_MB, "peak RSS {peak:.1} MB, {idle:.1} MB idle");
+    assert!(slowest_health < HEALTH_DEADLINE, "/health took {slowest_health:?} under load");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_soak_of_the_same_mix_grows_rss_less_than_5_percent_after_warm_up() {
     let soak = Duration::from_secs(env_number("PAIGE_SOAK_SECS", 10).max(5));
+    let _alone = ONE_AT_A_TIME.lock().await;
     let server = Server::start().await;
-    let sampler = Sampler::start(server.pid());
+    let sampler = Sampler::start(server.pid(), server.port as u16);
     let background = Background::start(&server).await;
 
     let clients = connect_clients(&server).await;
@@ -106,17 +118,23 @@ async fn a_soak_of_the_same_mix_grows_rss_less_than_5_percent_after_warm_up() {
     let results = running.await.expect("clients");
     let elapsed = started.elapsed();
     let (uis, terminal) = background.stop().await;
-    let samples = sampler.stop();
+    let (samples, slowest_health) = sampler.stop();
     let output = server.stop();
+    let (problems, lagged) = read_log(&output);
     let stats = Stats::of(&results);
 
     let growth = (end - warm) / warm * 100.0;
-    let every = elapsed.as_secs().div_ceil(12).max(1) as usize * 10;
-    let timeline: Vec<String> = samples.iter().step_by(every).map(|s| format!("{:.1}", s.1)).collect();
+    let (first, last) = (samples[0].0, samples[samples.len() - 1].0);
+    let every = (last - first) / 12;
+    let timeline: Vec<String> = (0..=12)
+        .filter_map(|k| samples.iter().find(|s| s.0 >= first + every * k))
+        .map(|s| format!("{:.1}", s.1))
+        .collect();
     eprintln!(
         "soak: {:.0?} warm-up then {soak:?}: {} calls ({:.0} calls/s, p50 {:?}, p99 {:?}), {} buffer \
          updates, {} terminal outputs; RSS after warm-up {warm:.1} MB, at the end {end:.1} MB ({growth:+.2} %), \
-         peak {:.1} MB; every {:.0} s: {}",
+         peak {:.1} MB; /health at worst {slowest_health:?}; bus listeners fell behind \
+         {lagged} times; every {every:.0?}: {}",
         warmed - started,
         stats.answered,
         stats.answered as f64 / elapsed.as_secs_f64(),
@@ -125,40 +143,18 @@ async fn a_soak_of_the_same_mix_grows_rss_less_than_5_percent_after_warm_up() {
         uis.sent,
         terminal.sent,
         samples.iter().map(|s| s.1).fold(0.0, f64::max),
-        every as f64 / 10.0,
         timeline.join(" "),
     );
     stats.assert_clean(stats.made);
     uis.assert_clean("UI frames");
     terminal.assert_clean("terminal hooks");
-    assert_server_log_clean(&output);
+    assert_log_clean(&problems);
+    assert!(slowest_health < HEALTH_DEADLINE, "/health took {slowest_health:?} in the soak");
     assert!(growth < 5.0, "RSS grew {growth:.2} % after warm-up: {warm:.1} MB -> {end:.1} MB");
 }
 
-/// RSS is compared as the median of this long, so one sample taken mid-allocation does not decide.
-const SETTLE_WINDOW: Duration = Duration::from_secs(2);
-
-/// Waits until the server's RSS has settled: up less than 1 % over 10 s, after 15 s at least
-/// (the code, the caches, the allocator's arenas and the event bus fill first; about 30 s
-/// here). A server that keeps growing ends its warm-up after 90 s anyway, and the soak after it
-/// sees the growth. Returns when, and the RSS then.
-async fn warm_up(sampler: &Sampler, started: Instant) -> (Instant, f64) {
-    let step = Duration::from_secs(10);
-    loop {
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        let now = Instant::now();
-        let current = median(sampler.between(now - SETTLE_WINDOW, now));
-        if now - started >= Duration::from_secs(90) {
-            return (now, current);
-        }
-        if now - started >= Duration::from_secs(15) {
-            let before = median(sampler.between(now - step - SETTLE_WINDOW, now - step));
-            if current < before * 1.01 {
-                return (now, current);
-            }
-        }
-    }
-}
+/// A stall, not a slow machine: `/health` waits for nothing but the runtime.
+const HEALTH_DEADLINE: Duration = Duration::from_secs(3);
 
 /// Above the idle server: 100 MCP sessions, their requests in flight and the buffers.
 const PEAK_ALLOWANCE_MB: f64 = 256.0;
@@ -523,80 +519,4 @@ async fn terminal(base: String, token: String, stop: CancellationToken) -> Traff
         result.sent += 1;
     }
     result
-}
-
-/// The server's RSS over time, sampled every 100 ms on a thread of its own.
-struct Sampler {
-    running: Arc<AtomicBool>,
-    samples: Arc<Mutex<Vec<(Instant, f64)>>>,
-    thread: std::thread::JoinHandle<()>,
-}
-
-impl Sampler {
-    fn start(pid: u32) -> Sampler {
-        let running = Arc::new(AtomicBool::new(true));
-        let samples = Arc::new(Mutex::new(Vec::new()));
-        let (flag, into) = (running.clone(), samples.clone());
-        let thread = std::thread::spawn(move || {
-            while flag.load(Ordering::Relaxed) {
-                let sample = (Instant::now(), rss_mb(pid));
-                into.lock().expect("samples").push(sample);
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        });
-        Sampler { running, samples, thread }
-    }
-
-    /// The RSS sampled from `from` to `to`, in MB.
-    fn between(&self, from: Instant, to: Instant) -> Vec<f64> {
-        self.samples.lock().expect("samples").iter().filter(|s| s.0 >= from && s.0 < to).map(|s| s.1).collect()
-    }
-
-    fn stop(self) -> Vec<(Instant, f64)> {
-        self.running.store(false, Ordering::Relaxed);
-        self.thread.join().expect("sampler");
-        std::mem::take(&mut *self.samples.lock().expect("samples"))
-    }
-}
-
-/// CPU time `pid` has used, user and system, in seconds (/proc/<pid>/stat).
-fn cpu_secs(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the server is running");
-    // The fields after the command name, which is in parentheses and may hold spaces.
-    let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
-    let ticks: u64 = fields[11..13].iter().map(|f| f.parse::<u64>().expect("clock ticks")).sum();
-    // SAFETY: sysconf only reads a system constant.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    ticks as f64 / per_second
-}
-
-/// Resident memory of `pid`, in MB (VmRSS in /proc).
-fn rss_mb(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the server is running");
-    let kb: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .expect("VmRSS");
-    kb / 1024.0
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    assert!(!values.is_empty(), "no RSS sample in the window");
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-/// The server logged no error or warning (but the one a test machine without the embedding
-/// model always gets), and so dropped no UI message for a slow client.
-fn assert_server_log_clean(output: &str) {
-    let bad: Vec<&str> = output
-        .lines()
-        .filter(|l| l.contains("ERROR") || l.contains("WARN"))
-        .filter(|l| !l.contains("the embedding model is not available"))
-        .collect();
-    let mut kinds: Vec<&str> = bad.iter().map(|l| l.split_once("Z ").map_or(*l, |(_, rest)| rest)).collect();
-    kinds.sort();
-    kinds.dedup_by(|a, b| a.get(..40) == b.get(..40));
-    assert!(bad.is_empty(), "{} warnings or errors in the server's log, of these kinds: {kinds:#?}", bad.len());
 }
