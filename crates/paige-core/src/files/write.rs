@@ -113,7 +113,7 @@ pub(crate) fn set_mode(path: &ProjectPath, mode: u32) -> Result<(), FileError> {
 }
 
 /// A new, exclusive `.paige-save-<random>` file in `dir`.
-fn create_temp(dir: rustix::fd::BorrowedFd<'_>, mode: Mode) -> Result<(String, rustix::fd::OwnedFd), Errno> {
+pub(crate) fn create_temp(dir: rustix::fd::BorrowedFd<'_>, mode: Mode) -> Result<(String, rustix::fd::OwnedFd), Errno> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     loop {
         let mut suffix = [0u8; 8];

@@ -1,6 +1,7 @@
 //! `.orchestration/active_intents.yaml`: the intents an agent may work under.
 
 use std::io::Read;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -118,7 +119,7 @@ impl Orchestration {
     pub fn load(&self) -> Result<IntentsFile, GovernanceError> {
         let path = self.intents_path();
         let io = |source| GovernanceError::Io { path: path.clone(), source };
-        let file = super::open_sidecar(&path, std::fs::OpenOptions::new().read(true)).map_err(io)?;
+        let file = super::open_sidecar(&path, false).map_err(io)?;
         let mut text = String::new();
         file.take(MAX_INTENTS_BYTES + 1).read_to_string(&mut text).map_err(io)?;
         if text.len() as u64 > MAX_INTENTS_BYTES {
@@ -176,11 +177,19 @@ active_intents:
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), GovernanceError> {
     use std::io::Write;
     let io = |source| GovernanceError::Io { path: path.to_owned(), source };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new().prefix(crate::files::TEMP_PREFIX).tempfile_in(dir).map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|err| io(err.error))?;
+    // From the directory's handle, so a `.orchestration` that is a link out is never written.
+    let (dir, name) = super::sidecar_dir(path).map_err(io)?;
+    let (tmp, fd) =
+        crate::files::create_temp(dir.as_fd(), rustix::fs::Mode::from_raw_mode(0o666)).map_err(|e| io(e.into()))?;
+    let mut file = std::fs::File::from(fd);
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| rustix::fs::renameat(&dir, tmp.as_str(), &dir, name).map_err(std::io::Error::from));
+    if let Err(source) = written {
+        let _ = rustix::fs::unlinkat(&dir, tmp.as_str(), rustix::fs::AtFlags::empty());
+        return Err(io(source));
+    }
     Ok(())
 }
 

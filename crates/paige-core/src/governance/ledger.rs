@@ -123,8 +123,7 @@ static APPEND_LOCK: Mutex<()> = Mutex::new(());
 pub fn append(path: &Path, new: NewTrace) -> Result<TraceEntry, GovernanceError> {
     let io = |source| GovernanceError::Io { path: path.to_owned(), source };
     let _guard = APPEND_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    let mut file =
-        super::open_sidecar(path, std::fs::OpenOptions::new().create(true).read(true).append(true)).map_err(io)?;
+    let mut file = super::open_sidecar(path, true).map_err(io)?;
     let prev_hash = last_hash(&mut file).map_err(io)?.unwrap_or_else(|| GENESIS.to_owned());
     let mut entry = TraceEntry {
         id: new.id,
@@ -179,7 +178,7 @@ fn last_hash(file: &mut std::fs::File) -> std::io::Result<Option<String>> {
 
 /// The ledger's size and the `hash` of its last parseable line (reading from the end only).
 pub(crate) fn tail(path: &Path) -> std::io::Result<(u64, Option<String>)> {
-    let mut file = match super::open_sidecar(path, std::fs::OpenOptions::new().read(true)) {
+    let mut file = match super::open_sidecar(path, false) {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok((0, None)),
         Err(err) => return Err(err),
@@ -190,7 +189,7 @@ pub(crate) fn tail(path: &Path) -> std::io::Result<(u64, Option<String>)> {
 
 /// The entries after byte `offset` (a line boundary), and whether every line there parsed.
 pub(crate) fn read_from(path: &Path, offset: u64) -> std::io::Result<(Vec<TraceEntry>, bool)> {
-    let mut file = super::open_sidecar(path, std::fs::OpenOptions::new().read(true))?;
+    let mut file = super::open_sidecar(path, false)?;
     file.seek(SeekFrom::Start(offset))?;
     let mut text = String::new();
     file.read_to_string(&mut text)?;
@@ -207,9 +206,7 @@ pub(crate) fn read_from(path: &Path, offset: u64) -> std::io::Result<(Vec<TraceE
 /// Every parseable entry, in order; unparseable lines are reported by [`verify`].
 pub fn read_all(path: &Path) -> Result<Vec<TraceEntry>, GovernanceError> {
     let mut text = String::new();
-    match super::open_sidecar(path, std::fs::OpenOptions::new().read(true))
-        .and_then(|mut f| f.read_to_string(&mut text))
-    {
+    match super::open_sidecar(path, false).and_then(|mut f| f.read_to_string(&mut text)) {
         Ok(_) => {}
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(source) => return Err(GovernanceError::Io { path: path.to_owned(), source }),

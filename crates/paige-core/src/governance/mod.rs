@@ -172,28 +172,49 @@ pub enum GovernanceError {
     Db(#[from] crate::db::DbError),
 }
 
-/// Opens one of governance's own files (the intents, the ledger) with `options`, as a
-/// regular file only: never through a symlink at its name, which could lead out of the
-/// project, and never waiting on a FIFO (it opens at once, then is refused). A hook or a
-/// tool reading a planted FIFO would otherwise hold the governance lock forever.
-pub(crate) fn open_sidecar(
-    path: &std::path::Path,
-    options: &mut std::fs::OpenOptions,
-) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let not_regular =
-        |kind: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{kind}, not a regular file"));
-    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-    let file = match options.custom_flags(flags.bits() as i32).open(path) {
-        Err(err) if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
-            return Err(not_regular("a symlink"));
-        }
-        opened => opened?,
+/// Opens one of governance's own files (the intents, the ledger) as a regular file only,
+/// for reading or (with `append`) for reading and appending, created if missing. Never
+/// through a symlink at its name or at `.orchestration` itself, either of which could lead
+/// out of the project, and never waiting on a FIFO (it opens at once, then is refused). A
+/// hook or a tool reading a planted FIFO would otherwise hold the governance lock forever.
+pub(crate) fn open_sidecar(path: &std::path::Path, append: bool) -> std::io::Result<std::fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    let (dir, name) = sidecar_dir(path)?;
+    let access = if append { OFlags::RDWR | OFlags::APPEND | OFlags::CREATE } else { OFlags::RDONLY };
+    let flags = access | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let file = match rustix::fs::openat(&dir, name, flags, Mode::from_raw_mode(0o666)) {
+        Err(rustix::io::Errno::LOOP) => return Err(not_regular("a symlink")),
+        opened => std::fs::File::from(opened?),
     };
     if !file.metadata()?.is_file() {
         return Err(not_regular("a FIFO, socket, device or directory"));
     }
     Ok(file)
+}
+
+/// The directory holding a governance file (`<project>/.orchestration`), opened without
+/// following a symlink there, and the file's name in it. Opening the file from this handle
+/// means a `.orchestration` swapped for a link to elsewhere can never be read or written.
+pub(crate) fn sidecar_dir(path: &std::path::Path) -> std::io::Result<(rustix::fd::OwnedFd, &std::ffi::OsStr)> {
+    use rustix::fs::{Mode, OFlags};
+    let bad = || std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file in a project directory");
+    let name = path.file_name().ok_or_else(bad)?;
+    let dir = path.parent().ok_or_else(bad)?;
+    let (project, dir_name) = (dir.parent().ok_or_else(bad)?, dir.file_name().ok_or_else(bad)?);
+    let lookup = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let project = rustix::fs::open(project, lookup, Mode::empty())?;
+    match rustix::fs::openat(&project, dir_name, lookup | OFlags::NOFOLLOW, Mode::empty()) {
+        // With O_PATH|O_NOFOLLOW a symlink opens as itself, so O_DIRECTORY refuses it.
+        Err(rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP) => {
+            let kind = format!("{} is a symlink or a file, not a directory", dir.display());
+            Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, kind))
+        }
+        opened => Ok((opened?, name)),
+    }
+}
+
+fn not_regular(kind: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{kind}, not a regular file"))
 }
 
 /// Claude Code's hook timeout for `paige hook`, in seconds. Longer than the command's own

@@ -16,7 +16,8 @@
 //! - Symlink races on writes and reads: `core::hostile::a_directory_swapped_for_a_symlink_...`,
 //!   `core::hostile::a_save_onto_a_special_file_or_through_a_swapped_symlink_...`,
 //!   `core::path_guard::*`, `hostile::mcp_open_file_never_shows_a_file_outside_...`; planted
-//!   links: `disk::the_run_file_is_private_...`, `disk::governance_files_that_are_fifos_...`.
+//!   links: `disk::the_run_file_is_private_...`, `disk::governance_files_that_are_fifos_...`,
+//!   `disk::an_orchestration_dir_linked_out_of_the_project_...`.
 //! - No write path over MCP: `no_mcp_tool_is_write_capable_...` (both eras, every tool called
 //!   with arguments made from its schema); `tools::no_tool_can_write_a_file`,
 //!   `fuzz_mcp::random_tool_arguments_...`.

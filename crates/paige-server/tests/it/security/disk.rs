@@ -226,3 +226,45 @@ async fn governance_files_that_are_fifos_huge_or_symlinks_out_never_hang_a_hook_
     let failures: Vec<String> = failures.into_iter().map(|f| f.chars().take(400).collect()).collect();
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_orchestration_dir_linked_out_of_the_project_is_never_read_or_written_and_mutations_are_denied() {
+    let fake = FakeAnthropic::start().await.expect("fake api");
+    let (server, outer) = crate::fuzz_mcp::server(&fake).await;
+    let root = server.fixture.core.project_root().path().to_owned();
+    let elsewhere = outer.join("elsewhere");
+    std::fs::create_dir(&elsewhere).expect("elsewhere");
+    std::fs::write(elsewhere.join("active_intents.yaml"), INTENTS).expect("intents");
+    std::fs::write(elsewhere.join("agent_trace.jsonl"), "").expect("ledger");
+    std::os::unix::fs::symlink(&elsewhere, root.join(".orchestration")).expect("orchestration link out");
+    let client = stateless_client(&server).await;
+    let args = JsonObject::from_iter([("intent_id".to_owned(), json!("INT-001"))]);
+    let select = client.call_tool(CallToolRequestParams::new("select_active_intent").with_arguments(args));
+    let mut failures = Vec::new();
+    match tokio::time::timeout(Duration::from_secs(5), select).await {
+        Ok(Ok(result)) if result.is_error == Some(true) => {}
+        other => failures.push(format!("select_active_intent through a linked .orchestration: {other:?}")),
+    }
+    let write = json!({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": root.join("src/main.rs"), "content": "x"}});
+    match hook(&server, "PreToolUse", write).await {
+        Ok((200, decision))
+            if decision["decision"] == "deny" && decision["reason"].as_str().is_some_and(|r| r.contains("symlink")) => {
+        }
+        other => failures.push(format!("a PreToolUse Write through a linked .orchestration: {other:?}")),
+    }
+    if let Ok(created) = paige_core::governance::Orchestration::new(&root).init() {
+        failures.push(format!("init wrote through the link: {created:?}"));
+    }
+    let mut outside: Vec<_> =
+        std::fs::read_dir(&elsewhere).expect("elsewhere").flatten().map(|e| e.file_name()).collect();
+    outside.sort();
+    if outside != ["active_intents.yaml", "agent_trace.jsonl"] {
+        failures.push(format!("files appeared outside the project: {outside:?}"));
+    }
+    let ledger = std::fs::read_to_string(elsewhere.join("agent_trace.jsonl")).expect("ledger");
+    if !ledger.is_empty() {
+        failures.push(format!("the ledger outside the project was written: {ledger:?}"));
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
