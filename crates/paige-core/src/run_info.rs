@@ -99,6 +99,7 @@ pub fn write(data_dir: &Path, info: &RunInfo) -> anyhow::Result<PathBuf> {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
             .with_context(|| format!("cannot make {} private", dir.display()))?;
     }
+    sweep_stale_temps(dir);
     // The token goes only into a file this call creates: a leftover or a planted symlink at
     // the temp name is removed first, and `create_new` (O_EXCL) neither reuses nor follows one.
     let tmp = dir.join(format!(".server.json.{}", std::process::id()));
@@ -118,6 +119,24 @@ pub fn write(data_dir: &Path, info: &RunInfo) -> anyhow::Result<PathBuf> {
     file.sync_all()?;
     std::fs::rename(&tmp, &target).with_context(|| format!("cannot write {}", target.display()))?;
     Ok(target)
+}
+
+/// Removes the `.server.json.<pid>` temp files of processes that are gone: one killed between
+/// creating its temp file and renaming it left it there, holding a dead launch's token.
+/// Another live Paige's temp file is left alone; it is about to be renamed.
+fn sweep_stale_temps(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(".server.json.")) else { continue };
+        let stale = pid.parse::<u32>().map_or(true, |pid| pid != std::process::id() && !process_alive(pid));
+        if stale {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => tracing::info!(file = ?name, "removed a run file's temp file left by a killed Paige"),
+                Err(err) => tracing::warn!(file = ?name, "cannot remove a stale run temp file: {err}"),
+            }
+        }
+    }
 }
 
 /// Reads the run file; `None` when no Paige has announced itself.
@@ -161,7 +180,7 @@ pub fn left_by_crash(data_dir: &Path) -> Option<RunInfo> {
     (ours || !process_alive(info.pid)).then_some(info)
 }
 
-fn process_alive(pid: u32) -> bool {
+pub(crate) fn process_alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
     // Signal 0 checks that the process exists without touching it; EPERM means it exists
     // but belongs to someone else.

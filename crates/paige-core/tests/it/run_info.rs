@@ -72,3 +72,24 @@ fn locate_prefers_paige_url_and_token_then_reads_the_run_file() {
     let found = run_info::locate(&env_wins, None).expect("found");
     assert_eq!((found.base_url.as_str(), found.token.expose()), ("http://127.0.0.1:9", "from-env"));
 }
+
+#[test]
+fn a_start_removes_run_temp_files_left_by_killed_processes_but_not_a_live_ones() {
+    let data = tempfile::tempdir().expect("tmp");
+    let run = data.path().join("run");
+    std::fs::create_dir_all(&run).expect("run dir");
+    // No process has a pid above the kernel's limit (2^22), so this one is surely gone.
+    let dead = run.join(".server.json.4194305");
+    let unparsable = run.join(".server.json.x");
+    let mut child = std::process::Command::new("sleep").arg("30").spawn().expect("sleep");
+    let live = run.join(format!(".server.json.{}", child.id()));
+    for leftover in [&dead, &unparsable, &live] {
+        std::fs::write(leftover, r#"{"token":"old"}"#).expect("leftover");
+    }
+    run_info::write(data.path(), &info(std::process::id(), "new")).expect("write");
+    let (dead_left, unparsable_left, live_left) = (dead.exists(), unparsable.exists(), live.exists());
+    child.kill().expect("kill");
+    let _ = child.wait();
+    assert_eq!((dead_left, unparsable_left, live_left), (false, false, true));
+    assert_eq!(run_info::read(data.path()).expect("read").expect("run file").token.expose(), "new");
+}
