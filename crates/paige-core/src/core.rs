@@ -194,6 +194,12 @@ impl Core {
         if let Some(crashed) = crate::run_info::left_by_crash(&self.config.data_dir) {
             self.recover_from_crash(&crashed);
         }
+        // Any Paige killed mid-write (this project's or another's) may have left these.
+        let removed =
+            crate::files::sweep_data_temp_files(&self.config.data_dir) + self.detector.store().sweep_temp_files();
+        if removed > 0 {
+            tracing::info!(removed, "removed temp files that writes cut short left in the data directory");
+        }
         let info = crate::run_info::RunInfo {
             pid: std::process::id(),
             port,

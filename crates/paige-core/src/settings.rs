@@ -103,8 +103,9 @@ impl Settings {
         if matches!(Settings::load(data_dir), Err(SettingsError::Malformed { .. })) {
             std::fs::rename(&path, data_dir.join("settings.json.bad")).map_err(write_err)?;
         }
-        // NamedTempFile is created with mode 0600 and persists by rename.
-        let mut file = tempfile::NamedTempFile::new_in(data_dir).map_err(write_err)?;
+        // Created 0600, renamed into place; named so a start-up sweep removes one a crash left.
+        let prefix = crate::files::data_temp_prefix();
+        let mut file = tempfile::Builder::new().prefix(&prefix).tempfile_in(data_dir).map_err(write_err)?;
         let json = serde_json::to_vec_pretty(self).map_err(|err| write_err(std::io::Error::other(err)))?;
         file.write_all(&json).map_err(write_err)?;
         file.as_file().sync_all().map_err(write_err)?;

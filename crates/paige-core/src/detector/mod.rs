@@ -138,6 +138,11 @@ pub(crate) struct Detector {
 }
 
 impl Detector {
+    /// The version store, for the start-up sweep of temp files a crash left.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
     pub(crate) fn new(store: Store) -> Detector {
         Detector { state: Mutex::default(), journal: Mutex::default(), saves: Mutex::default(), store }
     }

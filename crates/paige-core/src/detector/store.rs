@@ -22,6 +22,13 @@ impl Store {
         Store { dir, max_bytes, pending: Default::default() }
     }
 
+    /// Removes the temp files that puts cut short by a crash left; returns how many.
+    pub(crate) fn sweep_temp_files(&self) -> usize {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return 0 };
+        let shards = entries.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir()));
+        shards.map(|shard| crate::files::sweep_data_temp_files(&shard.path())).sum()
+    }
+
     fn object(&self, sha: &str) -> PathBuf {
         self.dir.join(&sha[..2.min(sha.len())]).join(sha)
     }
@@ -56,8 +63,10 @@ impl Store {
         }
         let parent = object.parent().unwrap_or(&self.dir);
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(parent).map_err(self.io(parent))?;
-        // NamedTempFile is 0600 and persists by rename: a reader never sees half an object.
-        let mut tmp = tempfile::NamedTempFile::new_in(parent).map_err(self.io(parent))?;
+        // 0600, persisted by rename: a reader never sees half an object. Named so a start-up
+        // sweep removes one a crash left.
+        let prefix = crate::files::data_temp_prefix();
+        let mut tmp = tempfile::Builder::new().prefix(&prefix).tempfile_in(parent).map_err(self.io(parent))?;
         tmp.write_all(bytes).map_err(self.io(&object))?;
         tmp.persist(&object).map_err(|e| e.error).map_err(self.io(&object))?;
         Ok(())

@@ -9,6 +9,35 @@ use super::{FileError, ProjectPath};
 /// Prefix of the temp file a save writes beside its target before renaming it into place.
 pub const TEMP_PREFIX: &str = ".paige-save-";
 
+/// Prefix of the temp files Paige writes in `DATA_DIR` (settings, kept versions) before
+/// renaming them into place; the writer's pid follows, so a sweep can tell a dead writer's.
+pub(crate) const DATA_TEMP_PREFIX: &str = ".paige-tmp-";
+
+/// This process's temp file prefix for `DATA_DIR`: `.paige-tmp-<pid>-`.
+pub(crate) fn data_temp_prefix() -> String {
+    format!("{DATA_TEMP_PREFIX}{}-", std::process::id())
+}
+
+/// Removes the temp files in `dir` (not below it) whose writer is gone: left by a crash
+/// between creating and renaming. A live process's are left alone, as they are in use.
+pub(crate) fn sweep_data_temp_files(dir: &std::path::Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(DATA_TEMP_PREFIX)) else { continue };
+        let pid = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok());
+        let dead = pid.is_none_or(|pid| pid != std::process::id() && !crate::run_info::process_alive(pid));
+        if dead && entry.file_type().is_ok_and(|t| t.is_file()) {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => removed += 1,
+                Err(err) => tracing::warn!(file = ?entry.path(), "cannot remove a temp file a crash left: {err}"),
+            }
+        }
+    }
+    removed
+}
+
 /// Writes `content` atomically: a temp file beside the target, synced, then renamed over it.
 /// Creates missing parent directories. Every step works from the project root's directory
 /// handle without following symlinks, so a path swapped for a symlink after the guard's check

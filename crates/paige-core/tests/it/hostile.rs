@@ -387,3 +387,22 @@ fn only_diffs_still_valid_in_the_cache_are_answered_from_it() {
     assert!(core.diffs_from_cache(None).is_none(), "the file on disk changed");
     assert_eq!(core.diffs_from_cache(Some("b.txt")), Some(Vec::new()), "no buffer, no diff, nothing to read");
 }
+
+#[test]
+fn a_start_removes_settings_and_version_temp_files_a_killed_paige_left_but_not_a_live_ones() {
+    let project = tempfile::tempdir().expect("project");
+    let (core, data) = core_with(project.path(), Limits::default());
+    let shard = data.path().join("versions/ab");
+    std::fs::create_dir_all(&shard).expect("shard");
+    let dead = [
+        data.path().join(format!(".paige-tmp-{}-a1b2c3", dead_pid())),
+        shard.join(format!(".paige-tmp-{}-d4e5f6", dead_pid())),
+    ];
+    let live = [data.path().join(format!(".paige-tmp-{}-g7h8i9", std::process::id()))];
+    for file in dead.iter().chain(&live) {
+        std::fs::write(file, "half a write").expect("temp");
+    }
+    core.announce(4000, &"token".into()).expect("announce");
+    let left: Vec<_> = dead.iter().chain(&live).filter(|f| f.exists()).collect();
+    assert_eq!(left, live.iter().collect::<Vec<_>>());
+}
