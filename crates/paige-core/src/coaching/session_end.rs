@@ -5,7 +5,6 @@
 //! run named — condensed to the conversation's text and tool calls and cut to its end;
 //! without one, the session's action log. A `/clear` (reason `clear`) is not an end.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -50,7 +49,7 @@ impl Core {
 
     /// The condensed transcript at `path`, or the action log when there is none to read.
     fn transcript_from(&self, path: Option<&Path>) -> String {
-        let transcript = match path.map(read_end) {
+        let transcript = match path.map(|path| crate::governance::transcript::read_end(path, MAX_READ_BYTES)) {
             Some(Ok(jsonl)) => condense(&jsonl),
             Some(Err(err)) => {
                 tracing::warn!("cannot read Claude Code's transcript: {err}; wrapping up from the action log");
@@ -80,18 +79,6 @@ impl Core {
             }
         }
     }
-}
-
-/// The last [`MAX_READ_BYTES`] of the file, from its first whole line.
-fn read_end(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let len = file.metadata()?.len();
-    let start = len.saturating_sub(MAX_READ_BYTES);
-    file.seek(SeekFrom::Start(start))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_READ_BYTES).read_to_end(&mut bytes)?;
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    Ok(if start > 0 { text.split_once('\n').map(|(_, rest)| rest.to_owned()).unwrap_or_default() } else { text })
 }
 
 /// Claude Code's JSONL transcript as a conversation: one line per user or assistant text,

@@ -21,7 +21,7 @@ mod record;
 mod scope;
 mod session;
 pub mod tools;
-mod transcript;
+pub(crate) mod transcript;
 mod watch;
 
 use std::path::PathBuf;

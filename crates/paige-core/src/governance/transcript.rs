@@ -1,12 +1,39 @@
 //! What Paige reads from Claude Code's session transcript (JSON lines): the model in use and
-//! the tokens spent, for the ledger and the token budget.
+//! the tokens spent, for the ledger and the token budget. The path comes from a hook payload
+//! and lies outside the project by design (`~/.claude/`), so it is not held to the project
+//! root; it is opened as a regular file only, without blocking, and read up to a cap.
 
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use serde_json::Value;
 
+/// How much of a transcript the hooks read, from its end. A longer one has its tokens
+/// counted from its last this many bytes: an undercount, where reading it whole on every
+/// hook would let a huge file exhaust the server.
+const MAX_READ_BYTES: u64 = 64 << 20;
+
+/// The last `max` bytes of the transcript at `path`, from the first whole line in them. A
+/// FIFO, socket or device there is refused at once, never read or waited on.
+pub(crate) fn read_end(path: &Path, max: u64) -> std::io::Result<String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+    let mut file = std::fs::OpenOptions::new().read(true).custom_flags(flags.bits() as i32).open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        let kind = "a FIFO, socket, device or directory, not a regular file";
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, kind));
+    }
+    let start = meta.len().saturating_sub(max);
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes)?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    Ok(if start > 0 { text.split_once('\n').map(|(_, rest)| rest.to_owned()).unwrap_or_default() } else { text })
+}
+
 fn lines(path: &Path) -> Option<Vec<Value>> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = read_end(path, MAX_READ_BYTES).ok()?;
     Some(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
 }
 

@@ -406,3 +406,38 @@ fn a_start_removes_settings_and_version_temp_files_a_killed_paige_left_but_not_a
     let left: Vec<_> = dead.iter().chain(&live).filter(|f| f.exists()).collect();
     assert_eq!(left, live.iter().collect::<Vec<_>>());
 }
+
+#[test]
+fn a_transcript_path_naming_a_fifo_or_a_huge_file_never_hangs_a_hook_or_the_wrap_up() {
+    use crate::governance::{A, Gov, INTENTS, denied};
+    let outside = tempfile::tempdir().expect("claude dir");
+    let fifo = outside.path().join("fifo.jsonl");
+    rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, 0o644.into(), 0).expect("mkfifo");
+    // 1 GiB of nothing, then the one line that counts: read from its end, not whole.
+    let huge = outside.path().join("huge.jsonl");
+    std::fs::File::create(&huge).expect("create").set_len(1 << 30).expect("sparse 1 GiB");
+    let usage =
+        json!({"type": "assistant", "message": {"model": "m", "usage": {"input_tokens": 2000, "output_tokens": 10}}});
+    let mut file = std::fs::OpenOptions::new().append(true).open(&huge).expect("append");
+    std::io::Write::write_all(&mut file, format!("\n{usage}\n").as_bytes()).expect("usage");
+    let g = Gov::governed(INTENTS, &[]);
+    let patch = |path: &Path| json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "transcript_path": path});
+    let (g, on_fifo) = within_5s("a hook whose transcript is a FIFO", move || {
+        g.prompt(A);
+        g.select(A, "INT-005");
+        let decision = g.hook("PreToolUse-Write", A, patch(&fifo));
+        (g, decision)
+    });
+    assert_eq!(on_fifo, HookDecision::None, "a transcript that cannot be read counts no tokens");
+    let core = g.core.clone();
+    // The UI's end of session condenses the transcript the last hook named: the FIFO.
+    within_5s("a wrap-up from a FIFO transcript", move || {
+        core.end_session_from_ui().map(|_| ()).map_err(|e| e.to_string())
+    })
+    .ok();
+    let (_g, on_huge) = within_5s("a hook whose transcript is 1 GiB", move || {
+        let decision = g.hook("PreToolUse-Write", A, patch(&huge));
+        (g, decision)
+    });
+    assert!(denied(&on_huge).contains("used 2010 of 1000 tokens"), "{on_huge:?}");
+}
