@@ -292,7 +292,8 @@ pub fn blame(entries: &[TraceEntry], content: &str, line: usize) -> Option<Blame
             continue;
         }
         for block in &entry.blocks {
-            let n = block.end_line - block.start_line + 1;
+            // The ledger is a file anyone can edit: a range of any size must not overflow.
+            let n = block.end_line.saturating_sub(block.start_line).saturating_add(1);
             exact.insert(block.content_hash.as_str(), (i, n));
             normalized.insert(block.normalized_hash.as_str(), (i, n));
             if let Some(hash) = &block.compact_hash {

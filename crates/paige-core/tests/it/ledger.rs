@@ -65,6 +65,32 @@ fn blame_finds_the_intent_after_the_block_moves_within_and_across_files() {
 }
 
 #[test]
+fn blame_takes_hand_edited_block_ranges_of_any_size_and_still_finds_a_valid_block() {
+    // Found with the cargo-fuzz ledger_reader target: `end_line - start_line + 1` overflowed.
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("agent_trace.jsonl");
+    let content = "fn forecast() -> u8 {\n    42\n}\n";
+    let block = ledger::locate_block(content, content).expect("block");
+    for (i, (start_line, end_line)) in
+        [(i64::MIN, i64::MAX), (0, i64::MAX), (i64::MAX, i64::MIN), (1, 3)].into_iter().enumerate()
+    {
+        let block = ledger::Block { start_line, end_line, ..block.clone() };
+        let new = ledger::NewTrace {
+            id: format!("t{i}"),
+            file: Some("src/f.rs".into()),
+            blocks: vec![block],
+            ..new_trace("w")
+        };
+        ledger::append(&path, new).expect("append");
+    }
+    let trace = ledger::read_all(&path).expect("read");
+    for line in 1..=3 {
+        let hit = ledger::blame(&trace, content, line).expect("the valid block");
+        assert_eq!((hit.entry.id.as_str(), hit.exact), ("t3", true), "line {line}");
+    }
+}
+
+#[test]
 fn ownership_reads_the_ledgers_index_which_follows_appends_and_rebuilds_after_an_outside_edit() {
     let g = Gov::governed(INTENTS, &[("src/weather/w.rs", "w\n")]);
     g.prompt(A);
