@@ -13,6 +13,11 @@ export PAIGE_MODEL_DIR="$tools_dir/models"
 # The fuzz tests' cases per target (default 48): ~6 s of paige-core's and ~10 s of
 # paige-server's test time on a 2-core machine; raise it for a longer hunt.
 export PAIGE_FUZZ_CASES="${PAIGE_FUZZ_CASES:-500}"
+# Crash safety: how many times the write-heavy child is SIGKILLed (~0.7 s each here).
+export PAIGE_CRASH_KILLS="${PAIGE_CRASH_KILLS:-50}"
+# Load and soak: calls per MCP client (of 100) and the soak's length after its warm-up
+# (~110 s together); they run after the rest, alone, so their load slows no timed test.
+export PAIGE_LOAD_CALLS="${PAIGE_LOAD_CALLS:-30}" PAIGE_SOAK_SECS="${PAIGE_SOAK_SECS:-15}"
 ensure_claude_code
 # chromium: the browser UI's smoke test runs in Debian's headless Chromium.
 apt_install chromium
@@ -31,8 +36,12 @@ say "building and running the tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test --workspace --locked --lib --bins --tests 2>&1 | tee "$log"
+load_tests=(load::a_hundred_mcp_clients load::a_soak_of_the_same_mix)
+cargo test --workspace --locked --lib --bins --tests -- "${load_tests[@]/#/--skip=}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+say "load and soak (alone)"
+cargo test --workspace --locked --test e2e -- "${load_tests[@]}" 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
 set -e
 say "UI unit tests (vitest)"
 (cd ui && NO_COLOR=1 npx vitest run 2>&1) | tee -a "$log" || status=1

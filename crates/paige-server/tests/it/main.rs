@@ -52,6 +52,8 @@ pub fn fixture_with(limits: paige_core::Limits) -> Fixture {
     let config = Config {
         token: Some(TOKEN.into()),
         limits,
+        // Tests never reach the internet: a model call fails at once on a closed local port.
+        anthropic_base_url: Some("http://127.0.0.1:9".into()),
         ..Config::new(project.path().to_owned(), data.path().to_owned(), "test-key")
     };
     let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 22, 9, 0, 0).single().expect("date")));
