@@ -42,6 +42,10 @@ status=${PIPESTATUS[0]}
 say "load and soak (alone)"
 cargo test --workspace --locked --test e2e -- "${load_tests[@]}" 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
+say "cargo fuzz: every target in fuzz/ for PAIGE_CARGO_FUZZ_SECS s (libFuzzer, AddressSanitizer)"
+# Its own release build with ASan, in its own target dir; 10 s per target in CI, longer by hand.
+PAIGE_CARGO_FUZZ_SECS="${PAIGE_CARGO_FUZZ_SECS:-10}" scripts/fuzz.sh 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
 set -e
 say "UI unit tests (vitest)"
 (cd ui && NO_COLOR=1 npx vitest run 2>&1) | tee -a "$log" || status=1
@@ -62,6 +66,6 @@ if [ "$desktop_e2e" = 1 ]; then
 fi
 awk '/^test result:/ { passed += $4; failed += $6 }
      /^ +Tests +[0-9]/ { for (i = 2; i < NF; i++) { if ($(i+1) ~ /^passed/) passed += $i; if ($(i+1) ~ /^failed/) failed += $i } }
-     /^(ui smoke|desktop e2e|package check): [0-9]+ passed, [0-9]+ failed$/ { passed += $(NF-3); failed += $(NF-1) }
+     /^(ui smoke|desktop e2e|package check|cargo fuzz): [0-9]+ passed, [0-9]+ failed$/ { passed += $(NF-3); failed += $(NF-1) }
      END { printf "all: %d passed, %d failed\n", passed, failed }' "$log"
 exit "$status"
