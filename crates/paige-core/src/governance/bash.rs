@@ -165,6 +165,11 @@ impl Scan {
         if open_parens(text) > MAX_OPEN_PARENS {
             return self.unknown("too many parentheses to check");
         }
+        // brush-parser's tokenizer mis-reads a carriage return (`cat <<\r x${` grew without
+        // bound until the process ran out of memory; found by cargo fuzz).
+        if text.contains('\r') {
+            return self.unknown("a carriage return, which Paige's parser cannot read");
+        }
         let options = brush_parser::ParserOptions::default();
         let mut parser = brush_parser::Parser::new(text.as_bytes(), &options);
         match parser.parse_program() {
@@ -502,5 +507,16 @@ mod tests {
         let quoted = format!("python3 -c 'print({})'", "(1)+".repeat(20) + "1");
         assert!(classify(&quoted).effect != Effect::Unknown("too many parentheses to check".into()), "{quoted:?}");
         assert!(classify("(cd src && ls) | (grep x)").is_read_only(), "a few parentheses are parsed");
+    }
+
+    #[test]
+    fn a_carriage_return_is_unknown_without_parsing() {
+        // Each made the tokenizer allocate without bound (gigabytes within seconds).
+        for command in ["cat <<\r x${", "cat <<-\r x$(", "cat <<\r x$((", "sh -c 'cat <<\r x${'"] {
+            let started = std::time::Instant::now();
+            let verdict = classify(command);
+            assert!(started.elapsed() < std::time::Duration::from_secs(1), "{command:?} took {:?}", started.elapsed());
+            assert!(matches!(verdict.effect, Effect::Unknown(_)), "{command:?}: {verdict:?}");
+        }
     }
 }
