@@ -258,7 +258,9 @@ pub(crate) async fn claude_runs(
         config["mcpServers"]["files"] = config["mcpServers"]["paige"].clone();
         std::fs::write(&mcp, config.to_string()).expect("mcp config");
         if let Some(user) = runner.as_user {
-            chown_tree(&mcp, user);
+            // The config is private to its owner (0600 in a 0700 directory), as Paige writes
+            // it for the user it runs as: here that user is Claude Code's.
+            chown_tree(mcp.parent().expect("run dir"), user);
         }
         let mcp = mcp.display().to_string();
         let mut settings = paige_core::governance::claude_settings(PAIGE);
