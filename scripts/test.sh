@@ -37,7 +37,8 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
 load_tests=(load::a_hundred_mcp_clients load::a_soak_of_the_same_mix)
-cargo test --workspace --locked --lib --bins --tests -- "${load_tests[@]/#/--skip=}" 2>&1 | tee "$log"
+# --no-fail-fast: a failing test binary must not hide the others' results.
+cargo test --workspace --locked --no-fail-fast --lib --bins --tests -- "${load_tests[@]/#/--skip=}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 say "load and soak (alone)"
 cargo test --workspace --locked --test e2e -- "${load_tests[@]}" 2>&1 | tee -a "$log"
