@@ -3,10 +3,10 @@
 //! and in governed mode. One JSON payload per line, all of an input on fresh session ids, so
 //! an input can select an intent and then write. The event is the payload's
 //! `hook_event_name`, else one picked by the line's length (the server takes it from the URL).
-//! Invariants (as `tests/it/fuzz.rs`): no panic; no learner file and nothing outside the
-//! project changes; coach mode never lets a write, another server's MCP tool or a mutating
-//! Bash command through; governed mode never lets a call that may mutate through before the
-//! session selected an intent.
+//! Invariants (as `tests/it/fuzz.rs`): no panic (but brush-parser's, which the Bash
+//! classifier catches); no learner file and nothing outside the project changes; coach mode
+//! never lets a write, another server's MCP tool or a mutating Bash command through; governed
+//! mode never lets a call that may mutate through before the session selected an intent.
 
 #![no_main]
 
@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use libfuzzer_sys::fuzz_target;
 use paige_core::governance::bash::Effect;
 use paige_core::governance::{HookDecision, HookEvent, HookInput, Orchestration, SELECT_TOOL, ToolCall};
-use paige_fuzz::{INTENTS, Mode, RECORDED_ROOT, World};
+use paige_fuzz::{INTENTS, Mode, RECORDED_ROOT, World, tolerate_caught_parser_panics};
 
 /// More payloads than this per input add time, not coverage.
 const MAX_PAYLOADS: usize = 8;
@@ -29,6 +29,8 @@ static GOVERNED: LazyLock<World> = LazyLock::new(|| World::new(Mode::Governed));
 static INPUTS: AtomicU64 = AtomicU64::new(0);
 
 fuzz_target!(|data: &[u8]| {
+    // A Bash call's command goes through the classifier, which catches its parser's panics.
+    tolerate_caught_parser_panics();
     let Ok(text) = std::str::from_utf8(data) else { return };
     for (mode, world) in [(Mode::Coach, &*COACH), (Mode::Governed, &*GOVERNED)] {
         run(mode, world, text);

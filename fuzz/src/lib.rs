@@ -21,6 +21,21 @@ pub const RECORDED_ROOT: &str = "/home/learner/project";
 /// and budgeted intents, so selections and scope checks take every branch.
 pub const INTENTS: &str = include_str!("../corpus/intents_yaml/weather.yaml");
 
+/// Lets a panic inside brush-parser pass: `bash::classify` catches those by design (a command
+/// it cannot parse is unknown), but libFuzzer's hook aborts on every panic, caught or not.
+/// Any other panic still aborts. Call it from the target, after libFuzzer's hook is set.
+pub fn tolerate_caught_parser_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let abort = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.location().is_some_and(|at| at.file().contains("/brush-parser-")) {
+                abort(info);
+            }
+        }));
+    });
+}
+
 /// Every file, directory and symlink under `dir` with its content (or link target).
 pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
