@@ -128,6 +128,27 @@ fn open_parens(text: &str) -> usize {
     count
 }
 
+/// brush-parser loops, allocating without end, on a here-document whose delimiter is empty:
+/// `<<` or `<<-` followed by nothing but blanks before an operator or the end of the text
+/// (`cat << (`, inside `$(` — found by cargo fuzz: gigabytes within seconds). Bash rejects
+/// these as syntax errors. A `<<<` here-string is not a here-document.
+fn has_empty_here_tag(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find("<<") {
+        let after = &rest[at + 2..];
+        if let Some(here_string) = after.strip_prefix('<') {
+            rest = here_string;
+            continue;
+        }
+        let tag = after.strip_prefix('-').unwrap_or(after).trim_start_matches([' ', '\t']);
+        if tag.is_empty() || tag.starts_with(['&', '(', ')', ';', '\n', '|', '<', '>']) {
+            return true;
+        }
+        rest = after;
+    }
+    false
+}
+
 fn nesting(command: &str) -> usize {
     command.bytes().filter(|b| matches!(b, b'(' | b'{' | b'`')).count()
 }
@@ -169,6 +190,9 @@ impl Scan {
         // bound until the process ran out of memory; found by cargo fuzz).
         if text.contains('\r') {
             return self.unknown("a carriage return, which Paige's parser cannot read");
+        }
+        if has_empty_here_tag(text) {
+            return self.unknown("a here-document without a delimiter");
         }
         let options = brush_parser::ParserOptions::default();
         let mut parser = brush_parser::Parser::new(text.as_bytes(), &options);
@@ -507,6 +531,20 @@ mod tests {
         let quoted = format!("python3 -c 'print({})'", "(1)+".repeat(20) + "1");
         assert!(classify(&quoted).effect != Effect::Unknown("too many parentheses to check".into()), "{quoted:?}");
         assert!(classify("(cd src && ls) | (grep x)").is_read_only(), "a few parentheses are parsed");
+    }
+
+    #[test]
+    fn a_here_document_without_a_delimiter_is_unknown_without_parsing() {
+        // Found by cargo fuzz: the tokenizer allocated without end on each.
+        let found = "cce $(at << (ce $(at << (acat@<< tJat@<< t <<taE OFFF||||$((o ";
+        for command in [found, "cat << (x", "cat <<- ;", "cat <<", "echo $(cat << )"] {
+            let started = std::time::Instant::now();
+            let verdict = classify(command);
+            assert!(started.elapsed() < std::time::Duration::from_secs(1), "{command:?} took {:?}", started.elapsed());
+            assert!(matches!(verdict.effect, Effect::Unknown(_)), "{command:?}: {verdict:?}");
+        }
+        assert!(classify("cat <<EOF\nhi\nEOF").is_read_only(), "a delimited here-document is parsed");
+        assert!(classify("grep x <<< \"(a)\"").is_read_only(), "a here-string is parsed");
     }
 
     #[test]
