@@ -3,8 +3,9 @@
 //! `buffer:update`, and a terminal printing continuously, while the server's RSS is read from
 //! /proc.
 //!
-//! `paige serve` has no PTY: the browser UI has no terminal (`terminal:input` answers
-//! NOT_IMPLEMENTED; only a desktop window gets one). The terminal beside it is the user's own,
+//! `paige serve` has no PTY: the browser UI has no terminal (`terminal:input` is refused as
+//! INVALID_MESSAGE; only a desktop window gets one, and the desktop e2e floods that PTY while
+//! MCP calls and the window's IPC are timed). The terminal beside it is the user's own,
 //! where Claude Code runs, and what it prints reaches Paige only through the hooks `paige hook`
 //! posts: so the terminal here is Claude Code's Bash calls printing 64 KB each, as the
 //! PreToolUse (the change detector's window opens) and PostToolUse (the output; the window

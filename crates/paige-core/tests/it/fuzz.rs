@@ -429,8 +429,13 @@ fn governed_hooks_over_a_mutated_intents_file_and_ledger_fail_safe_and_change_no
     let orch = Orchestration::new(&w.project());
     orch.init().expect("init");
     let (outside, orchestration) = (w.outside(), orch.dir());
-    let learner = || snapshot(&w.project()).into_iter().filter(|(p, _)| !p.starts_with(&orchestration)).collect();
+    // Governance's own files: `.orchestration/`, and the Shared Brain (`AGENT.md`), where an
+    // intent completed in State 3 leaves a lesson (FR-010) — checked apart, as append-only.
+    let brain = w.project().join("AGENT.md");
+    let learner =
+        || snapshot(&w.project()).into_iter().filter(|(p, _)| !p.starts_with(&orchestration) && *p != brain).collect();
     let project: BTreeMap<PathBuf, Vec<u8>> = learner();
+    let lessons_before = std::cell::RefCell::new(String::new());
     let events = prop::sample::select(HookEvent::ALL.to_vec());
     let edits = prop_oneof![1 => Just(Vec::new()), 2 => edits(4)];
     run((edits, ".{0,40}", events, mutated_fixture(&w.project())), |(edits, garbage, event, value)| {
@@ -444,6 +449,17 @@ fn governed_hooks_over_a_mutated_intents_file_and_ledger_fail_safe_and_change_no
         prop_assert!(!(corrupt && mutating) || decision != HookDecision::None, "corrupt intents let {input:?} through");
         prop_assert!(w.outside() == outside, "{input:?} changed a file outside the project");
         prop_assert!(learner() == project, "{input:?} changed a learner file");
+        let lessons = std::fs::read_to_string(&brain).unwrap_or_default();
+        let before = lessons_before.replace(lessons.clone());
+        let added = lessons.strip_prefix(before.as_str());
+        prop_assert!(added.is_some(), "{input:?} rewrote AGENT.md instead of appending to it");
+        let added = added
+            .unwrap_or_default()
+            .trim_start_matches("# Shared Brain\n\nLessons agents learned in this project.\n\n");
+        prop_assert!(
+            added.lines().all(|l| l.starts_with("- ") && l.as_bytes().get(12) == Some(&b':')),
+            "{input:?} added to AGENT.md what is not a dated lesson: {added:?}"
+        );
         Ok(())
     });
 }
