@@ -6,11 +6,14 @@
 //! Invariants (as `tests/it/fuzz.rs`): no panic (but brush-parser's, which the Bash
 //! classifier catches); no learner file and nothing outside the project changes; coach mode
 //! never lets a write, another server's MCP tool or a mutating Bash command through; governed
-//! mode never lets a call that may mutate through before the session selected an intent.
+//! mode never lets a call that may mutate through before the session selected an intent, and
+//! only appends dated lessons to the Shared Brain (`AGENT.md`, FR-010: a tool failing three
+//! times in a row, an intent completed), which is governance's file, not the learner's.
 
 #![no_main]
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -46,10 +49,12 @@ fn run(mode: Mode, w: &World, text: &str) {
         if std::fs::metadata(orch.trace_path()).is_ok_and(|m| m.len() > MAX_LEDGER_BYTES) {
             std::fs::write(orch.trace_path(), "").expect("empty ledger");
         }
+        let _ = std::fs::remove_file(w.project().join(SHARED_BRAIN));
     }
     let input_number = INPUTS.fetch_add(1, Ordering::Relaxed);
     let mut sessions: HashMap<String, (String, bool)> = HashMap::new();
-    let (outside, learner) = (w.outside(), w.learner());
+    let (outside, learner) = (w.outside(), learner_files(mode, w));
+    let mut lessons = String::new();
     let root = w.project().display().to_string();
     for line in text.split('\n').take(MAX_PAYLOADS) {
         // The server answers a payload that does not decode with 400; nothing reaches the engine.
@@ -90,6 +95,28 @@ fn run(mode: Mode, w: &World, text: &str) {
             }
         }
         assert!(w.outside() == outside, "{input:?} changed a file outside the project");
-        assert!(w.learner() == learner, "{input:?} changed a learner file");
+        assert!(learner_files(mode, w) == learner, "{input:?} changed a learner file");
+        if mode == Mode::Governed {
+            let now = std::fs::read_to_string(w.project().join(SHARED_BRAIN)).unwrap_or_default();
+            let added = now.strip_prefix(lessons.as_str()).unwrap_or_else(|| panic!("{input:?} rewrote AGENT.md"));
+            let added = added.trim_start_matches(BRAIN_HEADER);
+            assert!(
+                added.lines().all(|l| l.starts_with("- ") && l.as_bytes().get(12) == Some(&b':')),
+                "{input:?} added to AGENT.md what is not a dated lesson: {added:?}"
+            );
+            lessons = now;
+        }
     }
+}
+
+const SHARED_BRAIN: &str = "AGENT.md";
+const BRAIN_HEADER: &str = "# Shared Brain\n\nLessons agents learned in this project.\n\n";
+
+/// The learner's files; in governed mode without the Shared Brain, checked apart.
+fn learner_files(mode: Mode, w: &World) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = w.learner();
+    if mode == Mode::Governed {
+        files.remove(&w.project().join(SHARED_BRAIN));
+    }
+    files
 }
