@@ -203,7 +203,7 @@ await withApp({ env: firstEnv, args: [] }, async ({ s, find, exec, click, typeTe
 // Closing the window is the last check: the app exits with it.
 await withApp(
   { env: { ...process.env, PAIGE_AGENT_CMD: "bash --norc --noprofile", ANTHROPIC_API_KEY: "sk-ant-e2e", DATA_DIR: dataDir }, args: [project] },
-  async ({ s, started, find, exec, press, typeText }) => {
+  async ({ s, started, find, exec, press, typeText, terminalText }) => {
     await check("the window shows the UI connected over IPC", async () => {
       await waitFor("connected", async () => (await exec("return document.querySelector('[data-testid=conn-status]')?.dataset.state")) === "open");
       console.log(`     window ready ${Date.now() - started} ms after the session request`);
@@ -318,6 +318,77 @@ await withApp(
     const png = await wd("GET", `${s}/screenshot`);
     writeFileSync(join(artifacts, "desktop-window.png"), Buffer.from(png, "base64"));
     console.log(`screenshot: ${join(artifacts, "desktop-window.png")}`);
+    await check("while the terminal prints 40 MB, every MCP call over plain HTTP is answered and the window keeps answering", async () => {
+      const term = await find(".xterm-helper-textarea");
+      // The echoed command line shows `$((40+2))`; only the output says FLOOD-42.
+      await wd("POST", `${s}/element/${term}/value`, { text: "yes paige-flood-line | head -c 40000000; echo FLOOD-$((40+2))\n" });
+      // A row of output alone on its line (the command line has more after it).
+      const flooding_now = async () => /^paige-flood-line[\s\u00a0]*$/m.test(await terminalText());
+      await waitFor("the flood on screen", flooding_now, 10_000).catch(async (err) => {
+        throw new Error(`${err.message}; the terminal shows ${JSON.stringify((await terminalText()).slice(-400))}`);
+      });
+      // In the window: the main thread's IPC (app_state) timed every 20 ms until the flood's
+      // end is on screen. Meanwhile, from here: MCP calls, 4 at a time, until that script ends.
+      // WebDriver's script timeout is 30 s unless set.
+      await wd("POST", `${s}/timeouts`, { script: 150_000 });
+      const inWindow = wd("POST", `${s}/execute/async`, {
+        script: `const done = arguments[arguments.length - 1];
+          (async () => {
+            const invoke = window.__TAURI_INTERNALS__.invoke;
+            const started = performance.now();
+            const pings = [];
+            let ended = false;
+            while (performance.now() - started < 120000) {
+              const t = performance.now();
+              await invoke("app_state");
+              pings.push(performance.now() - t);
+              ended = (document.querySelector(".xterm-rows")?.innerText ?? "").includes("FLOOD-42");
+              if (ended) break;
+              await new Promise((r) => setTimeout(r, 20));
+            }
+            pings.sort((a, b) => a - b);
+            done({ ended, seconds: (performance.now() - started) / 1000, count: pings.length,
+              p50: pings[Math.floor(pings.length / 2)], max: pings[pings.length - 1] });
+          })().catch((e) => done({ error: String(e) }));`,
+        args: [],
+      }, 150_000);
+      let flooding = true;
+      inWindow.catch(() => {}).finally(() => (flooding = false));
+      const tools = [["paige_get_open_files", {}], ["paige_get_diff", {}], ["paige_get_session_state", { include: ["phase", "session"] }]];
+      const latencies = [];
+      const failures = [];
+      let id = 0;
+      const caller = async () => {
+        while (flooding) {
+          const n = id++;
+          const [name, args] = tools[n % tools.length];
+          const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { name: "plain-fetch", version: "1" } };
+          const t = performance.now();
+          const reply = await fetch(`http://127.0.0.1:${run.port}/mcp`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${run.token}`, "content-type": "application/json", accept: "application/json, text/event-stream",
+              "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name },
+            body: JSON.stringify({ jsonrpc: "2.0", id: n, method: "tools/call", params: { name, arguments: args, _meta: meta } }),
+          }).then(async (r) => ({ status: r.status, text: await r.text() })).catch((e) => ({ status: 0, text: String(e) }));
+          latencies.push(performance.now() - t);
+          if (reply.status !== 200 || !reply.text.includes('"result"') || reply.text.includes('"isError":true')) {
+            failures.push(`${name}: HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
+          }
+        }
+      };
+      const [shown] = await Promise.all([inWindow, caller(), caller(), caller(), caller()]);
+      if (shown.error) throw new Error(shown.error);
+      latencies.sort((a, b) => a - b);
+      const p99 = latencies[Math.floor(latencies.length * 0.99)];
+      console.log(`     40 MB in ${shown.seconds.toFixed(1)} s; ${latencies.length} MCP calls, p50 ${latencies[Math.floor(latencies.length / 2)].toFixed(1)} / p99 ${p99.toFixed(1)} ms; ` +
+        `IPC ping p50 ${shown.p50.toFixed(1)} / max ${shown.max.toFixed(1)} ms over ${shown.count}`);
+      if (!shown.ended) throw new Error(`the flood's end was not on screen after ${shown.seconds.toFixed(0)} s`);
+      if (failures.length) throw new Error(`${failures.length} of ${latencies.length} calls failed: ${failures.slice(0, 3).join("; ")}`);
+      if (latencies.length < 20) throw new Error(`only ${latencies.length} calls while the terminal printed`);
+      if (p99 > 2000) throw new Error(`MCP calls stalled: p99 ${p99.toFixed(0)} ms`);
+      if (shown.max > 1000) throw new Error(`the window stalled: an IPC ping took ${shown.max.toFixed(0)} ms`);
+    });
     await check("paige_open_file from an MCP client opens the file in a tab", async () => {
       await mcpCall(run, "paige_open_file", { path: "src/util.py" });
       await waitFor("the active tab", async () => (await exec("return document.querySelector('.tab.active')?.dataset.path")) === "src/util.py", 10_000);
