@@ -84,7 +84,7 @@ pub fn path(data_dir: &Path) -> PathBuf {
 /// Writes the file atomically (temp file + rename), readable by the owner only.
 pub fn write(data_dir: &Path, info: &RunInfo) -> anyhow::Result<PathBuf> {
     use anyhow::Context;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 
     let target = path(data_dir);
     let dir = target.parent().context("run file has no parent directory")?;
@@ -99,44 +99,20 @@ pub fn write(data_dir: &Path, info: &RunInfo) -> anyhow::Result<PathBuf> {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
             .with_context(|| format!("cannot make {} private", dir.display()))?;
     }
-    sweep_stale_temps(dir);
-    // The token goes only into a file this call creates: a leftover or a planted symlink at
-    // the temp name is removed first, and `create_new` (O_EXCL) neither reuses nor follows one.
-    let tmp = dir.join(format!(".server.json.{}", std::process::id()));
-    match std::fs::remove_file(&tmp) {
-        Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
-            return Err(err).with_context(|| format!("cannot remove {}", tmp.display()));
-        }
-        _ => {}
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)
-        .with_context(|| format!("cannot write {}", tmp.display()))?;
+    // Temp files a killed writer left here (this one's, or the MCP config's and settings'
+    // from `terminal.rs`), some holding a dead launch's token.
+    crate::files::sweep_data_temp_files(dir);
+    // The token goes only into a file this call creates: a new temp file (0600, O_EXCL, a
+    // random name, so neither a leftover nor a planted symlink is reused or followed),
+    // synced, then renamed into place.
+    let mut file = tempfile::Builder::new()
+        .prefix(&crate::files::data_temp_prefix())
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write a temp file in {}", dir.display()))?;
     file.write_all(&serde_json::to_vec_pretty(info)?)?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, &target).with_context(|| format!("cannot write {}", target.display()))?;
+    file.as_file().sync_all()?;
+    file.persist(&target).map_err(|err| err.error).with_context(|| format!("cannot write {}", target.display()))?;
     Ok(target)
-}
-
-/// Removes the `.server.json.<pid>` temp files of processes that are gone: one killed between
-/// creating its temp file and renaming it left it there, holding a dead launch's token.
-/// Another live Paige's temp file is left alone; it is about to be renamed.
-fn sweep_stale_temps(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(".server.json.")) else { continue };
-        let stale = pid.parse::<u32>().map_or(true, |pid| pid != std::process::id() && !process_alive(pid));
-        if stale {
-            match std::fs::remove_file(entry.path()) {
-                Ok(()) => tracing::info!(file = ?name, "removed a run file's temp file left by a killed Paige"),
-                Err(err) => tracing::warn!(file = ?name, "cannot remove a stale run temp file: {err}"),
-            }
-        }
-    }
 }
 
 /// Reads the run file; `None` when no Paige has announced itself.

@@ -158,7 +158,8 @@ fn write_private_json(run_dir: &Path, name: &str, value: &serde_json::Value) -> 
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(run_dir)?;
     let path = run_dir.join(format!("{name}-{}.json", std::process::id()));
-    let mut file = tempfile::NamedTempFile::new_in(run_dir)?;
+    // Named so the run dir's start-up sweep (`run_info::write`) removes one a crash left.
+    let mut file = tempfile::Builder::new().prefix(&crate::files::data_temp_prefix()).tempfile_in(run_dir)?;
     file.write_all(value.to_string().as_bytes())?;
     file.persist(&path).map_err(|err| err.error)?;
     Ok(path)

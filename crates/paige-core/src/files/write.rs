@@ -9,8 +9,9 @@ use super::{FileError, ProjectPath};
 /// Prefix of the temp file a save writes beside its target before renaming it into place.
 pub const TEMP_PREFIX: &str = ".paige-save-";
 
-/// Prefix of the temp files Paige writes in `DATA_DIR` (settings, kept versions) before
-/// renaming them into place; the writer's pid follows, so a sweep can tell a dead writer's.
+/// Prefix of the temp files Paige writes in `DATA_DIR` (settings, kept versions, and in `run/`
+/// the run file and Claude Code's configs) before renaming them into place; the writer's pid
+/// follows, so a sweep can tell a dead writer's.
 pub(crate) const DATA_TEMP_PREFIX: &str = ".paige-tmp-";
 
 /// This process's temp file prefix for `DATA_DIR`: `.paige-tmp-<pid>-`.

@@ -79,10 +79,10 @@ fn a_start_removes_run_temp_files_left_by_killed_processes_but_not_a_live_ones()
     let run = data.path().join("run");
     std::fs::create_dir_all(&run).expect("run dir");
     // No process has a pid above the kernel's limit (2^22), so this one is surely gone.
-    let dead = run.join(".server.json.4194305");
-    let unparsable = run.join(".server.json.x");
+    let dead = run.join(".paige-tmp-4194305-a1b2c3");
+    let unparsable = run.join(".paige-tmp-x");
     let mut child = std::process::Command::new("sleep").arg("30").spawn().expect("sleep");
-    let live = run.join(format!(".server.json.{}", child.id()));
+    let live = run.join(format!(".paige-tmp-{}-a1b2c3", child.id()));
     for leftover in [&dead, &unparsable, &live] {
         std::fs::write(leftover, r#"{"token":"old"}"#).expect("leftover");
     }

@@ -56,8 +56,9 @@ fn the_run_file_is_private_even_where_a_symlink_or_an_open_run_dir_was_left() {
     std::fs::write(&victim, "keep").expect("victim");
     std::fs::create_dir(data.path().join("run")).expect("run");
     std::fs::set_permissions(data.path().join("run"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let tmp = data.path().join(format!("run/.server.json.{}", std::process::id()));
-    std::os::unix::fs::symlink(&victim, &tmp).expect("symlink at the temp name");
+    // A link named as this process's temp files are: a live writer's, so never swept.
+    let tmp = data.path().join(format!("run/.paige-tmp-{}-planted", std::process::id()));
+    std::os::unix::fs::symlink(&victim, &tmp).expect("symlink among the temp names");
     std::os::unix::fs::symlink(&victim, data.path().join("run/server.json")).expect("symlink at the name");
     let info = paige_core::run_info::RunInfo {
         pid: std::process::id(),
