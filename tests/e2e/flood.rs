@@ -4,20 +4,10 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use crate::load::measure::rss_mb;
 use crate::{World, read_json};
 
 const START: Duration = Duration::from_secs(10);
-
-/// Resident memory of `pid`, in MB, from /proc.
-fn rss_mb(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-    let kb: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .expect("VmRSS");
-    kb / 1024.0
-}
 
 fn health(port: u64) -> Result<Duration, String> {
     let started = Instant::now();

@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{Running, World, read_json};
 
-mod measure;
+pub(crate) mod measure;
 
 use measure::{SETTLE_WINDOW, Sampler, assert_log_clean, cpu_secs, median, read_log, rss_mb, warm_up};
 

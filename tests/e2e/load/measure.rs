@@ -97,7 +97,7 @@ pub(super) fn cpu_secs(pid: u32) -> f64 {
 }
 
 /// Resident memory of `pid`, in MB (VmRSS in /proc).
-pub(super) fn rss_mb(pid: u32) -> f64 {
+pub(crate) fn rss_mb(pid: u32) -> f64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the server is running");
     let kb: f64 = status
         .lines()
