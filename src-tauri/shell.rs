@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use paige_core::protocol::ConnectionId;
 use paige_core::settings::{self, Settings};
-use paige_core::terminal::{AgentServer, agent_command};
+use paige_core::terminal::AgentServer;
 use paige_core::{Config, ConfigOverrides};
 use serde::Serialize;
 
@@ -146,17 +146,20 @@ impl Shell {
         if let Some(spec) = &backend.terminal {
             let config = backend.core.config();
             let env = &self.launch.env;
-            let mode = backend.core.agent_mode(env.get("PATH").map(std::ffi::OsStr::new));
+            let (mode, jail) = backend.core.agent_launch_mode(env.get("PATH").map(std::ffi::OsStr::new));
             let server = AgentServer { hook_command: crate::backend::hook_command(app, env), ..spec.server.clone() };
-            let command = agent_command(
-                &config.project_dir,
-                &config.data_dir.join("run"),
-                &server,
+            let command = paige_core::launch::Launch {
+                project_dir: &config.project_dir,
+                data_dir: &config.data_dir,
+                server: &server,
                 mode,
-                spec.agent_override.as_deref(),
-                env.get("PATH").map(std::ffi::OsStr::new),
-                env.get("SHELL").map(String::as_str),
-            );
+                env,
+                origin: paige_core::launch::Origin::App,
+                agent_override: spec.agent_override.as_deref(),
+                jail,
+                extra_args: Vec::new(),
+            }
+            .command();
             match command.and_then(|command| backend.core.open_terminal(id, &command)) {
                 Ok(output) => crate::backend::forward_terminal(app.clone(), &backend.core, window.to_owned(), output),
                 Err(err) => tracing::error!("cannot open the terminal: {err}"),

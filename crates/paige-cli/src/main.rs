@@ -1,5 +1,6 @@
 //! `paige`: the command-line face of Paige.
 
+mod claude;
 mod doctor;
 mod hook;
 mod intake;
@@ -29,6 +30,13 @@ enum Command {
     /// over both. Required: PROJECT_DIR (or --project) and ANTHROPIC_API_KEY. Optional:
     /// PORT (3000), DATA_DIR (~/.paige/), CHROMADB_URL, PAIGE_TOKEN (random per launch).
     Serve(ServeArgs),
+    /// Run Claude Code for the running Paige, exactly as the app's terminal does: Paige's MCP
+    /// server and hooks, the coach persona and, in coach mode, a read-only view of the
+    /// project (bubblewrap). Arguments after it go to `claude` (`paige claude -p "…"`).
+    ///
+    /// Finds Paige through DATA_DIR/run/server.json. The way to coach with `paige serve`
+    /// and the browser UI: run it in a terminal beside them.
+    Claude(claude::ClaudeArgs),
     /// Check that Paige can run here: configuration, DATA_DIR, the database, and the
     /// Anthropic API key.
     ///
@@ -168,6 +176,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => serve::run(args).map(|()| true),
+        Command::Claude(args) => claude::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Session(args) => session::run(args).map(|()| true),
         Command::Hook(args) => return hook::run(&args.event),

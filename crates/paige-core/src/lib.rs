@@ -21,6 +21,7 @@ pub mod explain;
 pub mod files;
 pub mod governance;
 pub mod intake;
+pub mod launch;
 pub mod limits;
 mod live;
 pub mod memory;

@@ -15,8 +15,7 @@ use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 
 use crate::protocol::{ConnectionId, TerminalSize};
 
-/// Claude Code's write tools, removed in coach mode: the learner writes the code.
-pub const COACH_DISALLOWED_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
+pub use crate::launch::{AgentMode, AgentServer, COACH_DISALLOWED_TOOLS, write_mcp_config};
 
 /// What to run in a terminal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,143 +25,48 @@ pub struct AgentCommand {
     pub cwd: PathBuf,
     /// Written to the terminal before the child's own output (e.g. how to install Claude Code).
     pub banner: Option<String>,
-    /// Extra environment for the child (`PAIGE_URL`/`PAIGE_TOKEN` for `paige hook`).
+    /// Environment for the child (`PAIGE_URL`/`PAIGE_TOKEN` for `paige hook`): added to
+    /// Paige's own, or all of it with `clear_env`.
     pub env: Vec<(OsString, OsString)>,
     /// The child is Claude Code: the Observer may type its nudges there. Never for
     /// `PAIGE_AGENT_CMD` or the fallback shell, where a nudge would run as a command.
     pub accepts_nudges: bool,
+    /// `env` is the child's whole environment (Claude Code gets only what it needs; see
+    /// `launch::env`), not additions to Paige's.
+    pub clear_env: bool,
 }
 
-/// How Claude Code is launched for the project.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AgentMode {
-    /// The learner writes the code: the coach persona, no write tools, and — when it can run
-    /// here — Claude Code's Bash sandbox with the learner's files read-only.
-    Coach { sandbox: bool },
-    /// `.orchestration/` (now or once): Claude Code works under declared intents with all its
-    /// tools; Paige's hooks check every call.
-    Governed,
-}
-
-/// Where the server the agent talks to listens.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentServer {
-    pub port: u16,
-    pub token: crate::run_info::Token,
-    /// The `paige` CLI that Claude Code's hooks run (`paige hook <event>`); without it Claude
-    /// Code starts without Paige's hooks (coach mode still removes its write tools).
-    pub hook_command: Option<PathBuf>,
-}
-
-/// The command for a new terminal. `agent_override` is `PAIGE_AGENT_CMD` (split on
-/// whitespace, run as is); otherwise `claude` from `path` with the generated MCP config
-/// (written to `run_dir`, mode 0600 — never into the project), the coach persona and the
-/// coach-mode tool limits; without `claude`, the user's `shell` and an install hint.
+/// The command for a new terminal, without the jail and with only `PATH` and `SHELL` of the
+/// launching environment: [`crate::launch::Launch`] with its defaults. `data_dir` holds the
+/// generated configs (`run/`, 0600 — never the project) and Claude Code's config dir.
 pub fn agent_command(
     project_dir: &Path,
-    run_dir: &Path,
+    data_dir: &Path,
     server: &AgentServer,
     mode: AgentMode,
     agent_override: Option<&str>,
     path: Option<&std::ffi::OsStr>,
     shell: Option<&str>,
 ) -> std::io::Result<AgentCommand> {
-    if let Some(cmd) = agent_override.map(str::trim).filter(|c| !c.is_empty()) {
-        let mut words = cmd.split_whitespace().map(OsString::from);
-        let program = words.next().unwrap_or_default();
-        return Ok(AgentCommand {
-            program,
-            args: words.collect(),
-            cwd: project_dir.to_owned(),
-            banner: None,
-            env: paige_env(server),
-            accepts_nudges: false,
-        });
+    let mut env = std::collections::HashMap::new();
+    if let Some(path) = path {
+        env.insert("PATH".to_owned(), path.to_string_lossy().into_owned());
     }
-    let Some(claude) = find_in_path("claude", path) else {
-        let shell = shell.filter(|s| !s.is_empty()).unwrap_or("/bin/sh");
-        return Ok(AgentCommand {
-            program: shell.into(),
-            args: Vec::new(),
-            cwd: project_dir.to_owned(),
-            banner: Some(
-                "Claude Code is not installed: run `npm install -g @anthropic-ai/claude-code`, then reopen Paige.\r\n"
-                    .into(),
-            ),
-            env: paige_env(server),
-            accepts_nudges: false,
-        });
-    };
-    let mcp_config = write_mcp_config(run_dir, server)?;
-    let mut args: Vec<OsString> = vec!["--mcp-config".into(), mcp_config.into_os_string()];
-    let coach = matches!(mode, AgentMode::Coach { .. });
-    if coach {
-        args.extend(["--append-system-prompt".into(), crate::prompts::coach_persona::SYSTEM_PROMPT.into()]);
+    if let Some(shell) = shell {
+        env.insert("SHELL".to_owned(), shell.to_owned());
     }
-    // Without Paige's hooks nothing would check a governed agent's writes: it gets coach
-    // mode's tool limits then.
-    if coach || server.hook_command.is_none() {
-        args.push("--disallowedTools".into());
-        args.extend(COACH_DISALLOWED_TOOLS.iter().map(OsString::from));
+    crate::launch::Launch {
+        project_dir,
+        data_dir,
+        server,
+        mode,
+        env: &env,
+        origin: crate::launch::Origin::App,
+        agent_override,
+        jail: None,
+        extra_args: Vec::new(),
     }
-    match &server.hook_command {
-        Some(paige) => {
-            let mut settings = crate::governance::claude_settings(&shell_quote(&paige.to_string_lossy()));
-            if mode == (AgentMode::Coach { sandbox: true }) {
-                settings["sandbox"] = crate::sandbox::settings(project_dir);
-            }
-            let settings = write_private_json(run_dir, "settings", &settings)?;
-            args.extend(["--settings".into(), settings.into_os_string()]);
-        }
-        None => tracing::warn!("no `paige` command found beside the app: Claude Code runs without Paige's hooks"),
-    }
-    Ok(AgentCommand {
-        program: claude.into_os_string(),
-        args,
-        cwd: project_dir.to_owned(),
-        banner: None,
-        env: paige_env(server),
-        accepts_nudges: true,
-    })
-}
-
-/// How `paige hook` in the terminal finds this Paige.
-fn paige_env(server: &AgentServer) -> Vec<(OsString, OsString)> {
-    vec![
-        ("PAIGE_URL".into(), format!("http://127.0.0.1:{}", server.port).into()),
-        ("PAIGE_TOKEN".into(), server.token.expose().into()),
-    ]
-}
-
-/// Quotes a path for the `sh -c` Claude Code runs hook commands with.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-/// Writes `run_dir/mcp-<pid>.json` (mode 0600): Paige's MCP server with its bearer token.
-pub fn write_mcp_config(run_dir: &Path, server: &AgentServer) -> std::io::Result<PathBuf> {
-    let config = serde_json::json!({"mcpServers": {"paige": {
-        "type": "http",
-        "url": format!("http://127.0.0.1:{}/mcp", server.port),
-        "headers": {"Authorization": format!("Bearer {}", server.token.expose())},
-    }}});
-    write_private_json(run_dir, "mcp", &config)
-}
-
-/// Writes `run_dir/<name>-<pid>.json`, readable by the owner only (`run_dir` is created
-/// 0700). The MCP config holds the token, so each is written to a new temp file (0600,
-/// O_EXCL) renamed into place: neither a leftover of an earlier process with this pid
-/// (whatever its mode) nor a symlink planted at the name is ever written through, and a
-/// `claude` starting meanwhile reads a whole file.
-fn write_private_json(run_dir: &Path, name: &str, value: &serde_json::Value) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(run_dir)?;
-    let path = run_dir.join(format!("{name}-{}.json", std::process::id()));
-    // Named so the run dir's start-up sweep (`run_info::write`) removes one a crash left.
-    let mut file = tempfile::Builder::new().prefix(&crate::files::data_temp_prefix()).tempfile_in(run_dir)?;
-    file.write_all(value.to_string().as_bytes())?;
-    file.persist(&path).map_err(|err| err.error)?;
-    Ok(path)
+    .command()
 }
 
 /// `program` in the directories of `path` (a `PATH` value), if one holds it executable.
@@ -292,6 +196,9 @@ impl Terminal {
         let mut builder = CommandBuilder::new(&command.program);
         builder.args(&command.args);
         builder.cwd(&command.cwd);
+        if command.clear_env {
+            builder.env_clear();
+        }
         builder.env("TERM", "xterm-256color");
         for (key, value) in &command.env {
             builder.env(key, value);

@@ -70,45 +70,88 @@ impl Core {
     /// between modes takes effect on the next one); the UI is told which mode is active and,
     /// in coach mode without the OS sandbox, why.
     pub fn agent_mode(&self, path: Option<&std::ffi::OsStr>) -> crate::terminal::AgentMode {
+        self.agent_launch_mode(path).0
+    }
+
+    /// [`Core::agent_mode`] and, in coach mode, `bwrap` when Claude Code can run in the
+    /// read-only view of the project (`launch::jail`). The notice says which layers hold.
+    pub fn agent_launch_mode(
+        &self,
+        path: Option<&std::ffi::OsStr>,
+    ) -> (crate::terminal::AgentMode, Option<std::path::PathBuf>) {
         use crate::protocol::MessageKind;
         use crate::terminal::AgentMode;
-        let (mode, notice) = match self.governance_enabled() {
+        let (mode, jail, notice) = match self.governance_enabled() {
             Ok(true) => (
                 AgentMode::Governed,
+                None,
                 (
                     MessageKind::Info,
                     "Governed mode: Claude Code works under the intents in .orchestration/.".to_owned(),
                 ),
             ),
-            _ => match sandbox_probe(path) {
-                Ok(()) => (
-                    AgentMode::Coach { sandbox: true },
-                    (MessageKind::Info, "Coach mode: you write the code; Claude Code's commands run sandboxed.".into()),
-                ),
-                Err(why) => (
-                    AgentMode::Coach { sandbox: false },
-                    (
-                        MessageKind::Warning,
-                        format!(
-                            "Coach mode runs without the OS sandbox ({why}). Paige's hooks and change detector \
-                             still keep your files yours."
+            _ => {
+                let sandbox = sandbox_probe(path);
+                let mode = AgentMode::Coach { sandbox: sandbox.is_ok() };
+                match (jail_probe(path), sandbox) {
+                    (Ok(bwrap), _) => (
+                        mode,
+                        Some(bwrap),
+                        (
+                            MessageKind::Info,
+                            "Coach mode: you write the code; Claude Code sees your project read-only.".into(),
                         ),
                     ),
-                ),
-            },
+                    (Err(why), Ok(())) => (
+                        mode,
+                        None,
+                        (
+                            MessageKind::Warning,
+                            format!(
+                                "Coach mode cannot give Claude Code a read-only view of your project ({why}); \
+                                 its commands run sandboxed, and Paige's hooks and change detector keep your files yours."
+                            ),
+                        ),
+                    ),
+                    (Err(why), Err(_)) => (
+                        mode,
+                        None,
+                        (
+                            MessageKind::Warning,
+                            format!(
+                                "Coach mode runs without the OS sandbox ({why}). Paige's hooks and change detector \
+                                 still keep your files yours."
+                            ),
+                        ),
+                    ),
+                }
+            }
         };
         let (kind, text) = notice;
         let notice = crate::protocol::ServerMessage::notice(kind, text);
         self.broadcast(notice.clone());
         self.live().set_agent_notice(notice);
-        mode
+        (mode, jail)
     }
+}
+
+type Probe<T> = (Option<std::ffi::OsString>, Result<T, String>);
+
+/// [`crate::launch::jail::probe`], once per `PATH`.
+fn jail_probe(path: Option<&std::ffi::OsStr>) -> Result<std::path::PathBuf, String> {
+    static PROBES: std::sync::Mutex<Vec<Probe<std::path::PathBuf>>> = std::sync::Mutex::new(Vec::new());
+    let key = path.map(std::ffi::OsStr::to_owned);
+    if let Some((_, known)) = PROBES.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|(k, _)| *k == key) {
+        return known.clone();
+    }
+    let result = crate::launch::jail::probe(path);
+    PROBES.lock().unwrap_or_else(|p| p.into_inner()).push((key, result.clone()));
+    result
 }
 
 /// [`crate::sandbox::probe`], once per `PATH`.
 fn sandbox_probe(path: Option<&std::ffi::OsStr>) -> Result<(), String> {
-    type Probe = (Option<std::ffi::OsString>, Result<(), String>);
-    static PROBES: std::sync::Mutex<Vec<Probe>> = std::sync::Mutex::new(Vec::new());
+    static PROBES: std::sync::Mutex<Vec<Probe<()>>> = std::sync::Mutex::new(Vec::new());
     let key = path.map(std::ffi::OsStr::to_owned);
     if let Some((_, known)) = PROBES.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|(k, _)| *k == key) {
         return known.clone();

@@ -97,6 +97,7 @@ fn sh(script: &str) -> AgentCommand {
         banner: Some("banner\r\n".into()),
         env: vec![("PAIGE_PROBE".into(), "from-paige".into())],
         accepts_nudges: false,
+        clear_env: false,
     }
 }
 

@@ -20,6 +20,7 @@ fn open(core: &Arc<Core>, script: &str) -> (ConnectionId, Arc<Mutex<String>>) {
         banner: None,
         env: Vec::new(),
         accepts_nudges: false,
+        clear_env: false,
     };
     let mut output = core.open_terminal(conn, &command).expect("terminal opens");
     let seen = Arc::new(Mutex::new(String::new()));

@@ -296,6 +296,7 @@ fn cat_terminal(
         banner: None,
         env: Vec::new(),
         accepts_nudges,
+        clear_env: false,
     };
     let mut output = core.open_terminal(conn, &command).expect("terminal");
     let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));

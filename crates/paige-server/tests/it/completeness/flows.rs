@@ -227,6 +227,7 @@ pub(super) async fn desktop_terminal(day: &mut Day) {
         banner: None,
         env: Vec::new(),
         accepts_nudges: false,
+        clear_env: false,
     };
     let mut output = core.open_terminal(conn, &command).expect("terminal");
     let frame = |kind: &str, payload: Value| json!({"type": kind, "payload": payload}).to_string();

@@ -1,0 +1,89 @@
+//! `paige claude [ARGS…]`: runs Claude Code for the running Paige exactly as the app's
+//! terminal does — one launcher (`paige_core::launch`) for both: the same arguments,
+//! settings, jail, tokens and environment, with ARGS passed on to `claude`. For `paige serve`
+//! (the browser UI has no terminal) and for a learner who prefers their own terminal.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use paige_core::launch::{AgentMode, AgentServer, Launch, Origin};
+
+#[derive(Debug, Args)]
+pub(crate) struct ClaudeArgs {
+    /// Where the running Paige keeps its run file [env: DATA_DIR] [default: ~/.paige/]
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Print the command instead of running it
+    #[arg(long)]
+    dry_run: bool,
+    /// Passed on to `claude` (e.g. `-p "explain src/main.rs"`, `--continue`)
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+    args: Vec<OsString>,
+}
+
+/// Builds the launch and, unless `--dry-run`, replaces this process with it; returns only
+/// on an error.
+pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
+    let env: HashMap<String, String> = std::env::vars().collect();
+    let data_dir = paige_core::config::data_dir(&env, args.data_dir)?;
+    let Some(info) = paige_core::run_info::read(&data_dir)? else {
+        bail!(
+            "no running Paige found in {} — start one with `paige serve` (or the desktop app) first",
+            data_dir.display()
+        );
+    };
+    let project_dir = info.project_dir.clone();
+    let path = env.get("PATH").map(std::ffi::OsStr::new);
+    let governed = project_dir.join(".orchestration").exists();
+    let (mode, jail) = if governed {
+        (AgentMode::Governed, None)
+    } else {
+        let sandbox = paige_core::sandbox::probe(path);
+        let jail = paige_core::launch::jail::probe(path);
+        match (&jail, &sandbox) {
+            (Ok(_), _) => eprintln!("paige: coach mode — Claude Code sees {} read-only", project_dir.display()),
+            (Err(why), Ok(())) => eprintln!(
+                "paige: coach mode without the read-only view ({why}); Claude Code's commands run sandboxed and \
+                 Paige's hooks check every call"
+            ),
+            (Err(why), Err(_)) => eprintln!(
+                "paige: coach mode without the OS sandbox ({why}); Paige's hooks and change detector check every call"
+            ),
+        }
+        (AgentMode::Coach { sandbox: sandbox.is_ok() }, jail.ok())
+    };
+    let paige = std::env::current_exe().context("cannot find the paige binary for Claude Code's hooks")?;
+    let server =
+        AgentServer { port: info.port, token: info.token.clone() /* MERGE-TOKENS */, hook_command: Some(paige) };
+    let launch = Launch {
+        project_dir: &project_dir,
+        data_dir: &data_dir,
+        server: &server,
+        mode,
+        env: &env,
+        origin: Origin::Shell,
+        agent_override: None,
+        jail,
+        extra_args: args.args,
+    };
+    let command = launch.command()?;
+    if !command.accepts_nudges {
+        bail!(
+            "Claude Code is not installed: run `npm install -g @anthropic-ai/claude-code`, then `paige claude` again"
+        );
+    }
+    if args.dry_run {
+        let words: Vec<String> =
+            std::iter::once(&command.program).chain(&command.args).map(|w| w.to_string_lossy().into_owned()).collect();
+        println!("{}", words.join(" "));
+        return Ok(true);
+    }
+    let mut child = std::process::Command::new(&command.program);
+    child.args(&command.args).current_dir(&command.cwd).env_clear().envs(command.env.iter().cloned());
+    use std::os::unix::process::CommandExt;
+    let err = child.exec();
+    bail!("cannot start {}: {err}", command.program.to_string_lossy())
+}

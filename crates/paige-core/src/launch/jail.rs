@@ -1,0 +1,99 @@
+//! Layer 1 of coach mode, by construction: Claude Code and everything it starts — every
+//! tool, subagents, background jobs, tools it gains next month — run in a read-only view of
+//! the machine (bubblewrap). What stays writable:
+//! - Paige's Claude Code config dir (`DATA_DIR/claude`, `CLAUDE_CONFIG_DIR`): Claude Code's
+//!   sessions, login and trust state. The learner's own `~/.claude` stays read-only, so no
+//!   setting, hook or skill can be planted there for their next session outside Paige;
+//! - a scratch dir (`DATA_DIR/claude/scratch`) where builds inside the jail put their output
+//!   (`CARGO_TARGET_DIR`, `PYTHONPYCACHEPREFIX`, `GOCACHE`, npm's cache: see `launch`);
+//! - a private `/tmp`, gone with the jail.
+//!
+//! Read-only: the learner's files, `.git/` (no hook, config or `core.fsmonitor` for their next
+//! git command), their home (`.gitconfig`, `.bashrc`, `~/.cargo` …) and — on purpose — the
+//! project's ignored folders too (`target/`, `node_modules/`, `__pycache__/`): what is written
+//! there runs later outside the jail (a planted `node_modules/.bin/jest`, a build script's
+//! binary, a `.pyc`) on the learner's next build. New files at the project's root go nowhere.
+//! `DATA_DIR` is hidden (the database, the version store, the run file with the UI token) but
+//! for the files Claude Code is started with. The jail has its own process namespace: when
+//! Claude Code ends, every process it started ends with it, so nothing runs on after the
+//! turn, and no process outside (Paige's own `/proc/PID/cwd`) is in reach. The network is
+//! shared: Claude Code needs its API, and Paige's hooks and MCP on 127.0.0.1 — where the
+//! agent token opens nothing else.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What the jail needs to know, all of it absolute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JailSpec {
+    pub bwrap: PathBuf,
+    pub project_dir: PathBuf,
+    pub data_dir: PathBuf,
+    /// Claude Code's config dir inside `data_dir`, writable (the scratch dir is inside it).
+    pub claude_config_dir: PathBuf,
+    /// Files inside `data_dir` Claude Code is started with (its MCP config and settings), read-only.
+    pub run_files: Vec<PathBuf>,
+    /// Paths under `/tmp` the jail must still see (read-only): `/tmp` is private in it.
+    pub keep_under_tmp: Vec<PathBuf>,
+}
+
+/// Whether the jail can run here: `bwrap` on `path` and able to make a read-only view with
+/// its own process namespace. `Err` says why not, for the doctor and the UI.
+pub fn probe(path: Option<&std::ffi::OsStr>) -> Result<PathBuf, String> {
+    let bwrap = crate::terminal::find_in_path("bwrap", path)
+        .ok_or("bubblewrap is not installed (Debian/Ubuntu: `sudo apt-get install bubblewrap`)")?;
+    let mut child = std::process::Command::new(&bwrap)
+        .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"])
+        .args(["--unshare-pid", "--die-with-parent", "--", "true"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("cannot run bubblewrap: {err}"))?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(bwrap),
+            Ok(Some(_)) => {
+                let mut stderr = String::new();
+                if let Some(mut pipe) = child.stderr.take() {
+                    use std::io::Read;
+                    let _ = pipe.read_to_string(&mut stderr);
+                }
+                return Err(format!("bubblewrap cannot make a read-only view here: {}", stderr.trim()));
+            }
+            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("bubblewrap did not answer within 3 s".into());
+            }
+        }
+    }
+}
+
+/// The `bwrap` arguments (before `--` and the command) for `spec`.
+pub fn args(spec: &JailSpec) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    let mut push = |words: &[&std::ffi::OsStr]| args.extend(words.iter().map(|w| w.to_os_string()));
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    push(&[os("--die-with-parent"), os("--unshare-pid"), os("--unshare-ipc")]);
+    push(&[os("--ro-bind"), os("/"), os("/"), os("--dev"), os("/dev"), os("--proc"), os("/proc")]);
+    push(&[os("--tmpfs"), os("/tmp")]);
+    for kept in &spec.keep_under_tmp {
+        if kept.starts_with("/tmp") && kept.exists() {
+            push(&[os("--ro-bind"), kept.as_os_str(), kept.as_os_str()]);
+        }
+    }
+    if spec.project_dir.starts_with("/tmp") {
+        push(&[os("--ro-bind"), spec.project_dir.as_os_str(), spec.project_dir.as_os_str()]);
+    }
+    push(&[os("--tmpfs"), spec.data_dir.as_os_str(), os("--chmod"), os("0700"), spec.data_dir.as_os_str()]);
+    for file in &spec.run_files {
+        push(&[os("--ro-bind"), file.as_os_str(), file.as_os_str()]);
+    }
+    push(&[os("--bind"), spec.claude_config_dir.as_os_str(), spec.claude_config_dir.as_os_str()]);
+    push(&[os("--chdir"), spec.project_dir.as_os_str()]);
+    args
+}

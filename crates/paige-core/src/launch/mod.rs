@@ -1,0 +1,273 @@
+//! How Claude Code is launched for a project — the one launcher the app's terminal and
+//! `paige claude` in the learner's shell share, so both run it exactly alike: the same
+//! arguments, settings, sandbox, tokens and environment.
+//!
+//! In coach mode Claude Code runs in the jail (`jail.rs`) where bubblewrap can make one; the
+//! permission mode is pinned (auto mode became Claude Code's default); only settings the
+//! agent cannot write are loaded (`--setting-sources project`: the project's own settings,
+//! read-only in the jail, plus Paige's `--settings`; never the user's or the local file,
+//! which a command could rewrite with `disableAllHooks`); MCP servers come only from Paige's
+//! config (`--strict-mcp-config`); Claude Code keeps its state in Paige's config dir
+//! (`DATA_DIR/claude`, seeded once from the learner's login); and it gets only the
+//! environment it needs (`env.rs`).
+
+pub mod env;
+pub mod jail;
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub use env::Origin;
+
+use crate::terminal::AgentCommand;
+
+/// Claude Code's write tools, removed in coach mode: the learner writes the code. Only tools
+/// the installed Claude Code has (a name it does not know is warned about on its first
+/// screen); the hooks deny any other write tool, and the jail makes writes impossible.
+pub const COACH_DISALLOWED_TOOLS: [&str; 3] = ["Edit", "Write", "NotebookEdit"];
+
+/// The permission mode Claude Code runs in: asked, never auto.
+pub const PERMISSION_MODE: &str = "default";
+
+/// How Claude Code is launched for the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentMode {
+    /// The learner writes the code: the coach persona, no write tools, and — when it can run
+    /// here — Claude Code's Bash sandbox with the learner's files read-only.
+    Coach { sandbox: bool },
+    /// `.orchestration/` (now or once): Claude Code works under declared intents with all its
+    /// tools; Paige's hooks check every call.
+    Governed,
+}
+
+/// Where the server the agent talks to listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentServer {
+    pub port: u16,
+    /// The agent token: it opens `/hooks` and `/mcp`, nothing else.
+    pub token: crate::run_info::Token,
+    /// The `paige` CLI that Claude Code's hooks run (`paige hook <event>`); without it Claude
+    /// Code starts without Paige's hooks (coach mode still removes its write tools).
+    pub hook_command: Option<PathBuf>,
+}
+
+/// One launch of Claude Code (or the override, or the fallback shell).
+#[derive(Debug, Clone)]
+pub struct Launch<'a> {
+    pub project_dir: &'a Path,
+    pub data_dir: &'a Path,
+    pub server: &'a AgentServer,
+    pub mode: AgentMode,
+    /// The launching environment: `PATH` finds `claude` (and `bwrap`), `SHELL` the fallback;
+    /// only the allow-list of `env.rs` reaches the child.
+    pub env: &'a HashMap<String, String>,
+    pub origin: Origin,
+    /// `PAIGE_AGENT_CMD`: run this instead (split on whitespace), not jailed, not Claude Code.
+    pub agent_override: Option<&'a str>,
+    /// `bwrap` when the jail can run here (`jail::probe`); coach mode only.
+    pub jail: Option<PathBuf>,
+    /// Passed on to `claude` after Paige's own arguments (`paige claude -p …`).
+    pub extra_args: Vec<OsString>,
+}
+
+impl Launch<'_> {
+    fn path(&self) -> Option<&std::ffi::OsStr> {
+        self.env.get("PATH").map(std::ffi::OsStr::new)
+    }
+
+    /// The run dir: Paige's generated configs for Claude Code (0700, files 0600).
+    pub fn run_dir(&self) -> PathBuf {
+        self.data_dir.join("run")
+    }
+
+    /// Claude Code's config dir under Paige (`CLAUDE_CONFIG_DIR`).
+    pub fn claude_config_dir(&self) -> PathBuf {
+        self.data_dir.join("claude")
+    }
+
+    /// The command for a terminal or for `paige claude` to exec.
+    pub fn command(&self) -> std::io::Result<AgentCommand> {
+        let cwd = self.project_dir.to_owned();
+        if let Some(cmd) = self.agent_override.map(str::trim).filter(|c| !c.is_empty()) {
+            let mut words = cmd.split_whitespace().map(OsString::from);
+            let program = words.next().unwrap_or_default();
+            return Ok(AgentCommand {
+                program,
+                args: words.collect(),
+                cwd,
+                banner: None,
+                env: paige_env(self.server),
+                accepts_nudges: false,
+                clear_env: false,
+            });
+        }
+        let Some(claude) = crate::terminal::find_in_path("claude", self.path()) else {
+            let shell = self.env.get("SHELL").map(String::as_str).filter(|s| !s.is_empty()).unwrap_or("/bin/sh");
+            return Ok(AgentCommand {
+                program: shell.into(),
+                args: Vec::new(),
+                cwd,
+                banner: Some(
+                    "Claude Code is not installed: run `npm install -g @anthropic-ai/claude-code`, then reopen Paige.\r\n"
+                        .into(),
+                ),
+                env: paige_env(self.server),
+                accepts_nudges: false,
+                clear_env: false,
+            });
+        };
+        let run_dir = self.run_dir();
+        let config_dir = self.claude_config_dir();
+        seed_config_dir(&config_dir, self.env.get("HOME").map(Path::new));
+        let mcp_config = write_mcp_config(&run_dir, self.server)?;
+        let mut run_files = vec![mcp_config.clone()];
+        let mut args: Vec<OsString> = vec!["--mcp-config".into(), mcp_config.into_os_string()];
+        args.extend(["--strict-mcp-config".into(), "--permission-mode".into(), PERMISSION_MODE.into()]);
+        args.extend(["--setting-sources".into(), "project".into()]);
+        let coach = matches!(self.mode, AgentMode::Coach { .. });
+        if coach {
+            args.extend(["--append-system-prompt".into(), crate::prompts::coach_persona::SYSTEM_PROMPT.into()]);
+        }
+        // Without Paige's hooks nothing would check a governed agent's writes: it gets coach
+        // mode's tool limits then.
+        if coach || self.server.hook_command.is_none() {
+            args.push("--disallowedTools".into());
+            args.extend(COACH_DISALLOWED_TOOLS.iter().map(OsString::from));
+        }
+        match &self.server.hook_command {
+            Some(paige) => {
+                let mut settings = crate::governance::claude_settings(&shell_quote(&paige.to_string_lossy()));
+                if self.mode == (AgentMode::Coach { sandbox: true }) {
+                    settings["sandbox"] = crate::sandbox::settings(self.project_dir);
+                }
+                let settings = write_private_json(&run_dir, "settings", &settings)?;
+                run_files.push(settings.clone());
+                args.extend(["--settings".into(), settings.into_os_string()]);
+            }
+            None => tracing::warn!("no `paige` command found: Claude Code runs without Paige's hooks"),
+        }
+        args.extend(self.extra_args.iter().cloned());
+        let mut extra = paige_env(self.server);
+        extra.push(("CLAUDE_CONFIG_DIR".into(), config_dir.clone().into_os_string()));
+        let jail = self.jail.as_ref().filter(|_| coach);
+        if jail.is_some() {
+            extra.extend(scratch_env(&config_dir.join("scratch"))?);
+        }
+        let env = env::agent_env(self.env, self.origin, extra);
+        let (program, args) = match jail {
+            Some(bwrap) => {
+                let mut keep = vec![claude.clone()];
+                keep.extend(self.server.hook_command.iter().cloned());
+                keep.extend(self.env.get("HOME").map(PathBuf::from));
+                keep.extend(self.path().map(|p| std::env::split_paths(p).collect::<Vec<_>>()).unwrap_or_default());
+                let spec = jail::JailSpec {
+                    bwrap: bwrap.clone(),
+                    project_dir: self.project_dir.to_owned(),
+                    data_dir: self.data_dir.to_owned(),
+                    claude_config_dir: config_dir,
+                    run_files,
+                    keep_under_tmp: keep,
+                };
+                let mut jailed = jail::args(&spec);
+                jailed.push("--".into());
+                jailed.push(claude.into_os_string());
+                jailed.extend(args);
+                (bwrap.clone().into_os_string(), jailed)
+            }
+            None => (claude.into_os_string(), args),
+        };
+        Ok(AgentCommand { program, args, cwd, banner: None, env, accepts_nudges: true, clear_env: true })
+    }
+}
+
+/// Where builds inside the jail write, since the project (its ignored folders too) is
+/// read-only there: a scratch dir of Paige's, never run by the learner.
+fn scratch_env(scratch: &Path) -> std::io::Result<Vec<(OsString, OsString)>> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mut env = Vec::new();
+    for (var, dir) in [
+        ("CARGO_TARGET_DIR", "target"),
+        ("PYTHONPYCACHEPREFIX", "pycache"),
+        ("GOCACHE", "go-build"),
+        ("npm_config_cache", "npm"),
+        ("XDG_CACHE_HOME", "cache"),
+    ] {
+        let dir = scratch.join(dir);
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir)?;
+        env.push((OsString::from(var), dir.into_os_string()));
+    }
+    Ok(env)
+}
+
+/// Seeds Paige's Claude Code config dir once from the learner's own (`~/.claude.json`: the
+/// onboarding and folder trust; `~/.claude/.credentials.json`: the login), so Claude Code in
+/// Paige starts signed in. Never written back: the learner's own stays theirs.
+fn seed_config_dir(config_dir: &Path, home: Option<&Path>) {
+    use std::os::unix::fs::DirBuilderExt;
+    if let Err(err) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(config_dir) {
+        tracing::warn!("cannot create Claude Code's config dir {}: {err}", config_dir.display());
+        return;
+    }
+    let Some(home) = home else { return };
+    for (from, to) in
+        [(home.join(".claude.json"), ".claude.json"), (home.join(".claude/.credentials.json"), ".credentials.json")]
+    {
+        let to = config_dir.join(to);
+        // Regular files only, never through a symlink; an existing copy is Claude Code's own now.
+        let regular = std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_file());
+        if !regular || std::fs::symlink_metadata(&to).is_ok() {
+            continue;
+        }
+        let copied = std::fs::read(&from).and_then(|bytes| write_private(&to, &bytes));
+        if let Err(err) = copied {
+            tracing::warn!("cannot copy {} for Claude Code: {err}", from.display());
+        }
+    }
+}
+
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    file.write_all(bytes)
+}
+
+/// How `paige hook` in the terminal finds this Paige: its URL and the agent token.
+fn paige_env(server: &AgentServer) -> Vec<(OsString, OsString)> {
+    vec![
+        ("PAIGE_URL".into(), format!("http://127.0.0.1:{}", server.port).into()),
+        ("PAIGE_TOKEN".into(), server.token.expose().into()),
+    ]
+}
+
+/// Quotes a path for the `sh -c` Claude Code runs hook commands with.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// Writes `run_dir/mcp-<pid>.json` (mode 0600): Paige's MCP server with the agent token.
+pub fn write_mcp_config(run_dir: &Path, server: &AgentServer) -> std::io::Result<PathBuf> {
+    let config = serde_json::json!({"mcpServers": {"paige": {
+        "type": "http",
+        "url": format!("http://127.0.0.1:{}/mcp", server.port),
+        "headers": {"Authorization": format!("Bearer {}", server.token.expose())},
+    }}});
+    write_private_json(run_dir, "mcp", &config)
+}
+
+/// Writes `run_dir/<name>-<pid>.json`, readable by the owner only (`run_dir` is created
+/// 0700). The MCP config holds the token, so each is written to a new temp file (0600,
+/// O_EXCL) renamed into place: neither a leftover of an earlier process with this pid
+/// (whatever its mode) nor a symlink planted at the name is ever written through, and a
+/// `claude` starting meanwhile reads a whole file.
+fn write_private_json(run_dir: &Path, name: &str, value: &serde_json::Value) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(run_dir)?;
+    let path = run_dir.join(format!("{name}-{}.json", std::process::id()));
+    // Named so the run dir's start-up sweep (`run_info::write`) removes one a crash left.
+    let mut file = tempfile::Builder::new().prefix(&crate::files::data_temp_prefix()).tempfile_in(run_dir)?;
+    file.write_all(value.to_string().as_bytes())?;
+    file.persist(&path).map_err(|err| err.error)?;
+    Ok(path)
+}
