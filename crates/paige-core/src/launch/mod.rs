@@ -151,7 +151,11 @@ impl Launch<'_> {
         args.extend(self.extra_args.iter().cloned());
         let mut extra = paige_env(self.server);
         extra.push(("CLAUDE_CONFIG_DIR".into(), config_dir.clone().into_os_string()));
-        let jail = self.jail.as_ref().filter(|_| coach);
+        // `PAIGE_JAIL=0` turns the read-only view off (the hooks and the detector remain):
+        // for a machine where it gets in the way, and for `paige doctor --guard` to show
+        // what the other layers hold alone.
+        let jail_off = self.env.get("PAIGE_JAIL").is_some_and(|v| matches!(v.trim(), "0" | "off" | "false"));
+        let jail = self.jail.as_ref().filter(|_| coach && !jail_off);
         if jail.is_some() {
             extra.extend(scratch_env(&config_dir.join("scratch"))?);
         }
