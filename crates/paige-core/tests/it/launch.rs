@@ -1,0 +1,215 @@
+//! The one launcher (`paige_core::launch`): what Claude Code is started with, the environment
+//! it gets, and the read-only view (bubblewrap) it runs in — the last checked for real where
+//! bubblewrap can run (`scripts/test.sh` installs it).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use paige_core::launch::{AgentMode, AgentServer, Launch, Origin, jail};
+
+struct Dirs {
+    _root: tempfile::TempDir,
+    project: PathBuf,
+    data: PathBuf,
+    bin: PathBuf,
+    home: PathBuf,
+}
+
+fn dirs() -> Dirs {
+    let root = tempfile::tempdir().expect("root");
+    let path = |name: &str| {
+        let p = root.path().join(name);
+        std::fs::create_dir_all(&p).expect("mkdir");
+        p.canonicalize().expect("canonical")
+    };
+    let (project, data, bin, home) = (path("project"), path("data"), path("bin"), path("home"));
+    let claude = bin.join("claude");
+    std::fs::write(&claude, "#!/bin/sh\n").expect("fake claude");
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    Dirs { _root: root, project, data, bin, home }
+}
+
+fn server() -> AgentServer {
+    AgentServer { port: 4321, token: "agent-tok".into(), hook_command: Some("/usr/bin/paige".into()) }
+}
+
+fn launch_env(d: &Dirs, extra: &[(&str, &str)]) -> HashMap<String, String> {
+    let mut env: HashMap<String, String> = [
+        ("PATH", d.bin.to_str().expect("utf-8")),
+        ("HOME", d.home.to_str().expect("utf-8")),
+        ("LANG", "C.UTF-8"),
+        ("LC_ALL", "C.UTF-8"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    env
+}
+
+fn command(
+    d: &Dirs,
+    env: &HashMap<String, String>,
+    origin: Origin,
+    jail: Option<PathBuf>,
+) -> paige_core::terminal::AgentCommand {
+    Launch {
+        project_dir: &d.project,
+        data_dir: &d.data,
+        server: &server(),
+        mode: AgentMode::Coach { sandbox: false },
+        env,
+        origin,
+        agent_override: None,
+        jail,
+        extra_args: vec!["-p".into(), "hello".into()],
+    }
+    .command()
+    .expect("command")
+}
+
+fn env_of(cmd: &paige_core::terminal::AgentCommand) -> HashMap<String, String> {
+    cmd.env.iter().map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned())).collect()
+}
+
+#[test]
+fn claude_gets_only_the_environment_it_needs_and_never_paiges_key_or_ui_token() {
+    let d = dirs();
+    let env = launch_env(
+        &d,
+        &[("ANTHROPIC_API_KEY", "sk-paige-own"), ("PAIGE_TOKEN", "ui-token"), ("AWS_SECRET_ACCESS_KEY", "s3cr3t")],
+    );
+    let cmd = command(&d, &env, Origin::App, None);
+    assert!(cmd.clear_env, "the child's environment is exactly this one, not Paige's plus it");
+    let got = env_of(&cmd);
+    assert!(!got.contains_key("ANTHROPIC_API_KEY"), "Paige's own key stays out of the app's terminal: {got:?}");
+    assert!(!got.contains_key("AWS_SECRET_ACCESS_KEY"), "what is not on the allow-list stays out");
+    assert_eq!(got["PAIGE_TOKEN"], "agent-tok", "the agent token, never the UI's");
+    assert_eq!(got["PATH"], d.bin.to_str().expect("utf-8"));
+    assert_eq!(got["LC_ALL"], "C.UTF-8");
+    assert_eq!(Path::new(&got["CLAUDE_CONFIG_DIR"]), d.data.join("claude"));
+    // From the learner's own shell, their key is theirs to use.
+    let shell = command(&d, &env, Origin::Shell, None);
+    assert_eq!(env_of(&shell)["ANTHROPIC_API_KEY"], "sk-paige-own");
+}
+
+#[test]
+fn claude_runs_in_a_pinned_permission_mode_with_only_settings_and_servers_the_agent_cannot_write() {
+    let d = dirs();
+    let cmd = command(&d, &launch_env(&d, &[]), Origin::App, None);
+    let args: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let after = |flag: &str| args.iter().position(|a| a == flag).map(|i| args[i + 1].clone());
+    assert_eq!(after("--permission-mode").as_deref(), Some("default"), "never Claude Code's auto mode: {args:?}");
+    assert_eq!(after("--setting-sources").as_deref(), Some("project"), "not the user's nor the local file");
+    assert!(args.iter().any(|a| a == "--strict-mcp-config"), "MCP servers only from Paige's config");
+    assert!(!args.iter().any(|a| a == "MultiEdit"), "a tool Claude Code no longer has is not named");
+    assert_eq!(args[args.len() - 2..], ["-p", "hello"], "extra arguments come last, as given");
+}
+
+#[test]
+fn the_jail_wraps_claude_and_paige_jail_0_turns_it_off() {
+    let d = dirs();
+    let bwrap = PathBuf::from("/usr/bin/bwrap");
+    let cmd = command(&d, &launch_env(&d, &[]), Origin::Shell, Some(bwrap.clone()));
+    assert_eq!(cmd.program, bwrap.as_os_str());
+    let args: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let at = |flag: &str, value: &Path| args.windows(3).any(|w| w[0] == flag && w[1] == value.to_str().expect("utf-8"));
+    assert!(args.windows(3).any(|w| w == ["--ro-bind", "/", "/"]), "{args:?}");
+    assert!(args.iter().any(|a| a == "--unshare-pid"), "nothing Claude Code starts outlives it");
+    assert!(!at("--bind", &d.project), "the project is never bound writable");
+    assert!(args.windows(2).any(|w| w[0] == "--tmpfs" && w[1] == d.data.to_str().expect("utf-8")), "DATA_DIR hidden");
+    assert!(at("--bind", &d.data.join("claude")), "Claude Code's own config dir is writable");
+    let dash = args.iter().position(|a| a == "--").expect("--");
+    assert_eq!(Path::new(&args[dash + 1]), d.bin.join("claude"));
+    assert!(env_of(&cmd)["CARGO_TARGET_DIR"].starts_with(d.data.join("claude/scratch").to_str().expect("utf-8")));
+
+    let off = command(&d, &launch_env(&d, &[("PAIGE_JAIL", "0")]), Origin::Shell, Some(bwrap));
+    assert_eq!(off.program, d.bin.join("claude").as_os_str(), "PAIGE_JAIL=0: Claude Code runs as is");
+    assert!(!env_of(&off).contains_key("PAIGE_JAIL"));
+}
+
+#[test]
+fn claudes_config_dir_is_seeded_once_from_the_learners_login_and_never_written_back() {
+    let d = dirs();
+    std::fs::write(d.home.join(".claude.json"), "{\"hasCompletedOnboarding\":true}").expect("claude.json");
+    std::fs::create_dir_all(d.home.join(".claude")).expect("mkdir");
+    std::fs::write(d.home.join(".claude/.credentials.json"), "{\"token\":1}").expect("credentials");
+    command(&d, &launch_env(&d, &[]), Origin::Shell, None);
+    let config = d.data.join("claude");
+    assert_eq!(
+        std::fs::read_to_string(config.join(".claude.json")).expect("seeded"),
+        "{\"hasCompletedOnboarding\":true}"
+    );
+    assert_eq!(std::fs::metadata(config.join(".credentials.json")).expect("creds").permissions().mode() & 0o777, 0o600);
+    // Claude Code's own state from then on: a later launch does not overwrite it.
+    std::fs::write(config.join(".claude.json"), "{\"mine\":true}").expect("claude writes");
+    command(&d, &launch_env(&d, &[]), Origin::Shell, None);
+    assert_eq!(std::fs::read_to_string(config.join(".claude.json")).expect("kept"), "{\"mine\":true}");
+    assert_eq!(
+        std::fs::read_to_string(d.home.join(".claude.json")).expect("home"),
+        "{\"hasCompletedOnboarding\":true}"
+    );
+}
+
+/// Runs `script` with `sh -c` in the jail for `d`'s project, as the launcher would run Claude Code.
+fn in_jail(bwrap: &Path, d: &Dirs, script: &str) -> std::process::Output {
+    std::fs::create_dir_all(d.data.join("claude")).expect("config dir");
+    let spec = jail::JailSpec {
+        bwrap: bwrap.to_owned(),
+        project_dir: d.project.clone(),
+        data_dir: d.data.clone(),
+        claude_config_dir: d.data.join("claude"),
+        run_files: vec![],
+        keep_under_tmp: vec![],
+    };
+    let mut args: Vec<OsString> = jail::args(&spec);
+    args.extend(["--".into(), "/bin/sh".into(), "-c".into(), script.into()]);
+    Command::new(bwrap).args(args).output().expect("bwrap runs")
+}
+
+#[test]
+fn in_the_jail_no_command_can_change_the_learners_project_git_or_home_and_nothing_outlives_it() {
+    let Ok(bwrap) = jail::probe(std::env::var_os("PATH").as_deref()) else {
+        eprintln!("bubblewrap cannot run here; scripts/test.sh installs it");
+        return;
+    };
+    let d = dirs();
+    std::fs::create_dir_all(d.project.join("src")).expect("src");
+    std::fs::create_dir_all(d.project.join(".git/hooks")).expect("git");
+    std::fs::create_dir_all(d.project.join("target")).expect("target");
+    std::fs::write(d.project.join("src/main.rs"), "fn main() {}\n").expect("main");
+    std::fs::write(d.project.join(".gitignore"), "target/\n").expect("ignore");
+    std::fs::write(d.data.join("paige.db"), "secret").expect("db");
+    std::fs::write(d.home.join(".gitconfig"), "[user]\n").expect("gitconfig");
+    // Where the jail may write and the host sees it: Claude Code's config dir.
+    let marker = d.data.join("claude/outlived");
+    let script = format!(
+        "echo x >> src/main.rs; echo y > new.rs; echo h > .git/hooks/pre-commit; echo t > target/out; \
+         echo g >> {home}/.gitconfig; cat {data}/paige.db && echo saw-db; \
+         echo ok > /tmp/private && echo tmp-writable; echo c > {data}/claude/state && echo config-writable; \
+         ls /proc | grep -c '^[0-9]'; (sleep 2; echo late > {marker}) & exit 0",
+        home = d.home.display(),
+        data = d.data.display(),
+        marker = marker.display(),
+    );
+    let out = in_jail(&bwrap, &d, &script);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(std::fs::read_to_string(d.project.join("src/main.rs")).expect("main"), "fn main() {}\n");
+    assert!(!d.project.join("new.rs").exists(), "no new file at the project's root");
+    assert!(!d.project.join(".git/hooks/pre-commit").exists(), "no git hook for the learner's next commit");
+    assert!(
+        !d.project.join("target/out").exists(),
+        "ignored folders are read-only too: what is written there runs later"
+    );
+    assert_eq!(std::fs::read_to_string(d.home.join(".gitconfig")).expect("gitconfig"), "[user]\n");
+    assert!(!stdout.contains("saw-db"), "DATA_DIR is hidden: {stdout}");
+    assert!(stdout.contains("tmp-writable") && stdout.contains("config-writable"), "{stdout}");
+    assert!(!Path::new("/tmp/private").exists(), "the jail's /tmp is its own");
+    let processes: usize = stdout.lines().find_map(|l| l.trim().parse().ok()).expect("process count");
+    assert!(processes <= 4, "the jail sees only its own processes, not Paige's ({processes})");
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert!(!marker.exists(), "a background job ended with the command that started it");
+}
