@@ -21,9 +21,17 @@ ensure_embedding_model "${PAIGE_MODEL_DIR:-${DATA_DIR:-$HOME/.paige}/models}"
 apt_install bubblewrap socat
 ensure_tauri_build_deps
 build_ui
+target="${CARGO_TARGET_DIR:-target}"
+# The `paige` CLI first: the app's terminal runs Claude Code with `paige hook` for every tool
+# call, and refuses coach mode without it. On a fresh 2-core machine: ~7-8 min.
+say "building the paige CLI (release; the first build takes ~8 minutes, later ones seconds)"
+cargo build --release --locked -p paige-cli
+export PATH="$(realpath "$target")/release:$PATH"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  say "building and starting the Paige desktop app on $project (the first build takes several minutes)"
-  exec cargo run --release --locked -p paige-app -- "$project"
+  say "building the Paige desktop app (release; the first build takes ~14 minutes more, later ones seconds)"
+  cargo build --release --locked -p paige-app
+  say "starting the Paige desktop app on $project"
+  exec "$target/release/paige-app" "$project"
 fi
 # `paige serve` needs the key up front; say so before a long build, not after it.
 settings="${DATA_DIR:-$HOME/.paige}/settings.json"
@@ -33,4 +41,5 @@ if [ -z "${ANTHROPIC_API_KEY:-}" ] && ! grep -qs '^ANTHROPIC_API_KEY=.' .env \
 fi
 say "no display (DISPLAY and WAYLAND_DISPLAY are unset): starting paige serve with the browser UI instead"
 say "when it is ready, open the ui: address it prints (http://127.0.0.1:PORT/?token=...) in a browser — Ctrl-C to stop"
-exec cargo run --release --locked -p paige-cli -- serve --project "$project" --ui-dir ui/dist
+say "then run Claude Code for it in another terminal: $(realpath "$target")/release/paige claude"
+exec "$target/release/paige" serve --project "$project" --ui-dir ui/dist

@@ -148,6 +148,12 @@ impl Shell {
             let env = &self.launch.env;
             let (mode, jail) = backend.core.agent_launch_mode(env.get("PATH").map(std::ffi::OsStr::new));
             let server = AgentServer { hook_command: crate::backend::hook_command(app, env), ..spec.server.clone() };
+            if server.hook_command.is_none()
+                && spec.agent_override.is_none()
+                && matches!(mode, paige_core::launch::AgentMode::Coach { .. })
+            {
+                backend.core.show_agent_problem(paige_core::launch::MISSING_HOOKS);
+            }
             let command = paige_core::launch::Launch {
                 project_dir: &config.project_dir,
                 data_dir: &config.data_dir,

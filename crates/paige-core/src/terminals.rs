@@ -73,6 +73,14 @@ impl Core {
         self.agent_launch_mode(path).0
     }
 
+    /// Tells every UI, now and on connecting, that Claude Code could not be started as the
+    /// mode needs (an error notice where the mode's notice goes).
+    pub fn show_agent_problem(&self, text: &str) {
+        let notice = crate::protocol::ServerMessage::notice(crate::protocol::MessageKind::Error, text.to_owned());
+        self.broadcast(notice.clone());
+        self.live().set_agent_notice(notice);
+    }
+
     /// [`Core::agent_mode`] and, in coach mode, `bwrap` when Claude Code can run in the
     /// read-only view of the project (`launch::jail`). The notice says which layers hold.
     pub fn agent_launch_mode(

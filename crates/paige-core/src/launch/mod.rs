@@ -31,6 +31,11 @@ pub const COACH_DISALLOWED_TOOLS: [&str; 3] = ["Edit", "Write", "NotebookEdit"];
 /// The permission mode Claude Code runs in: asked, never auto.
 pub const PERMISSION_MODE: &str = "default";
 
+/// Why coach mode does not start Claude Code when Paige's hook command is missing.
+pub const MISSING_HOOKS: &str = "Paige cannot start Claude Code in coach mode: its hook command `paige` was not found \
+     beside the app or on PATH, and without it nothing would check what Claude Code does. Reinstall Paige, or build the \
+     CLI (`cargo build --release -p paige-cli`) and put it on PATH; this terminal is your own shell meanwhile.";
+
 /// How Claude Code is launched for the project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AgentMode {
@@ -118,6 +123,21 @@ impl Launch<'_> {
                 clear_env: false,
             });
         };
+        let coach = matches!(self.mode, AgentMode::Coach { .. });
+        if coach && self.server.hook_command.is_none() {
+            // Without its hooks nothing checks what Claude Code does: coach mode is refused,
+            // visibly, rather than run unguarded.
+            tracing::error!("{MISSING_HOOKS}");
+            return Ok(AgentCommand {
+                program: self.env.get("SHELL").filter(|s| !s.is_empty()).map_or("/bin/sh".into(), OsString::from),
+                args: Vec::new(),
+                cwd,
+                banner: Some(format!("{MISSING_HOOKS}\r\n")),
+                env: paige_env(self.server),
+                accepts_nudges: false,
+                clear_env: false,
+            });
+        }
         let run_dir = self.run_dir();
         let config_dir = self.claude_config_dir();
         seed_config_dir(&config_dir, self.env.get("HOME").map(Path::new));
@@ -126,7 +146,6 @@ impl Launch<'_> {
         let mut args: Vec<OsString> = vec!["--mcp-config".into(), mcp_config.into_os_string()];
         args.extend(["--strict-mcp-config".into(), "--permission-mode".into(), PERMISSION_MODE.into()]);
         args.extend(["--setting-sources".into(), "project".into()]);
-        let coach = matches!(self.mode, AgentMode::Coach { .. });
         if coach {
             args.extend(["--append-system-prompt".into(), crate::prompts::coach_persona::SYSTEM_PROMPT.into()]);
         }

@@ -213,3 +213,26 @@ fn in_the_jail_no_command_can_change_the_learners_project_git_or_home_and_nothin
     std::thread::sleep(std::time::Duration::from_millis(2500));
     assert!(!marker.exists(), "a background job ended with the command that started it");
 }
+
+#[test]
+fn coach_mode_without_paiges_hook_command_refuses_to_start_claude_and_says_so_in_the_terminal() {
+    let d = dirs();
+    let unhooked = AgentServer { hook_command: None, ..server() };
+    let env = launch_env(&d, &[("SHELL", "/bin/bash")]);
+    let cmd = Launch {
+        project_dir: &d.project,
+        data_dir: &d.data,
+        server: &unhooked,
+        mode: AgentMode::Coach { sandbox: true },
+        env: &env,
+        origin: Origin::App,
+        agent_override: None,
+        jail: None,
+        extra_args: Vec::new(),
+    }
+    .command()
+    .expect("command");
+    assert_eq!(cmd.program, OsString::from("/bin/bash"), "the learner's own shell, not an unguarded Claude Code");
+    assert!(!cmd.accepts_nudges);
+    assert!(cmd.banner.expect("banner").contains("cannot start Claude Code in coach mode"));
+}
