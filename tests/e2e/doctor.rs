@@ -118,6 +118,10 @@ async fn doctor_warns_that_coach_mode_runs_without_the_os_sandbox_when_bubblewra
         stdout.contains("WARN  sandbox") && stdout.contains("bwrap and socat not installed"),
         "missing the sandbox warning in:\n{stdout}"
     );
+    assert!(
+        stdout.contains("WARN  read-only ") && stdout.contains("bubblewrap is not installed"),
+        "missing the read-only view's warning in:\n{stdout}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -24,6 +24,16 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
     let overrides = ConfigOverrides { project_dir: args.project, port: None, data_dir: args.data_dir };
     println!("paige doctor");
     let mut report = Report::default();
+    // Coach mode's first layer: Claude Code in a read-only view of the project.
+    match paige_core::launch::jail::probe(env.get("PATH").map(std::ffi::OsStr::new)) {
+        Ok(_) => report.ok("read-only", "coach mode runs Claude Code with your project read-only (bubblewrap)".into()),
+        Err(why) => report.warn(
+            "read-only",
+            format!(
+                "coach mode cannot give Claude Code a read-only view of your project: {why}; the layers below hold"
+            ),
+        ),
+    }
     // Coach mode's OS layer; without it Paige still guards the files (hooks, detector).
     match paige_core::sandbox::probe(env.get("PATH").map(std::ffi::OsStr::new)) {
         Ok(()) => report.ok("sandbox", "Claude Code's Bash sandbox can run (bubblewrap, socat)".into()),
