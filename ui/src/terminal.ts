@@ -23,8 +23,11 @@ export function mountTerminal(host: HTMLElement, transport: Transport): Terminal
     term.onData((input) => transport.send("terminal:input", { input }));
     transport.onTerminalOutput((data) => term.write(data));
   } else {
-    term.write("The terminal runs Claude Code in the Paige desktop app.\r\n");
-    term.write("This browser UI (paige serve) has no terminal: use your own shell beside it.\r\n");
+    term.write("This browser UI (paige serve) has no terminal of its own.\r\n");
+    term.write("Run Claude Code for this Paige in your own terminal, beside it:\r\n\r\n");
+    term.write("    paige claude\r\n\r\n");
+    term.write("It starts Claude Code exactly as the desktop app does: Paige's tools and hooks, the coach,\r\n");
+    term.write("and your project read-only to it.\r\n");
   }
   return term;
 }

@@ -209,7 +209,8 @@ impl Terminal {
         let mut reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
         let writer = pty.master.take_writer().map_err(std::io::Error::other)?;
         let banner = command.banner.clone();
-        let name = program_name(&command.program);
+        // Claude Code also when the jail (bwrap) runs it.
+        let name = if command.accepts_nudges { "Claude Code".to_owned() } else { program_name(&command.program) };
         let exited: Arc<std::sync::atomic::AtomicBool> = Arc::default();
         let (ended, stopped) = (exited.clone(), killed.clone());
         let activity: Arc<Mutex<Activity>> = Arc::default();
