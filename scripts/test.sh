@@ -4,6 +4,13 @@
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
+# Each stage's wall time, printed at the end: `stage NAME` closes the one before.
+stages=() stage_name="setup (apt, pip, npm, the UI build)" stage_start=$SECONDS
+stage() {
+  stages+=("$(printf '%5d s  %s' $((SECONDS - stage_start)) "$stage_name")")
+  stage_name="$1" stage_start=$SECONDS
+}
+
 ensure_rust
 ensure_python_mcp
 ensure_chromadb
@@ -28,10 +35,12 @@ ensure_tauri_build_deps
 desktop_e2e="${PAIGE_DESKTOP_E2E:-1}"
 [ "$desktop_e2e" = 1 ] && ensure_desktop_e2e_deps
 build_ui
+stage "fmt and clippy"
 say "checking formatting"
 cargo fmt --all --check
 say "linting (clippy)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+stage "build and run the Rust tests"
 say "building and running the tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -40,26 +49,32 @@ load_tests=(load::a_hundred_mcp_clients load::a_soak_of_the_same_mix)
 # --no-fail-fast: a failing test binary must not hide the others' results.
 cargo test --workspace --locked --no-fail-fast --lib --bins --tests -- "${load_tests[@]/#/--skip=}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+stage "load and soak"
 say "load and soak (alone)"
 cargo test --workspace --locked --test e2e -- "${load_tests[@]}" 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
+stage "cargo fuzz (build and run)"
 say "cargo fuzz: every target in fuzz/ for PAIGE_CARGO_FUZZ_SECS s (libFuzzer, AddressSanitizer)"
 # Its own release build with ASan, in its own target dir; 10 s per target in CI, longer by hand.
 PAIGE_CARGO_FUZZ_SECS="${PAIGE_CARGO_FUZZ_SECS:-10}" scripts/fuzz.sh 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 set -e
+stage "UI unit tests"
 say "UI unit tests (vitest)"
 (cd ui && NO_COLOR=1 npx vitest run 2>&1) | tee -a "$log" || status=1
+stage "UI smoke test"
 say "UI smoke test: the browser UI against paige serve in headless Chromium"
 target="${CARGO_TARGET_DIR:-target}"
 (cd ui && PAIGE_BIN="$(cd .. && realpath "$target")/debug/paige" node tests/smoke.mjs 2>&1) | tee -a "$log" || status=1
 if [ "$desktop_e2e" = 1 ]; then
+  stage "desktop e2e"
   say "desktop e2e: the real window under Xvfb with tauri-driver"
   # PAIGE_TEST_PYTHON: the MCP client that steers the window (ensure_python_mcp).
   (cd ui && PAIGE_APP="$(cd .. && realpath "$target")/debug/paige-app" PAIGE_TEST_PYTHON="$PAIGE_TEST_PYTHON" \
     xvfb-run -a -s "-screen 0 1400x900x24" node tests/desktop-e2e.mjs 2>&1) | tee -a "$log" || status=1
 fi
 if [ "$desktop_e2e" = 1 ]; then
+  stage "package check"
   say "package check: the .deb ships paige, and the unpacked app's hooks call it"
   scripts/package.sh --debug deb 2>&1 | tail -3
   PATH="$(dirname "$PAIGE_TEST_CLAUDE"):$PATH" \
@@ -69,4 +84,7 @@ awk '/^test result:/ { passed += $4; failed += $6 }
      /^ +Tests +[0-9]/ { for (i = 2; i < NF; i++) { if ($(i+1) ~ /^passed/) passed += $i; if ($(i+1) ~ /^failed/) failed += $i } }
      /^(ui smoke|desktop e2e|package check|cargo fuzz): [0-9]+ passed, [0-9]+ failed$/ { passed += $(NF-3); failed += $(NF-1) }
      END { printf "all: %d passed, %d failed\n", passed, failed }' "$log"
+stage "done"
+printf 'time per stage (%d s in all):\n' "$SECONDS"
+printf '  %s\n' "${stages[@]}"
 exit "$status"
