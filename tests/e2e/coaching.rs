@@ -40,7 +40,7 @@ fn script_paiges_calls(fake: &FakeAnthropic) {
 
 /// A fake Messages API answering Paige's own calls, and a world whose Paige talks to it (with
 /// the embedding model when the test script provides one).
-async fn coaching_world() -> (FakeAnthropic, World) {
+pub(crate) async fn coaching_world() -> (FakeAnthropic, World) {
     let fake = FakeAnthropic::start().await.expect("fake");
     script_paiges_calls(&fake);
     let mut world = World::ready();

@@ -107,3 +107,65 @@ fn paige_claude_without_a_running_paige_says_how_to_start_one() {
     assert_eq!(status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("no running Paige found") && stderr.contains("paige serve"), "{stderr}");
 }
+
+/// A *literal* model: it calls `paige_run_coaching_pipeline` only when the learner's side of
+/// the conversation (the last user message) tells it to, and otherwise answers in words.
+fn script_literal_model(fake: &FakeAnthropic) {
+    let told_to_plan = |r: &paige_fake_anthropic::RecordedRequest| {
+        let has_tools = r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty());
+        let last_user = r.body["messages"].as_array().and_then(|m| m.iter().rev().find(|m| m["role"] == "user"));
+        has_tools && last_user.is_some_and(|m| m.to_string().contains("Call paige_run_coaching_pipeline once"))
+    };
+    let plan = serde_json::json!({"type": "tool_use", "id": "toolu_plan", "name": "mcp__paige__paige_run_coaching_pipeline",
+        "input": {"planText": "1. Find the callback in src/auth.rs", "issueSummary": "Login races the token"}});
+    fake.once(Matcher::custom(told_to_plan), Reply::message(vec![plan], "tool_use"));
+    fake.always(Matcher::custom(|r| r.call_type().is_none()), Reply::text("Let's look at the code together."));
+}
+
+fn plans(world: &World) -> usize {
+    let db = paige_core::db::Db::open(&world.data_dir().join("paige.db"), std::sync::Arc::new(paige_core::SystemClock))
+        .expect("db");
+    db.sessions().expect("sessions").iter().map(|s| db.plans_for_session(&s.id).expect("plans").len()).sum()
+}
+
+/// Issue 28: nothing but Paige tells Claude Code to plan. A session started without a UI,
+/// `paige claude` started with no prompt of the learner's: Claude Code's first message is
+/// Paige's kickoff, and a literal model plans from it — the plan is stored. The control: with
+/// a prompt of the learner's own and no kickoff, the same model never plans.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paige_claude_starts_a_planless_session_with_the_kickoff_and_a_literal_model_plans_it() {
+    let Some(claude) = crate::claude::claude() else { return };
+    let (fake, world) = crate::coaching::coaching_world().await;
+    learner_project(&world);
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(20));
+    let (status, out, err) = world.run(&["session", "start", "--title", "Login race"]);
+    assert!(status.success(), "{out}{err}");
+    script_literal_model(&fake);
+    let claude_dir = std::path::Path::new(&claude).parent().expect("dir").display().to_string();
+    let path = format!("{claude_dir}:{}", std::env::var("PATH").unwrap_or_default());
+    let base = fake.base_url();
+    let run = |args: &[&str]| {
+        let mut command = world.command(args);
+        command.env("PATH", &path).env("ANTHROPIC_BASE_URL", &base).env("ANTHROPIC_API_KEY", "sk-ant-e2e");
+        command
+    };
+    let common = ["--output-format", "stream-json", "--verbose", "--allowedTools", "mcp__paige__*"];
+    // The control first: the learner's own prompt, no kickoff.
+    let mut own = run(&[&["claude", "-p", "hello"][..], &common].concat());
+    let out = tokio::task::spawn_blocking(move || own.output().expect("claude")).await.expect("join");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(plans(&world), 0, "a literal model told nothing does not plan");
+    // Claude Code's exit (SessionEnd) ended that session: the learner starts another.
+    let (status, out, err) = world.run(&["session", "start", "--title", "Login race"]);
+    assert!(status.success(), "{out}{err}");
+    let mut kicked = run(&[&["claude", "--kickoff", "-p"][..], &common].concat());
+    let out = tokio::task::spawn_blocking(move || kicked.output().expect("claude")).await.expect("join");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Claude Code starts by planning it"), "{stderr}");
+    assert_eq!(plans(&world), 1, "the kickoff made the literal model plan: {}", String::from_utf8_lossy(&out.stdout));
+    // With a plan there is no kickoff any more.
+    let (_, dry, _) = world.run(&["claude", "--kickoff", "--dry-run"]);
+    assert!(!dry.contains("A coaching session has started"), "{dry}");
+    drop(paige);
+}

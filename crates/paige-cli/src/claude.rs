@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args;
 use paige_core::launch::{AgentMode, AgentServer, Launch, Origin};
+use serde_json::Value;
 
 #[derive(Debug, Args)]
 pub(crate) struct ClaudeArgs {
@@ -19,6 +20,10 @@ pub(crate) struct ClaudeArgs {
     /// Print the command instead of running it
     #[arg(long)]
     dry_run: bool,
+    /// Start with Paige's kickoff (plan the active session) also when ARGS are given; with
+    /// no ARGS it is passed whenever the active session has no plan yet
+    #[arg(long)]
+    kickoff: bool,
     /// Passed on to `claude` (e.g. `-p "explain src/main.rs"`, `--continue`)
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
     args: Vec<OsString>,
@@ -58,6 +63,23 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     let paige = std::env::current_exe().context("cannot find the paige binary for Claude Code's hooks")?;
     let server =
         AgentServer { port: info.port, token: info.token.clone() /* MERGE-TOKENS */, hook_command: Some(paige) };
+    // A session without a plan: Claude Code's first prompt is Paige's kickoff (issue 28), so
+    // coaching starts without the learner having to know what to type.
+    let mut extra_args = args.args;
+    if args.kickoff || extra_args.is_empty() {
+        let located = paige_core::run_info::Located {
+            base_url: format!("http://127.0.0.1:{}", info.port),
+            token: info.token.clone(),
+        };
+        match kickoff(&located) {
+            Ok(Some(text)) => {
+                eprintln!("paige: the session has no plan yet — Claude Code starts by planning it");
+                extra_args.insert(0, text.into());
+            }
+            Ok(None) => {}
+            Err(err) => eprintln!("paige: cannot ask for the session's kickoff ({err:#}); starting without it"),
+        }
+    }
     let launch = Launch {
         project_dir: &project_dir,
         data_dir: &data_dir,
@@ -67,7 +89,7 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
         origin: Origin::Shell,
         agent_override: None,
         jail,
-        extra_args: args.args,
+        extra_args,
     };
     let command = launch.command()?;
     if !command.accepts_nudges {
@@ -86,4 +108,11 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     use std::os::unix::process::CommandExt;
     let err = child.exec();
     bail!("cannot start {}: {err}", command.program.to_string_lossy())
+}
+
+/// The running Paige's kickoff for its active session, if it has one to give.
+fn kickoff(located: &paige_core::run_info::Located) -> anyhow::Result<Option<String>> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let reply = runtime.block_on(crate::session::request(located, "GET", "/api/session/kickoff", Value::Null))?;
+    Ok(reply.get("kickoff").and_then(Value::as_str).map(str::to_owned))
 }

@@ -76,7 +76,7 @@ pub(crate) fn run(args: SessionArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn request(
+pub(crate) async fn request(
     target: &paige_core::run_info::Located,
     method: &str,
     path: &str,

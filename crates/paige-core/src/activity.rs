@@ -124,9 +124,15 @@ impl Core {
             self.db().end_session(&session.id, SessionStatus::Abandoned)?;
             return Err(err);
         }
-        self.log_action(ActionType::SessionStarted, json!({ "issueNumber": work.issue_number }));
+        // The work in the learner's words too: Claude Code's kickoff is built from it.
+        let summary = work.issue_context.as_ref().map(|c| c.summary.clone()).or_else(|| work.description.clone());
+        self.log_action(
+            ActionType::SessionStarted,
+            json!({ "issueNumber": work.issue_number, "title": work.title, "description": summary }),
+        );
         self.broadcast(ServerMessage::FsTree(FsTree { root: project_tree(self.project_root().path()) }));
         // Every UI learns of it, however it was started (the UI, `/api/session`, the CLI).
+        self.deliver_kickoff();
         self.broadcast(ServerMessage::SessionStarted(SessionStarted {
             session_id: session.id.clone(),
             issue_context: work.issue_context,

@@ -64,6 +64,7 @@ pub fn app(core: Arc<Core>, token: &str) -> Server {
         .route("/ws", axum::routing::get(ws::upgrade))
         .route("/api/session", axum::routing::get(session_api::show))
         .route("/api/session/start", axum::routing::post(session_api::start))
+        .route("/api/session/kickoff", axum::routing::get(session_api::kickoff))
         .route("/api/session/end", axum::routing::post(session_api::end))
         .route("/api/memory/add", axum::routing::post(memory_api::add))
         .route("/api/memory/query", axum::routing::post(memory_api::query))

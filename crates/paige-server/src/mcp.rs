@@ -36,7 +36,10 @@ impl ServerHandler for PaigeMcp {
             .with_server_info(Implementation::new("paige", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Paige is the learner's coding coach. Use these tools to read what the learner is doing \
-                 and to guide them in the editor; never write the learner's code for them.",
+                 and to guide them in the editor; never write the learner's code for them. When a session has \
+                 no plan yet (paige_get_session_state says so): explore the code, write an implementation plan, \
+                 call paige_run_coaching_pipeline once with it, then coach its phases one by one \
+                 (paige_update_phase when a phase is done, paige_end_session when the work is).",
             )
     }
 }

@@ -35,6 +35,16 @@ pub(crate) async fn show(State(state): State<AppState>) -> Json<serde_json::Valu
     Json(json!({ "session": state.core.active_session() }))
 }
 
+/// What Claude Code should be told first (`paige claude` asks as it starts): the kickoff of
+/// an active session that has no plan yet, else null.
+pub(crate) async fn kickoff(State(state): State<AppState>) -> Response {
+    let core = state.core.clone();
+    match crate::blocking::run(move || core.coaching_kickoff()).await {
+        Some(kickoff) => Json(json!({ "kickoff": kickoff })).into_response(),
+        None => internal(),
+    }
+}
+
 pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<StartRequest>>) -> Response {
     let request = body.map(|Json(b)| b).unwrap_or_default();
     // `gh`, SQLite and the project tree walk: on a blocking thread. An active session is set

@@ -95,6 +95,8 @@ impl Core {
         }));
         self.broadcast(ServerMessage::SessionResumed(SessionResumed { restored_state: restored }));
         self.show_current_hints(&session.id);
+        // A session resumed without a plan still needs one: Claude Code is asked again.
+        self.deliver_kickoff();
         Ok(session)
     }
 

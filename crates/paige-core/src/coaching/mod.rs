@@ -7,6 +7,7 @@
 mod fading;
 pub(crate) mod github;
 mod hints;
+mod kickoff;
 mod lifecycle;
 mod pipeline;
 mod record;

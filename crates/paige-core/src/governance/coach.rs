@@ -36,9 +36,11 @@ impl Core {
             }
             (HookEvent::SessionStart, _) => HookDecision::Context {
                 context: format!(
-                    "{}\n\n{}",
+                    "{}\n\n{}{}",
                     crate::prompts::coach_persona::SYSTEM_PROMPT.trim_end(),
-                    self.coach_state()
+                    self.coach_state(),
+                    // A session without a plan: what to do first (issue 28's kickoff).
+                    self.coaching_kickoff().map(|k| format!("\n\n{k}")).unwrap_or_default()
                 ),
             },
             (HookEvent::UserPromptSubmit, _) => HookDecision::Context { context: self.coach_prompt_context() },

@@ -181,6 +181,14 @@ impl Core {
         out
     }
 
+    /// The active session's interview: `None` when none runs, `Some(None)` while it runs,
+    /// `Some(Some(task))` once it handed over with the coding task it set.
+    pub(crate) fn intake_progress(&self) -> Option<Option<String>> {
+        let session = self.active_session()?;
+        let view = self.intake_view(&session.id)?;
+        Some(matches!(view.state.phase, IntakePhase::Coding).then_some(view.coding_question))
+    }
+
     /// What Claude Code is told of the interview in its session context: that one runs (the
     /// learner is busy in Paige's panel), or, once it handed over, the coding task.
     pub(crate) fn intake_context(&self) -> Option<String> {

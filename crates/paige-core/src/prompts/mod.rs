@@ -6,11 +6,13 @@
 //! `schema.json` is generated from the Rust type: `PAIGE_BLESS=1 cargo test -p paige-core
 //! prompt` rewrites it, and the test fails while the two differ.
 //!
-//! `coach_persona` is the odd one out: not a model call of Paige's, but the system prompt
-//! Claude Code gets through `--append-system-prompt`. `intake_interviewer` is not in [`ALL`]
+//! `coach_persona` and `coach_kickoff` are the odd ones out: not model calls of Paige's, but
+//! what Claude Code gets — its system prompt (`--append-system-prompt`) and the first
+//! message of a session that has no plan yet. `intake_interviewer` is not in [`ALL`]
 //! either: its replies stream as plain text, with no schema.
 
 pub mod coach_agent;
+pub mod coach_kickoff;
 pub mod coach_persona;
 pub mod dreyfus_assessment;
 pub mod explain_this;

@@ -15,6 +15,7 @@ mod governance;
 mod hostile;
 mod intake_guard;
 mod intake_invitation;
+mod kickoff;
 mod launch;
 mod ledger;
 mod path_guard;

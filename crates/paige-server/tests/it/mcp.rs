@@ -84,3 +84,27 @@ async fn shutdown_closes_open_sessions_and_stops_serving() {
 fn uuid_like(s: &str) -> bool {
     s.len() == 36 && s.chars().filter(|c| *c == '-').count() == 4
 }
+
+/// Issue 28: the persona, the kickoff and the MCP server's instructions describe one protocol
+/// (plan, `paige_run_coaching_pipeline` once, then the phases): every Paige tool they name is
+/// a tool this server lists, so the words and the tools cannot drift apart.
+#[tokio::test]
+async fn the_persona_kickoff_and_instructions_name_only_tools_the_server_has() {
+    let server = running().await;
+    let client = ().serve(transport(&server.base)).await.expect("legacy initialize");
+    let instructions = client.peer_info().and_then(|info| info.instructions.clone()).expect("instructions");
+    let tools: Vec<String> =
+        client.list_all_tools().await.expect("tools/list").iter().map(|t| t.name.to_string()).collect();
+    client.cancel().await.expect("client closes");
+    for (source, text) in [
+        ("coach-persona", paige_core::prompts::coach_persona::SYSTEM_PROMPT),
+        ("coach-kickoff", paige_core::prompts::coach_kickoff::TEMPLATE),
+        ("MCP instructions", instructions.as_str()),
+    ] {
+        assert!(text.contains("paige_run_coaching_pipeline"), "{source} says how a plan reaches Paige");
+        let words = text.split(|c: char| !(c.is_ascii_lowercase() || c == '_'));
+        for name in words.filter(|w| w.starts_with("paige_") && w.len() > "paige_".len()) {
+            assert!(tools.iter().any(|t| t == name), "{source} names {name}, which is not a tool: {tools:?}");
+        }
+    }
+}

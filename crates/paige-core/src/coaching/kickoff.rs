@@ -1,0 +1,101 @@
+//! Claude Code's first step (issue 28): when a session starts (or resumes) without a plan,
+//! Paige tells Claude Code to explore, plan and call `paige_run_coaching_pipeline` — a model
+//! does only what its context says, and an idle Claude Code sends nothing until someone
+//! types. The words come from `prompts/coach-kickoff`. In the app they are pasted into the
+//! terminal running Claude Code once it is quiet and the intake interview (if one runs) has
+//! handed over, as nudges are typed; `paige claude` passes them as Claude Code's first
+//! prompt (`/api/session/kickoff`); Claude Code's SessionStart context carries them too.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::core::Core;
+use crate::db::ActionType;
+
+/// How often a waiting kickoff looks at the terminal and the interview again.
+const POLL: Duration = Duration::from_millis(200);
+/// How long a kickoff waits for a quiet terminal and the end of the interview before it is
+/// left to the SessionStart context and the learner.
+const WAIT: Duration = Duration::from_secs(30 * 60);
+/// Bracketed paste: Claude Code takes the lines as one message, submitted by the Enter after.
+const PASTE_START: &[u8] = b"\x1b[200~";
+const PASTE_END: &[u8] = b"\x1b[201~";
+
+impl Core {
+    /// What Claude Code should be told now to start the active session: `None` without one,
+    /// once it has a plan, or while its intake interview runs.
+    pub fn coaching_kickoff(&self) -> Option<String> {
+        let session = self.active_session()?;
+        if !self.db().plans_for_session(&session.id).ok()?.is_empty() {
+            return None;
+        }
+        let task = match self.intake_progress() {
+            Some(None) => return None,
+            Some(Some(task)) => Some(task),
+            None => None,
+        };
+        let started = self.db().recent_actions(&session.id, 1, Some(ActionType::SessionStarted)).ok()?;
+        let data = started.first().and_then(|a| a.data.clone()).unwrap_or_default();
+        let title = match (session.issue_number, session.issue_title.as_deref()) {
+            (Some(n), Some(t)) => format!("Issue #{n}: {t}"),
+            (Some(n), None) => format!("Issue #{n}"),
+            (None, Some(t)) => t.to_owned(),
+            (None, None) => "(no title)".to_owned(),
+        };
+        Some(crate::prompts::coach_kickoff::render(&title, data["description"].as_str(), task.as_deref()))
+    }
+
+    /// Pastes the kickoff into Claude Code's terminal once it is quiet, the interview (if
+    /// any) has handed over and still no plan came; given up after `WAIT`, at shutdown, or
+    /// when the session changes. Without a terminal running Claude Code (the browser UI)
+    /// nothing is typed: `paige claude` asks for the kickoff when it starts.
+    pub(crate) fn deliver_kickoff(self: &Arc<Self>) {
+        let Some(session) = self.active_session() else { return };
+        let (core, cancel) = (self.clone(), self.shutdown_token());
+        let quiet = self.config().limits.observer.quiet_output;
+        self.tasks().spawn(async move {
+            let deadline = tokio::time::Instant::now() + WAIT;
+            // The UI starts a first session's interview right after the session: give it
+            // the moment to begin, so the kickoff waits for its hand-over.
+            tokio::select! {
+                _ = cancel.cancelled() => return,
+                _ = tokio::time::sleep(POLL * 5) => {}
+            }
+            loop {
+                if core.active_session().map(|s| s.id) != Some(session.id.clone()) {
+                    return;
+                }
+                if let (Some(text), Some(terminal)) = (core.coaching_kickoff(), core.nudge_terminal())
+                    && terminal.ready_for_nudge(quiet)
+                {
+                    let typed = terminal
+                        .write(PASTE_START)
+                        .and_then(|()| terminal.write(text.as_bytes()))
+                        .and_then(|()| terminal.write(PASTE_END))
+                        .and_then(|()| terminal.write(b"\r"));
+                    match typed {
+                        Ok(()) => {
+                            core.log_action(
+                                ActionType::CoachingMessage,
+                                json!({ "kind": "kickoff", "via": "terminal" }),
+                            );
+                        }
+                        Err(err) => tracing::warn!("cannot type the kickoff into Claude Code: {err}"),
+                    }
+                    return;
+                }
+                if core.db().plans_for_session(&session.id).is_ok_and(|plans| !plans.is_empty())
+                    || tokio::time::Instant::now() >= deadline
+                {
+                    return;
+                }
+                tokio::select! {
+                    _ = cancel.cancelled() => return,
+                    _ = tokio::time::sleep(POLL) => {}
+                }
+            }
+        });
+    }
+}

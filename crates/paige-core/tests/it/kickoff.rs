@@ -1,0 +1,57 @@
+//! Issue 28: Claude Code's first step. A session with no plan gives Claude Code a kickoff
+//! (the work, the interview's task, and the protocol naming Paige's tools); in the app it is
+//! pasted into the terminal running Claude Code once that is quiet.
+
+use std::time::{Duration, Instant};
+
+use paige_core::coaching::StartRequest;
+use paige_core::terminal::AgentCommand;
+
+#[test]
+fn the_kickoff_names_the_work_the_interviews_task_and_the_tools_to_plan_with() {
+    let text =
+        paige_core::prompts::coach_kickoff::render("Issue #12: Greet the user", Some("Say hello by name."), None);
+    assert!(text.contains("Issue #12: Greet the user") && text.contains("Say hello by name."), "{text}");
+    assert!(text.contains("paige_run_coaching_pipeline") && text.contains("paige_update_phase"), "{text}");
+    assert!(text.contains("Never write the learner's code"), "{text}");
+    let interview = paige_core::prompts::coach_kickoff::render("Greet", None, Some("Tell me how you'd start."));
+    assert!(interview.contains("Tell me how you'd start."), "{interview}");
+    let huge = "x".repeat(100_000);
+    assert!(
+        paige_core::prompts::coach_kickoff::render("t", Some(&huge), None).len() < 10_000,
+        "an issue body is capped"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_once_it_is_quiet() {
+    let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
+    assert_eq!(t.core.coaching_kickoff(), None, "no session, no kickoff");
+    let typed = t.project.path().join("typed");
+    // Stands in for Claude Code: a terminal that takes nudges and keeps what it is sent.
+    let command = AgentCommand {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), format!("stty raw -echo; cat > '{}'", typed.display()).into()],
+        cwd: t.project.path().to_owned(),
+        banner: None,
+        env: Vec::new(),
+        accepts_nudges: true,
+        clear_env: false,
+    };
+    let conn = t.core.connect();
+    let _output = t.core.open_terminal(conn, &command).expect("terminal");
+    let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
+    t.core.begin_coaching_session(request).expect("session");
+    let kickoff = t.core.coaching_kickoff().expect("a session without a plan has a kickoff");
+    assert!(kickoff.contains("Greet the user"));
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let got = loop {
+        let got = std::fs::read_to_string(&typed).unwrap_or_default();
+        if got.contains("\u{1b}[201~\r") || Instant::now() > deadline {
+            break got;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(got, format!("\u{1b}[200~{kickoff}\u{1b}[201~\r"), "pasted whole, then Enter");
+    t.core.close_terminal(conn);
+}
