@@ -13,6 +13,7 @@ mod intake;
 mod load;
 mod memory;
 mod serve;
+mod tokens;
 mod watch;
 
 use std::io::{BufRead, BufReader};
