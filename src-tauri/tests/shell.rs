@@ -353,7 +353,9 @@ fn the_terminal_environment_holds_the_agent_token_never_the_ui_token() {
         if let Some((token, _)) = line {
             break format!("PAIGE_TOKEN={}", token.trim_end());
         }
-        seen.push_str(&rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no env; terminal showed {seen:?}")));
+        seen.push_str(
+            &rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no env; terminal showed {seen:?}")),
+        );
     };
     assert_eq!(token_line, format!("PAIGE_TOKEN={agent}"));
     assert!(!seen.contains(ui), "the UI token reached the terminal");

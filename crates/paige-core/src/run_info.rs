@@ -84,7 +84,11 @@ pub fn locate_agent(
     data_dir_flag: Option<PathBuf>,
 ) -> anyhow::Result<Located> {
     locate_with(env, data_dir_flag, |info| {
-        info.agent_token.ok_or_else(|| anyhow::anyhow!("the running Paige has no agent token in its run file (it is older than this paige); restart it"))
+        info.agent_token.ok_or_else(|| {
+            anyhow::anyhow!(
+                "the running Paige has no agent token in its run file (it is older than this paige); restart it"
+            )
+        })
     })
 }
 

@@ -50,7 +50,8 @@ pub(crate) fn refuse_reserved(rel: &str) -> Result<(), FileError> {
         let source = std::io::Error::new(std::io::ErrorKind::PermissionDenied, why);
         Err(FileError::Write { path: rel.to_owned(), source })
     };
-    let ledger = format!("{}/{}", crate::governance::intents::ORCHESTRATION_DIR, crate::governance::intents::TRACE_FILE);
+    let ledger =
+        format!("{}/{}", crate::governance::intents::ORCHESTRATION_DIR, crate::governance::intents::TRACE_FILE);
     for part in rel.split('/') {
         if part.eq_ignore_ascii_case(".git") {
             return refused("Paige does not save inside .git/ (git's own data: use git to change it)");

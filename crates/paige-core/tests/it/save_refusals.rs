@@ -7,7 +7,8 @@ use super::test_core;
 
 #[test]
 fn the_ui_write_path_refuses_git_paige_temp_files_and_the_ledger() {
-    let t = test_core(&[(".git/config", "[core]\n"), (".orchestration/agent_trace.jsonl", "{}\n"), ("src/a.rs", "a\n")]);
+    let t =
+        test_core(&[(".git/config", "[core]\n"), (".orchestration/agent_trace.jsonl", "{}\n"), ("src/a.rs", "a\n")]);
     let root = t.project.path().to_owned();
     std::os::unix::fs::symlink(".git", root.join("alias")).expect("an alias of .git");
     for (path, why) in [

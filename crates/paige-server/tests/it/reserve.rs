@@ -63,9 +63,12 @@ async fn hook_and_mcp(server: &Running) -> (u16, u16, Duration) {
     let hook_took = started.elapsed();
     let started = Instant::now();
     let auth = format!("Bearer {TOKEN}");
-    let mcp = tokio::time::timeout(Duration::from_secs(3), post_mcp(&server.base, &initialize_body(), &[("Authorization", &auth)]))
-        .await
-        .expect("the MCP call is answered");
+    let mcp = tokio::time::timeout(
+        Duration::from_secs(3),
+        post_mcp(&server.base, &initialize_body(), &[("Authorization", &auth)]),
+    )
+    .await
+    .expect("the MCP call is answered");
     (hook.status().as_u16(), mcp.status().as_u16(), hook_took.max(started.elapsed()))
 }
 
@@ -144,8 +147,11 @@ async fn a_flood_of_idle_websockets_is_refused_clearly_and_hooks_and_mcp_still_a
     let (hook, mcp, took) = hook_and_mcp(&server).await;
     assert_eq!((hook, mcp), (200, 200));
     assert!(took < PROMPT, "hook and MCP took {took:?} under the flood");
-    eprintln!("WebSockets: {} taken, 20 refused (slowest {:?}); hook+MCP under the flood: {took:?}",
-        open.len(), refusals.iter().map(|r| r.2).max().unwrap_or_default());
+    eprintln!(
+        "WebSockets: {} taken, 20 refused (slowest {:?}); hook+MCP under the flood: {took:?}",
+        open.len(),
+        refusals.iter().map(|r| r.2).max().unwrap_or_default()
+    );
 
     // Closing a WebSocket gives its place back.
     drop(open.pop());
@@ -198,6 +204,12 @@ async fn with_every_place_busy_hooks_and_mcp_are_served_from_the_reserve_and_oth
     // Once the stuck uploads go, everything is served again.
     drop(stuck);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let (status, _) = raw_status(&addr, &format!("GET /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n")).await;
+    let (status, _) = raw_status(
+        &addr,
+        &format!(
+            "GET /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+        ),
+    )
+    .await;
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
 }

@@ -30,8 +30,11 @@ async fn saves_into_git_paige_temp_files_or_the_ledger_are_refused_and_write_not
     ];
     let mut socket = connect(&server).await;
     for (path, why) in refused {
-        send(&mut socket, json!({"type": "file:save", "payload": {"path": path, "content": "[core]\n\tfsmonitor = evil\n"}}))
-            .await;
+        send(
+            &mut socket,
+            json!({"type": "file:save", "payload": {"path": path, "content": "[core]\n\tfsmonitor = evil\n"}}),
+        )
+        .await;
         let error = next_of(&mut socket, "fs:save_error").await;
         assert_eq!(error["payload"]["path"], path);
         let message = error["payload"]["error"].as_str().expect("error text");

@@ -148,7 +148,8 @@ async fn the_agent_token_cannot_save_a_file_through_the_ui_protocol() {
     let launched = launch().await;
     let main = launched.instance.core.project_root().path().join("main.rs");
     // What the model tried: a `file:save` over `/ws` with the token from its environment.
-    let url = format!("{}/ws?token={}", launched.base.replace("http://", "ws://"), launched.instance.agent_token.expose());
+    let url =
+        format!("{}/ws?token={}", launched.base.replace("http://", "ws://"), launched.instance.agent_token.expose());
     let refused = tokio_tungstenite::connect_async(url).await.expect_err("refused");
     assert!(refused.to_string().contains("403"), "{refused}");
     assert_eq!(std::fs::read_to_string(&main).expect("read"), "fn main() {}\n");
