@@ -49,8 +49,9 @@ impl Backend {
         let core = instance.core.clone();
         tracing::info!("project {}; server on 127.0.0.1:{}", core.config().project_dir.display(), instance.port);
         let terminal = TerminalSpec {
-            // The hook command is located per terminal, through the app (`hook_command`).
-            server: AgentServer { port: instance.port, token: instance.token.clone(), hook_command: None },
+            // The hook command is located per terminal, through the app (`hook_command`). The
+            // terminal gets the agent token (hooks and MCP only), never the UI token.
+            server: AgentServer { port: instance.port, token: instance.agent_token.clone(), hook_command: None },
             agent_override: env.get("PAIGE_AGENT_CMD").cloned(),
         };
         Ok(Backend { core, terminal: Some(terminal), instance: Some(instance), forwarding: std::sync::Once::new() })

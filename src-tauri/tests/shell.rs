@@ -323,3 +323,42 @@ fn the_webview_is_granted_no_opener_or_shell_permission() {
         assert!(permission.starts_with("core:event:"), "the webview may only listen to events, not {permission}");
     }
 }
+
+/// The model can read its terminal's environment: the app puts the agent token there (it opens
+/// only `/hooks/*` and `/mcp`), never the UI token that opens `/ws` (`file:save`) and `/api`.
+#[test]
+fn the_terminal_environment_holds_the_agent_token_never_the_ui_token() {
+    let project = tempfile::tempdir().expect("project dir");
+    let data = tempfile::tempdir().expect("data dir");
+    let config = Config::new(project.path().to_owned(), data.path().to_owned(), "test-key");
+    let env = std::collections::HashMap::from([("PAIGE_AGENT_CMD".to_owned(), "env".to_owned())]);
+    let backend = tauri::async_runtime::block_on(paige_app::Backend::start(config, &env)).expect("backend starts");
+    let run: Value = serde_json::from_slice(&std::fs::read(data.path().join("run/server.json")).expect("run file"))
+        .expect("run file is JSON");
+    let (ui, agent) = (run["token"].as_str().expect("token"), run["agentToken"].as_str().expect("agentToken"));
+    assert_ne!(ui, agent);
+    let launch = paige_app::Launch { env: Default::default(), data_dir: data.path().to_owned() };
+    let shell = paige_app::Shell::with_backend(launch, backend);
+    let app = paige_app::wire(mock_builder(), shell).build(mock_context(noop_assets())).expect("app builds");
+    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("webview");
+    let (tx, rx) = mpsc::channel::<String>();
+    webview.listen(paige_app::TERMINAL_EVENT, move |event| {
+        let _ = tx.send(serde_json::from_str(event.payload()).expect("payload is a JSON string"));
+    });
+    send(&webview, hello());
+    let mut seen = String::new();
+    let token_line = loop {
+        // A whole line: its end arrived too.
+        let line = seen.split_once("PAIGE_TOKEN=").and_then(|(_, rest)| rest.split_once('\n'));
+        if let Some((token, _)) = line {
+            break format!("PAIGE_TOKEN={}", token.trim_end());
+        }
+        seen.push_str(
+            &rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no env; terminal showed {seen:?}")),
+        );
+    };
+    assert_eq!(token_line, format!("PAIGE_TOKEN={agent}"));
+    assert!(!seen.contains(ui), "the UI token reached the terminal");
+    let backend = app.state::<paige_app::Shell>().backend().expect("a project is open");
+    tauri::async_runtime::block_on(backend.stop());
+}

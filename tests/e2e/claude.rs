@@ -56,7 +56,7 @@ fn claude_prompt_args(
         .env("HOME", &home)
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("PAIGE_URL", format!("http://127.0.0.1:{}", info["port"]))
-        .env("PAIGE_TOKEN", info["token"].as_str().expect("token"))
+        .env("PAIGE_TOKEN", info["agentToken"].as_str().expect("agent token"))
         .envs(env.iter().copied())
         .output()
         .expect("claude runs");
@@ -130,7 +130,7 @@ fn real_claude_init_only_fires_session_start_through_paige_hook() {
         .env("HOME", &home)
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("PAIGE_URL", format!("http://127.0.0.1:{}", info["port"]))
-        .env("PAIGE_TOKEN", info["token"].as_str().expect("token"))
+        .env("PAIGE_TOKEN", info["agentToken"].as_str().expect("agent token"))
         .status()
         .expect("claude runs");
     assert!(status.success());
@@ -249,7 +249,7 @@ pub(crate) async fn claude_runs(
         let info = read_json(&world.data_dir().join("run/server.json"));
         let server = paige_core::terminal::AgentServer {
             port: info["port"].as_u64().expect("port") as u16,
-            token: info["token"].as_str().expect("token").into(),
+            token: info["agentToken"].as_str().expect("agent token").into(),
             hook_command: None,
         };
         let mcp = paige_core::terminal::write_mcp_config(&world.root.path().join("run"), &server).expect("mcp config");

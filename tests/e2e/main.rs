@@ -14,6 +14,7 @@ mod launch;
 mod load;
 mod memory;
 mod serve;
+mod tokens;
 mod watch;
 
 use std::io::{BufRead, BufReader};

@@ -143,7 +143,7 @@ fn timeout_from(value: Option<&str>) -> Duration {
 
 fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
-    let paige = paige_core::run_info::locate(&env, None)?;
+    let paige = paige_core::run_info::locate_agent(&env, None)?;
     let (host, port, base) = parse_url(&paige.base_url)?;
     let token = paige.token.expose();
     let deadline = Instant::now() + timeout();

@@ -181,7 +181,7 @@ impl Core {
     }
 
     /// Announces this process as the running Paige: writes `DATA_DIR/run/server.json` (0600)
-    /// with `port` and `token`. Returns what was written and where.
+    /// with `port`, the UI `token` and the `agent_token`. Returns what was written and where.
     ///
     /// A run file already there whose process is gone means the last run crashed (or was
     /// killed): that is logged, temp files its interrupted saves left in its project are
@@ -190,6 +190,7 @@ impl Core {
         &self,
         port: u16,
         token: &crate::run_info::Token,
+        agent_token: &crate::run_info::Token,
     ) -> anyhow::Result<(crate::run_info::RunInfo, PathBuf)> {
         if let Some(crashed) = crate::run_info::left_by_crash(&self.config.data_dir) {
             self.recover_from_crash(&crashed);
@@ -204,6 +205,7 @@ impl Core {
             pid: std::process::id(),
             port,
             token: token.clone(),
+            agent_token: Some(agent_token.clone()),
             project_dir: self.config.project_dir.clone(),
             started_at: self.now(),
         };

@@ -38,9 +38,12 @@ impl Core {
     }
 
     /// Writes a file atomically and marks its buffer clean. Only UI adapters call this; the
-    /// MCP surface has no write tool.
+    /// MCP surface has no write tool. `.git/`, Paige's temp files and the audit ledger are
+    /// refused (`files::refuse_reserved`) before anything is noted or written.
     pub fn write_file(&self, path: &str, content: String) -> Result<ProjectPath, ProjectError> {
         let path = self.resolve_path(path)?;
+        // Before the detector hears of it: a refused save must not pass as the learner's.
+        files::refuse_reserved(path.rel())?;
         // The learner's save: the change detector must not undo it.
         self.detector().note_save(path.rel(), content.as_bytes());
         files::write_file(&path, &content)?;

@@ -1,6 +1,11 @@
 //! `DATA_DIR/run/server.json`: how local tools (`paige hook`, `paige intents`) find the
-//! running Paige. Written with mode 0600 on start because it holds the per-launch token;
+//! running Paige. Written with mode 0600 on start because it holds the per-launch tokens;
 //! removed on clean shutdown.
+//!
+//! A launch has two tokens. The UI token (`token`, `PAIGE_TOKEN` when configured) opens every
+//! private route. The agent token (`agentToken`, always fresh and random) opens only
+//! `POST /hooks/*` and `/mcp`: it is the one Claude Code's environment and MCP config hold, so
+//! the model, which can read both, cannot reach `/ws` (`file:save`) or `/api/*` with it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,7 +18,12 @@ use serde::{Deserialize, Serialize};
 pub struct RunInfo {
     pub pid: u32,
     pub port: u16,
+    /// The UI token: opens every private route.
     pub token: Token,
+    /// The agent token: opens only `POST /hooks/*` and `/mcp`. Absent in a run file an older
+    /// Paige wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_token: Option<Token>,
     pub project_dir: PathBuf,
     pub started_at: DateTime<Utc>,
 }
@@ -58,10 +68,34 @@ pub struct Located {
 
 /// Finds the running Paige: `PAIGE_URL` + `PAIGE_TOKEN` from `env` (what Paige's own terminal
 /// sets), else the run file in `DATA_DIR` (`data_dir_flag`, else `DATA_DIR`, else
-/// `~/.paige/`). The one way every local tool (`paige hook`, `paige session`) finds it.
+/// `~/.paige/`), with its UI token. The one way every local tool (`paige session`,
+/// `paige memory`) finds it; `paige hook` uses [`locate_agent`].
 pub fn locate(
     env: &std::collections::HashMap<String, String>,
     data_dir_flag: Option<PathBuf>,
+) -> anyhow::Result<Located> {
+    locate_with(env, data_dir_flag, |info| Ok(info.token))
+}
+
+/// [`locate`] for a client that needs only hooks and MCP (`paige hook`): from the run file it
+/// takes the agent token, never the UI token.
+pub fn locate_agent(
+    env: &std::collections::HashMap<String, String>,
+    data_dir_flag: Option<PathBuf>,
+) -> anyhow::Result<Located> {
+    locate_with(env, data_dir_flag, |info| {
+        info.agent_token.ok_or_else(|| {
+            anyhow::anyhow!(
+                "the running Paige has no agent token in its run file (it is older than this paige); restart it"
+            )
+        })
+    })
+}
+
+fn locate_with(
+    env: &std::collections::HashMap<String, String>,
+    data_dir_flag: Option<PathBuf>,
+    token_of: impl FnOnce(RunInfo) -> anyhow::Result<Token>,
 ) -> anyhow::Result<Located> {
     let var = |name: &str| env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
     if let (Some(url), Some(token)) = (var("PAIGE_URL"), var("PAIGE_TOKEN")) {
@@ -69,7 +103,7 @@ pub fn locate(
     }
     let data_dir = crate::config::data_dir(env, data_dir_flag)?;
     match read(&data_dir)? {
-        Some(info) => Ok(Located { base_url: format!("http://127.0.0.1:{}", info.port), token: info.token }),
+        Some(info) => Ok(Located { base_url: format!("http://127.0.0.1:{}", info.port), token: token_of(info)? }),
         None => anyhow::bail!(
             "no running Paige found ({} does not exist); start one with `paige serve` or the desktop app",
             path(&data_dir).display()

@@ -1,5 +1,6 @@
 //! Who may talk to the server: loopback Host and Origin on every route (DNS-rebinding and
-//! cross-site protection), and the per-launch bearer token on private routes.
+//! cross-site protection), and a per-launch bearer token on private routes — the UI token
+//! on every one, the agent token only on the routes Claude Code needs ([`agent_may_use`]).
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, header};
@@ -19,10 +20,11 @@ pub(crate) async fn loopback_only(request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-/// Rejects with 401 a request without the token, given as `Authorization: Bearer <token>`
+/// Rejects with 401 a request without a token, given as `Authorization: Bearer <token>`
 /// (the scheme in any case, RFC 7235) or — on `/ws` only, because a browser cannot set
 /// headers on a WebSocket — as `?token=<token>`. Elsewhere a token in the URL, which leaks
-/// into logs and history, is not accepted.
+/// into logs and history, is not accepted. The UI token opens every private route; the
+/// agent token only those [`agent_may_use`] names, and anywhere else is refused with 403.
 pub(crate) async fn require_token(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let from_header =
         request.headers().get(header::AUTHORIZATION).and_then(|value| value.to_str().ok()).and_then(bearer_token);
@@ -31,8 +33,22 @@ pub(crate) async fn require_token(State(state): State<AppState>, request: Reques
         .flatten()
         .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
     let presented = from_header.or(from_query);
+    let (ui, agent) = match presented {
+        // Both comparisons always run, so the time taken says nothing about which matched.
+        Some(token) => (
+            constant_time_eq(token.as_bytes(), state.token.as_bytes()),
+            state.agent_token.as_ref().is_some_and(|agent| constant_time_eq(token.as_bytes(), agent.as_bytes())),
+        ),
+        None => (false, false),
+    };
     match presented {
-        Some(token) if constant_time_eq(token.as_bytes(), state.token.as_bytes()) => next.run(request).await,
+        Some(_) if ui => next.run(request).await,
+        Some(_) if agent && agent_may_use(request.method(), request.uri().path()) => next.run(request).await,
+        Some(_) if agent => {
+            let reason = "the agent token may only post hook events and call MCP tools";
+            tracing::warn!(reason, path = request.uri().path(), "rejected request");
+            HttpError::forbidden(reason).into_response()
+        }
         presented => {
             let reason = if presented.is_some() { "invalid bearer token" } else { "missing bearer token" };
             tracing::warn!(reason, path = request.uri().path(), "rejected request");
@@ -43,6 +59,14 @@ pub(crate) async fn require_token(State(state): State<AppState>, request: Reques
             response
         }
     }
+}
+
+/// What the agent token opens: `POST /hooks/{event}` (Claude Code's hooks, through
+/// `paige hook`) and `/mcp` (its MCP client; every method, since Streamable HTTP uses GET and
+/// DELETE too). Not `/ws` (which saves files), not `/api/*`, not anything added later.
+fn agent_may_use(method: &axum::http::Method, path: &str) -> bool {
+    let hook = path.strip_prefix("/hooks/").is_some_and(|event| !event.is_empty() && !event.contains('/'));
+    (hook && method == axum::http::Method::POST) || path == "/mcp" || path.starts_with("/mcp/")
 }
 
 pub(crate) async fn not_found() -> HttpError {
@@ -142,6 +166,27 @@ mod tests {
         }
         for value in ["Basic abc", "Bearerabc", "abc", "Token abc"] {
             assert_eq!(bearer_token(value), None, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn the_agent_token_opens_only_hooks_and_mcp() {
+        use axum::http::Method;
+        for (method, path) in [(Method::POST, "/hooks/pre-tool-use"), (Method::POST, "/mcp"), (Method::GET, "/mcp")] {
+            assert!(agent_may_use(&method, path), "{method} {path}");
+        }
+        for (method, path) in [
+            (Method::GET, "/ws"),
+            (Method::GET, "/api/session"),
+            (Method::POST, "/api/session/start"),
+            (Method::POST, "/api/memory/add"),
+            (Method::GET, "/hooks/stop"),
+            (Method::POST, "/hooks/"),
+            (Method::POST, "/hooks/a/b"),
+            (Method::POST, "/mcpx"),
+            (Method::GET, "/"),
+        ] {
+            assert!(!agent_may_use(&method, path), "{method} {path}");
         }
     }
 

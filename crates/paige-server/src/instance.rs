@@ -14,7 +14,11 @@ use tokio_util::sync::CancellationToken;
 pub struct Instance {
     pub core: Arc<Core>,
     pub port: u16,
+    /// The UI token: opens every private route. Never given to the terminal.
     pub token: Token,
+    /// The agent token: opens only `POST /hooks/*` and `/mcp`. The one the terminal's Claude
+    /// Code gets (`AgentServer::token`), fresh and random every launch.
+    pub agent_token: Token,
     info: RunInfo,
     run_file: PathBuf,
     stop: CancellationToken,
@@ -38,8 +42,8 @@ fn listen(port: u16) -> std::io::Result<tokio::net::TcpListener> {
 impl Instance {
     /// Opens the core for `config` with its `memory` (connected here), starts its watcher,
     /// binds 127.0.0.1 on `config.port` (0: a free one), writes the run file and serves —
-    /// with the web UI in `ui_dir` if given. The token is `PAIGE_TOKEN`, else a fresh random
-    /// one. Must run inside a Tokio runtime.
+    /// with the web UI in `ui_dir` if given. The UI token is `PAIGE_TOKEN`, else a fresh random
+    /// one; the agent token is always fresh and random. Must run inside a Tokio runtime.
     pub async fn start(
         config: Config,
         clock: Arc<dyn Clock>,
@@ -50,6 +54,7 @@ impl Instance {
             Some(token) => token.as_str().into(),
             None => run_info::generate_token()?,
         };
+        let agent_token = run_info::generate_token()?;
         // The database, and memory's connection (SQLite or ChromaDB over HTTP), block.
         let core = tokio::task::spawn_blocking(move || Core::open(config, clock).map(|core| core.with_memory(memory)))
             .await
@@ -59,8 +64,8 @@ impl Instance {
         let wanted = core.config().port;
         let listener = listen(wanted).with_context(|| format!("cannot listen on 127.0.0.1:{wanted}"))?;
         let port = listener.local_addr().context("cannot read the bound address")?.port();
-        let (info, run_file) = core.announce(port, &token)?;
-        let mut server = crate::app(core.clone(), token.expose());
+        let (info, run_file) = core.announce(port, &token, &agent_token)?;
+        let mut server = crate::app_with_agent_token(core.clone(), token.expose(), agent_token.expose());
         if let Some(dir) = ui_dir {
             server = server.with_ui(dir);
         }
@@ -74,7 +79,7 @@ impl Instance {
                 served
             })
         };
-        Ok(Instance { core, port, token, info, run_file, stop, ended, serving: Mutex::new(Some(serving)) })
+        Ok(Instance { core, port, token, agent_token, info, run_file, stop, ended, serving: Mutex::new(Some(serving)) })
     }
 
     pub fn run_file(&self) -> &Path {

@@ -8,7 +8,9 @@
 //! - `POST /hooks/{event}` — Claude Code hook payloads to the hook engine;
 //! - `/`, `/assets/*` — the bundled web UI, when [`Server::with_ui`] adds it;
 //!
-//! Everything but `/health` requires the per-launch bearer token.
+//! Everything but `/health` requires a per-launch bearer token: the UI token opens every
+//! route; the agent token (the one Claude Code's environment holds) opens only `/hooks/*`
+//! and `/mcp`, and is refused with 403 everywhere else (`guard.rs`).
 //!
 //! Every route sits behind the Host/Origin guard (loopback only). Tests drive the router
 //! with `oneshot` or over a real socket.
@@ -43,7 +45,10 @@ pub use ui::{default_ui_dirs, is_ui_build};
 #[derive(Clone)]
 pub struct AppState {
     pub core: Arc<Core>,
+    /// Opens every private route.
     token: Arc<str>,
+    /// Opens only `/hooks/*` and `/mcp`; `None`: no such token (every request needs `token`).
+    agent_token: Option<Arc<str>>,
 }
 
 /// The router plus a handle on the MCP sessions, which shutdown closes, and the rules its
@@ -54,9 +59,20 @@ pub struct Server {
     pub limits: ConnectionLimits,
 }
 
-/// Builds the whole HTTP surface. `token` is required on private routes (`/mcp`).
+/// Builds the whole HTTP surface. `token` (the UI token) opens every private route; there is
+/// no agent token (see [`app_with_agent_token`]).
 pub fn app(core: Arc<Core>, token: &str) -> Server {
-    let state = AppState { core: core.clone(), token: Arc::from(token) };
+    build(core, token, None)
+}
+
+/// [`app`] with a second, narrower token: `agent_token` opens only `POST /hooks/*` and
+/// `/mcp` — what Claude Code needs — and nothing else. It must differ from `token`.
+pub fn app_with_agent_token(core: Arc<Core>, token: &str, agent_token: &str) -> Server {
+    build(core, token, Some(agent_token))
+}
+
+fn build(core: Arc<Core>, token: &str, agent_token: Option<&str>) -> Server {
+    let state = AppState { core: core.clone(), token: Arc::from(token), agent_token: agent_token.map(Arc::from) };
     let limits = ConnectionLimits::from(&core.config().limits);
     let mcp_cancel = core.shutdown_token().child_token();
     let (mcp_service, mcp_sessions) = mcp::service(core, mcp_cancel);

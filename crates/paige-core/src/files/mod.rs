@@ -23,5 +23,5 @@ pub use tree::{EXCLUDED_DIRS, TreeNode, TreeNodeKind, project_tree};
 pub(crate) use tree::{is_excluded_name, walker};
 pub use watcher::{FsChange, FsChangeAction, Watcher};
 pub use write::{TEMP_PREFIX, sweep_temp_files, write_file};
-pub(crate) use write::{append_bytes, create_temp, remove_file, set_mode, write_bytes};
+pub(crate) use write::{append_bytes, create_temp, refuse_reserved, remove_file, set_mode, write_bytes};
 pub(crate) use write::{data_temp_prefix, sweep_data_temp_files};

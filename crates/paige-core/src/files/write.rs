@@ -39,12 +39,41 @@ pub(crate) fn sweep_data_temp_files(dir: &std::path::Path) -> usize {
     removed
 }
 
+/// Refuses a save (from the UI: `file:save`) to a path that is not the learner's to edit
+/// through Paige: anything with a `.git` component at any depth (compared case-insensitively,
+/// for case-insensitive file systems; a worktree's `.git` file too) — git's config and hooks
+/// run code on the learner's next git command; Paige's own temp files (`.paige-save-*`,
+/// `.paige-tmp-*`); and the audit ledger `.orchestration/agent_trace.jsonl`, which only
+/// governance writes. `rel` is a resolved project path (`/`-separated, no `.` or `..`).
+pub(crate) fn refuse_reserved(rel: &str) -> Result<(), FileError> {
+    let refused = |why: &str| {
+        let source = std::io::Error::new(std::io::ErrorKind::PermissionDenied, why);
+        Err(FileError::Write { path: rel.to_owned(), source })
+    };
+    let ledger =
+        format!("{}/{}", crate::governance::intents::ORCHESTRATION_DIR, crate::governance::intents::TRACE_FILE);
+    for part in rel.split('/') {
+        if part.eq_ignore_ascii_case(".git") {
+            return refused("Paige does not save inside .git/ (git's own data: use git to change it)");
+        }
+        if part.starts_with(TEMP_PREFIX) || part.starts_with(DATA_TEMP_PREFIX) {
+            return refused("this name is reserved for Paige's own temp files");
+        }
+    }
+    if rel.eq_ignore_ascii_case(&ledger) {
+        return refused("the audit ledger is written by governance only");
+    }
+    Ok(())
+}
+
 /// Writes `content` atomically: a temp file beside the target, synced, then renamed over it.
 /// Creates missing parent directories. Every step works from the project root's directory
 /// handle without following symlinks, so a path swapped for a symlink after the guard's check
 /// fails instead of writing outside the project. An existing file keeps its permissions; a
 /// new one gets 0666 less the umask, like any file an editor creates. Never reachable from MCP.
+/// A path [`refuse_reserved`] names is refused and nothing is written.
 pub fn write_file(path: &ProjectPath, content: &str) -> Result<(), FileError> {
+    refuse_reserved(path.rel())?;
     write_bytes(path, content.as_bytes(), None)
 }
 

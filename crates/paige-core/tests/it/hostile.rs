@@ -322,6 +322,7 @@ fn run_file(data: &Path, pid: u32, project: &Path) {
         pid,
         port: 1,
         token: "old".into(),
+        agent_token: None,
         project_dir: project.to_owned(),
         started_at: chrono::Utc::now(),
     };
@@ -350,13 +351,13 @@ fn a_run_file_left_by_a_crash_gets_the_projects_temp_files_removed_and_sessions_
     // Another Paige still running: its temp files may be saves in progress.
     let mut alive = std::process::Command::new("sleep").arg("30").spawn().expect("spawn");
     run_file(data.path(), alive.id(), project.path());
-    core.announce(4000, &"token".into()).expect("announce");
+    core.announce(4000, &"token".into(), &"agent".into()).expect("announce");
     let _ = alive.kill();
     let _ = alive.wait();
     assert!(temp.exists(), "a running Paige's temp file was removed");
 
     run_file(data.path(), dead_pid(), project.path());
-    core.announce(4000, &"token".into()).expect("announce");
+    core.announce(4000, &"token".into(), &"agent".into()).expect("announce");
     assert!(!temp.exists(), "the crashed run's temp file is still there");
     assert_eq!(std::fs::read_to_string(project.path().join("src/keep.rs")).expect("read"), "kept");
     let after = core.db().session(&session.id).expect("session");
@@ -402,7 +403,7 @@ fn a_start_removes_settings_and_version_temp_files_a_killed_paige_left_but_not_a
     for file in dead.iter().chain(&live) {
         std::fs::write(file, "half a write").expect("temp");
     }
-    core.announce(4000, &"token".into()).expect("announce");
+    core.announce(4000, &"token".into(), &"agent".into()).expect("announce");
     let left: Vec<_> = dead.iter().chain(&live).filter(|f| f.exists()).collect();
     assert_eq!(left, live.iter().collect::<Vec<_>>());
 }

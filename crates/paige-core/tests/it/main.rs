@@ -1,5 +1,6 @@
 //! Integration tests of paige-core: one binary (matklad), real SQLite in temp dirs.
 
+mod agent_token;
 mod api;
 mod api_stream;
 mod bash_rules;
@@ -22,6 +23,7 @@ mod path_guard;
 mod prompts;
 mod protocol;
 mod run_info;
+mod save_refusals;
 mod settings;
 mod terminal;
 mod wrapup;

@@ -4,7 +4,14 @@ use chrono::Utc;
 use paige_core::run_info::{self, RunInfo};
 
 fn info(pid: u32, token: &str) -> RunInfo {
-    RunInfo { pid, port: 4321, token: token.into(), project_dir: "/p".into(), started_at: Utc::now() }
+    RunInfo {
+        pid,
+        port: 4321,
+        token: token.into(),
+        agent_token: Some("agent".into()),
+        project_dir: "/p".into(),
+        started_at: Utc::now(),
+    }
 }
 
 #[test]

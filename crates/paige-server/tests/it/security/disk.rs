@@ -64,6 +64,7 @@ fn the_run_file_is_private_even_where_a_symlink_or_an_open_run_dir_was_left() {
         pid: std::process::id(),
         port: 1,
         token: "t".into(),
+        agent_token: Some("a".into()),
         project_dir: "/p".into(),
         started_at: Utc::now(),
     };
