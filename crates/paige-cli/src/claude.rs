@@ -61,8 +61,10 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
         (AgentMode::Coach { sandbox: sandbox.is_ok() }, jail.ok())
     };
     let paige = std::env::current_exe().context("cannot find the paige binary for Claude Code's hooks")?;
-    let server =
-        AgentServer { port: info.port, token: info.token.clone() /* MERGE-TOKENS */, hook_command: Some(paige) };
+    let Some(agent_token) = info.agent_token.clone() else {
+        bail!("the running Paige is older than this paige claude (its run file has no agent token): restart it");
+    };
+    let server = AgentServer { port: info.port, token: agent_token, hook_command: Some(paige) };
     // A session without a plan: Claude Code's first prompt is Paige's kickoff (issue 28), so
     // coaching starts without the learner having to know what to type.
     let mut extra_args = args.args;
