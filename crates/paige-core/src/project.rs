@@ -42,7 +42,7 @@ impl Core {
     pub fn write_file(&self, path: &str, content: String) -> Result<ProjectPath, ProjectError> {
         let path = self.resolve_path(path)?;
         // The learner's save: the change detector must not undo it.
-        self.detector().note_save(path.rel(), content.as_bytes());
+        self.note_learner_save(path.rel(), content.as_bytes());
         files::write_file(&path, &content)?;
         // Clean now: its diff is empty, and a cached one would only hold memory.
         self.live().saved(path.rel(), content, self.now());
