@@ -10,6 +10,7 @@ mod failures;
 mod flood;
 mod hook;
 mod intake;
+mod interrupted;
 mod launch;
 mod load;
 mod memory;

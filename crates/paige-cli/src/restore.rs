@@ -1,6 +1,7 @@
 //! `paige restore`: the versions of learner files the change detector kept (what a file
 //! held before Paige first watched it or the learner changed it, and what a tool call left
-//! there before Paige undid it), and bringing one back.
+//! there before Paige undid it — a new file it made is moved here, never deleted), and
+//! bringing one back (its folders too, when they are gone).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,7 +47,13 @@ pub(crate) fn run(args: RestoreArgs) -> anyhow::Result<bool> {
                 VersionKind::Seen => "before",
                 VersionKind::Replaced => "undone",
             };
-            println!("{:>6}  {}  {kind:<6}  {:>9}  {}", v.id, v.created_at, v.size, v.path);
+            // A new file Paige moved out of the project is only here: say so.
+            let gone = match root.resolve(&v.path) {
+                Ok(file) => !file.abs().exists(),
+                Err(_) => false,
+            };
+            let gone = if gone { "  (not in the project now)" } else { "" };
+            println!("{:>6}  {}  {kind:<6}  {:>9}  {}{gone}", v.id, v.created_at, v.size, v.path);
         }
         return Ok(true);
     };

@@ -70,8 +70,11 @@ impl Core {
 
     /// Tells the learner what Paige undid of what the check changed (as for Claude Code's Bash).
     fn report_check_changes(&self, settled: &[detector::Settled], command: &Invocation) {
-        let undone: Vec<_> =
-            settled.iter().filter(|s| !matches!(s.outcome, detector::Outcome::Kept(_))).cloned().collect();
+        let undone: Vec<_> = settled
+            .iter()
+            .filter(|s| matches!(s.outcome, detector::Outcome::Undone | detector::Outcome::Failed(_)))
+            .cloned()
+            .collect();
         let why = format!("The step check (`{}`) changed your files; Paige undid it:", command.display());
         let Some(text) = detector::describe(&undone, &why) else { return };
         tracing::warn!("{text}");

@@ -1,14 +1,16 @@
 //! Layer 3 in the hooks: the change detector's window around watched calls (Bash, other
 //! servers' MCP tools), and what is done with what it finds — coach mode undoes every change
 //! to a learner file (lockfiles kept), governed mode undoes changes outside the bound intent's
-//! scope (a denial on the ledger) and ledgers those inside with their SHA-256.
+//! scope (a denial on the ledger) and ledgers those inside with their SHA-256. A window whose
+//! call never got its PostToolUse (interrupted, killed) is closed at the session's Stop,
+//! SessionEnd or next prompt, or at a new session's start, without undoing anything.
 
 use super::intents::{self, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
 use super::tools::ToolCall;
 use super::{GovernanceError, HookDecision, HookEvent, HookInput};
 use crate::Core;
-use crate::detector::{self, Outcome, Settled, Verdict};
+use crate::detector::{self, End, Outcome, Settled, Verdict};
 
 impl Core {
     /// Runs after the mode's own decision for the same hook.
@@ -21,36 +23,42 @@ impl Core {
         governed: bool,
     ) -> Result<HookDecision, GovernanceError> {
         let call_id = input.tool_use_id.as_deref().unwrap_or("unidentified call");
-        match event {
+        let session = input.session_id.as_str();
+        let end = match event {
             HookEvent::PreToolUse if call.is_watched() && decision == HookDecision::None => {
-                if let Err(err) = self.watch_begin(call_id, call.backgrounds()) {
+                if let Err(err) = self.watch_begin_in(call_id, session, call.backgrounds()) {
                     return Ok(HookDecision::Deny {
                         reason: format!("Paige cannot watch this call's file changes, so it is denied: {err}"),
                     });
                 }
-                Ok(decision)
+                return Ok(decision);
             }
             HookEvent::PostToolUse | HookEvent::PostToolUseFailure if call.is_watched() => {
-                let settled = self.settle(Some(call_id), input, call, governed)?;
+                let settled = self.settle(End::Call(call_id), input, call, governed)?;
                 let Some(report) = self.report(&settled, governed) else { return Ok(decision) };
-                Ok(match event {
+                return Ok(match event {
                     HookEvent::PostToolUse => HookDecision::Block { reason: report },
                     _ => HookDecision::Context { context: report },
-                })
+                });
             }
             // Most turns end with no window open: nothing to load or walk then.
-            HookEvent::Stop | HookEvent::SessionEnd if self.watching() => {
-                let settled = self.settle(None, input, call, governed)?;
-                self.report(&settled, governed);
-                Ok(decision)
-            }
-            _ => Ok(decision),
-        }
+            _ if !self.watching() => return Ok(decision),
+            HookEvent::Stop | HookEvent::SessionEnd => End::Turn(Some(session)),
+            // Come only once the session's calls ended: one still open was interrupted.
+            HookEvent::UserPromptSubmit => End::Lost(Some(session)),
+            // A new or resumed session: any session's open call lost its end (Claude Code
+            // was killed, or crashed). A compaction continues the same turn.
+            HookEvent::SessionStart if input.source.as_deref() != Some("compact") => End::Lost(None),
+            _ => return Ok(decision),
+        };
+        let settled = self.settle(end, input, call, governed)?;
+        self.report(&settled, governed);
+        Ok(decision)
     }
 
     fn settle(
         &self,
-        call_id: Option<&str>,
+        end: End<'_>,
         input: &HookInput,
         call: &ToolCall,
         governed: bool,
@@ -65,7 +73,7 @@ impl Core {
                 true => Verdict::Keep("a lockfile builds rewrite"),
                 false => Verdict::Undo,
             };
-            return self.watch_end(call_id, verdict).map_err(io);
+            return self.watch_close(end, verdict).map_err(io);
         }
         let orch = Orchestration::new(&root);
         let session = self.db().agent_session(&input.session_id)?;
@@ -76,7 +84,7 @@ impl Core {
             Some(scope) if scope.is_match(path) => Verdict::Keep("inside the intent's owned scope"),
             _ => Verdict::Undo,
         };
-        let settled = self.watch_end(call_id, verdict).map_err(io)?;
+        let settled = self.watch_close(end, verdict).map_err(io)?;
         for change in &settled {
             let violation = || {
                 let intent = session.intent_id.as_deref().unwrap_or("(none bound)");
@@ -92,6 +100,9 @@ impl Core {
                 Outcome::Failed(err) => {
                     (TraceKind::Denial, Some(format!("{}; Paige could not undo it: {err}", violation())))
                 }
+                // Not the call's, as far as Paige can tell: the learner is told, the ledger
+                // (the agent's record) is not.
+                Outcome::Left(_) => continue,
             };
             let trace = NewTrace {
                 file: Some(change.path.clone()),
@@ -110,11 +121,18 @@ impl Core {
     /// Tells the learner (UI, log, action log) what was settled; returns the text for Claude
     /// Code when something was undone.
     fn report(&self, settled: &[Settled], governed: bool) -> Option<String> {
-        let (kept, undone): (Vec<Settled>, Vec<Settled>) =
-            settled.iter().cloned().partition(|s| matches!(s.outcome, Outcome::Kept(_)));
-        for kept in kept {
-            tracing::info!(path = kept.path, outcome = %kept.outcome, "a tool call changed a file; kept");
+        let mut undone = Vec::new();
+        let mut left = Vec::new();
+        for change in settled {
+            match &change.outcome {
+                Outcome::Kept(_) => {
+                    tracing::info!(path = change.path, outcome = %change.outcome, "a tool call changed a file; kept")
+                }
+                Outcome::Left(_) => left.push(change.clone()),
+                Outcome::Undone | Outcome::Failed(_) => undone.push(change.clone()),
+            }
         }
+        self.report_left(&left);
         let why = match governed {
             true => "Paige undid file changes outside the bound intent's owned scope:",
             false => {
@@ -128,5 +146,24 @@ impl Core {
         self.broadcast(crate::protocol::ServerMessage::notice(crate::protocol::MessageKind::Warning, kept));
         self.log_action(crate::db::ActionType::ChangeReverted, serde_json::json!({ "changes": undone }));
         Some(text)
+    }
+
+    /// Tells the learner about changes Paige left as they are: it cannot tell who made them.
+    fn report_left(&self, left: &[Settled]) {
+        let lost = |s: &&Settled| s.outcome == Outcome::Left(detector::LOST_END);
+        let (lost, other): (Vec<Settled>, Vec<Settled>) = left.iter().cloned().partition(|s| lost(&s));
+        let texts = [
+            detector::describe(
+                &lost,
+                "Paige saw these files change while an interrupted command may still have been running; nothing \
+                 was undone:",
+            ),
+            detector::describe(&other, "Paige saw these files change during a command and left them as they are:"),
+        ];
+        for text in texts.into_iter().flatten() {
+            let text = format!("{text}\n`paige restore` has the earlier versions.");
+            tracing::warn!("{text}");
+            self.broadcast(crate::protocol::ServerMessage::notice(crate::protocol::MessageKind::Warning, text));
+        }
     }
 }

@@ -160,6 +160,10 @@ impl Launch<'_> {
                 let mut settings = crate::governance::claude_settings(&shell_quote(&paige.to_string_lossy()));
                 if self.mode == (AgentMode::Coach { sandbox: true }) {
                     settings["sandbox"] = crate::sandbox::settings(self.project_dir);
+                    // Without the jail DATA_DIR is in reach: no sandboxed command reads the
+                    // run file's UI token, the database or the version store.
+                    settings["sandbox"]["filesystem"]["denyRead"] =
+                        serde_json::json!([format!("/{}", self.data_dir.display())]);
                 }
                 let settings = write_private_json(&run_dir, "settings", &settings)?;
                 run_files.push(settings.clone());

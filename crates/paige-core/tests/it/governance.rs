@@ -201,7 +201,7 @@ fn every_recorded_payload_decodes_with_its_event() {
         assert!(event.is_some(), "{} has a known event", path.display());
         seen += 1;
     }
-    assert_eq!(seen, 9);
+    assert_eq!(seen, 12);
 }
 
 #[test]

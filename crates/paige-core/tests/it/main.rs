@@ -10,6 +10,7 @@ mod buffer_logging;
 mod config;
 mod db;
 mod detector;
+mod detector_learner;
 mod files;
 mod fuzz;
 mod governance;

@@ -1,0 +1,170 @@
+//! The real `claude` killed mid-command (the window closed), then the learner edits through
+//! Paige's editor and their own: the next Claude Code session's turn leaves every edit in
+//! place, byte for byte — the detector's window lost its end and is closed without undoing.
+//! Runs when PAIGE_TEST_CLAUDE names a `claude` executable.
+
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::claude::{Runner, claude, claude_runs};
+use crate::{PAIGE, World, read_json};
+
+/// A project command Paige cannot read into: it runs, watched, and writes only at its end.
+const SLOW: &str = "mkdir -p target\necho $$ > target/pid\nsleep 30\necho '// late' >> src/main.rs\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_killed_mid_command_then_the_learners_edits_survive_the_next_turn() {
+    use futures_util::{SinkExt, StreamExt};
+    use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+    use tokio_tungstenite::tungstenite::Message;
+    let Some(claude) = claude() else { return };
+    let world = World::ready();
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src")).expect("mkdir");
+    std::fs::write(project.join("src/main.rs"), "fn main() {}\n").expect("main");
+    std::fs::write(project.join("notes.md"), "# notes\n").expect("notes");
+    std::fs::write(project.join(".gitignore"), "target/\n").expect("ignore");
+    std::fs::write(project.join("slow.sh"), SLOW).expect("script");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    let info = read_json(&world.data_dir().join("run/server.json"));
+    let token = info["token"].as_str().expect("token").to_owned();
+
+    // Claude Code runs the slow command; it is killed while the command sleeps.
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let agent_loop =
+        || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
+    let call = json!({"type": "tool_use", "id": "toolu_slow", "name": "Bash",
+                      "input": {"command": "sh slow.sh", "description": "scripted"}});
+    fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
+    fake.always(Matcher::Any, Reply::text("done"));
+    let settings_path = world.root.path().join("claude-settings.json");
+    std::fs::write(&settings_path, paige_core::governance::claude_settings(PAIGE).to_string()).expect("settings");
+    let home = world.root.path().join("claude-home");
+    std::fs::create_dir_all(&home).expect("home");
+    let mut first = Command::new(&claude)
+        .args(["-p", "hello", "--verbose", "--output-format", "stream-json", "--allowedTools", "Bash", "--settings"])
+        .arg(&settings_path)
+        .current_dir(&project)
+        .env_clear()
+        .env("HOME", &home)
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("PAIGE_URL", format!("http://127.0.0.1:{}", info["port"]))
+        .env("PAIGE_TOKEN", &token)
+        .env("ANTHROPIC_BASE_URL", fake.base_url())
+        .env("ANTHROPIC_API_KEY", "sk-ant-e2e")
+        .process_group(0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("claude runs");
+    let pid_file = project.join("target/pid");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&pid_file).map_or(true, |p| p.trim().is_empty()) {
+        assert!(Instant::now() < deadline, "the slow command never started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let shell: i32 = std::fs::read_to_string(&pid_file).expect("pid").trim().parse().expect("a pid");
+    // The window closed: Claude Code's process group, and the command wherever it runs.
+    let group = first.id() as i32;
+    // SAFETY: kill(2) with a negative pid signals that process group; no memory involved.
+    unsafe {
+        libc::kill(-group, libc::SIGKILL);
+        libc::kill(shell, libc::SIGKILL);
+    }
+    first.wait().expect("claude is gone");
+
+    // The learner saves src/main.rs in Paige's editor, edits notes.md in their own and
+    // creates src/new.rs.
+    let url = format!("ws://127.0.0.1:{}/ws?token={token}", info["port"]);
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
+    let save = json!({"type": "file:save", "payload": {"path": "src/main.rs", "content": "fn main() { learner() }\n"}});
+    socket.send(Message::Text(save.to_string().into())).await.expect("send");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let frame = tokio::time::timeout_at(deadline, socket.next()).await.expect("the save is acknowledged");
+        if frame.is_some_and(|m| m.is_ok_and(|m| m.to_text().is_ok_and(|t| t.contains("fs:save_ack")))) {
+            break;
+        }
+    }
+    std::fs::write(project.join("notes.md"), "# notes\nthe learner's own editor\n").expect("edit");
+    std::fs::write(project.join("src/new.rs"), "// the learner's new file\n").expect("create");
+
+    // A new Claude Code session's turn ends.
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let (world, events, _) = claude_runs(world, claude, &[], Runner::default(), &fake, &["Bash"]).await;
+    assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished: {events:?}");
+    let read = |rel: &str| std::fs::read_to_string(world.project().join(rel)).ok();
+    assert_eq!(read("src/main.rs").as_deref(), Some("fn main() { learner() }\n"));
+    assert_eq!(read("notes.md").as_deref(), Some("# notes\nthe learner's own editor\n"));
+    assert_eq!(read("src/new.rs").as_deref(), Some("// the learner's new file\n"));
+    paige.wait_for("lost its end", Duration::from_secs(10));
+    drop(socket);
+    drop(paige);
+}
+
+/// A recorded payload with the project path rewritten, one session, and `patch` applied.
+fn payload(world: &World, fixture: &str, patch: Value) -> String {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/claude-code-hooks");
+    let text = std::fs::read_to_string(format!("{fixtures}/{fixture}.json")).expect("fixture");
+    let text = text.replace("/home/learner/project", &world.project().display().to_string());
+    let mut value: Value = serde_json::from_str(&text).expect("json");
+    value["session_id"] = json!("e2e-session");
+    if let Value::Object(patch) = patch {
+        for (k, v) in patch {
+            value[k] = v;
+        }
+    }
+    value.to_string()
+}
+
+/// Through `paige hook` and `paige restore` as Claude Code and the learner run them: a new
+/// file a command made is moved into the version store and restored with its folder; a
+/// command whose PostToolUse never came leaves the learner's later edits at the Stop.
+#[test]
+fn through_paige_hook_a_new_file_is_restorable_and_a_lost_end_undoes_nothing() {
+    let world = World::ready();
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src")).expect("mkdir");
+    std::fs::write(project.join("src/main.rs"), "fn main() {}\n").expect("main");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    let bash = |fixture: &str, id: &str| {
+        let patch = json!({"tool_use_id": id, "tool_input": {"command": "make", "description": "scripted"}});
+        world.run_stdin(&["hook", fixture], &payload(&world, fixture_name(fixture), patch))
+    };
+    fn fixture_name(slug: &str) -> &'static str {
+        match slug {
+            "pre-tool-use" => "PreToolUse-Bash",
+            _ => "PostToolUse-Bash",
+        }
+    }
+    assert_eq!(bash("pre-tool-use", "t1").0.code(), Some(0), "an unknown command runs, watched");
+    std::fs::create_dir_all(project.join("src/gen")).expect("mkdir");
+    std::fs::write(project.join("src/gen/new.rs"), "// generated\n").expect("new");
+    let (_, stdout, stderr) = bash("post-tool-use", "t1");
+    assert!(format!("{stdout}{stderr}").contains("src/gen/new.rs (created): undone"), "{stdout}{stderr}");
+    assert!(!project.join("src/gen/new.rs").exists());
+    std::fs::remove_dir(project.join("src/gen")).expect("rmdir");
+    let project_arg = project.display().to_string();
+    let (status, listing, _) = world.run(&["restore", "--project", &project_arg, "--file", "src/gen/new.rs"]);
+    assert!(status.success());
+    let line = listing.lines().find(|l| l.contains("undone")).unwrap_or_else(|| panic!("{listing}"));
+    assert!(line.contains("(not in the project now)"), "{line}");
+    let id = line.split_whitespace().next().expect("id");
+    assert!(world.run(&["restore", "--project", &project_arg, id]).0.success());
+    assert_eq!(std::fs::read_to_string(project.join("src/gen/new.rs")).ok().as_deref(), Some("// generated\n"));
+
+    // Interrupted: no PostToolUse. The learner edits and creates; then the turn's Stop.
+    assert_eq!(bash("pre-tool-use", "t2").0.code(), Some(0));
+    std::fs::write(project.join("src/main.rs"), "fn main() { learner() }\n").expect("edit");
+    std::fs::write(project.join("src/mine.rs"), "// the learner's\n").expect("create");
+    let (status, _, _) = world.run_stdin(&["hook", "stop"], &payload(&world, "Stop", json!({})));
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(project.join("src/main.rs")).ok().as_deref(), Some("fn main() { learner() }\n"));
+    assert_eq!(std::fs::read_to_string(project.join("src/mine.rs")).ok().as_deref(), Some("// the learner's\n"));
+    paige.wait_for("lost its end", Duration::from_secs(10));
+}
