@@ -431,7 +431,7 @@ fn a_restore_completes_even_when_the_hook_gives_up_before_paige_answers() {
     let token = info["token"].as_str().expect("token").to_owned();
     let call = |event: &str| {
         json!({"session_id": "s", "hook_event_name": event, "tool_name": "Bash", "tool_use_id": "t1",
-               "tool_input": {"command": "make"}, "tool_response": {}})
+               "tool_input": {"command": "cargo build"}, "tool_response": {}})
         .to_string()
     };
     assert!(post_hook_to(port, &token, "pre-tool-use", &call("PreToolUse")), "the window opens");

@@ -182,6 +182,8 @@ const HARDENED: &[(&str, Want)] = &[
     ("dd if=a $X", U),
     ("eslint $X", U),
     ("curl $U", U),
+    ("timeout $T ls", U),
+    ("nice -n $N ls", U),
     ("git log $(git merge-base a b)..HEAD", U),
     // GNU getopt_long (and git) accept a unique prefix of a long option.
     ("sort --out=x f", M),
@@ -344,6 +346,8 @@ const HARDENED: &[(&str, Want)] = &[
     ("eslint src", R),
     ("nice --adjustment=5 ls", R),
     ("timeout 5 ls", R),
+    ("timeout 5 cat \"$f\"", R),
+    ("command -v \"$tool\"", R),
     ("git help log", R),
     ("git branch -a", R),
 ];

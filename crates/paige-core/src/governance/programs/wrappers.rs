@@ -88,6 +88,10 @@ pub(super) fn wrapper(scan: &mut impl Runner, name: &str, args: &[Arg], o: &Opts
         if spec.flags.contains(&flag) || long(spec.flags) {
             i += 1;
         } else if spec.valued.contains(&flag) || long(spec.valued) {
+            // `nice -n $N ls`: the value may split into a number and a command.
+            if !attached && args.get(i + 1).is_some_and(Option::is_none) {
+                return scan.unknown(format!("`{name} {flag}` with a computed value"));
+            }
             i += if attached { 1 } else { 2 };
         } else if is_short_cluster(flag) && spec.valued.contains(&&flag[..2]) {
             i += 1; // `-n10`: the value attached
@@ -98,6 +102,10 @@ pub(super) fn wrapper(scan: &mut impl Runner, name: &str, args: &[Arg], o: &Opts
         }
     }
     let rest = args.get(i..).unwrap_or(&[]);
+    // `timeout $T ls`: an unquoted expansion may split into a duration and a command.
+    if rest.iter().take(spec.operands).any(Option::is_none) {
+        return scan.unknown(format!("`{name}` with a computed argument"));
+    }
     scan.nested_run(rest.get(spec.operands..).unwrap_or(&[]));
 }
 
