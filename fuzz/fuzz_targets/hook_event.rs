@@ -77,8 +77,8 @@ fn run(mode: Mode, w: &World, text: &str) {
             Mode::Coach => {
                 let must_object = pre
                     && match &call {
-                        ToolCall::Write { .. } | ToolCall::OtherMcp { .. } => true,
-                        ToolCall::Bash { parsed, .. } => matches!(parsed.effect, Effect::Mutating(_)),
+                        ToolCall::Write { .. } | ToolCall::OtherMcp { .. } | ToolCall::Refused { .. } | ToolCall::Unknown { .. } => true,
+                        ToolCall::Bash { parsed, .. } => parsed.effect != Effect::ReadOnly,
                         _ => false,
                     };
                 assert!(!must_object || decision != HookDecision::None, "coach mode let {input:?} through");

@@ -219,8 +219,8 @@ async fn claude_runs_bash(
 }
 
 /// [`claude_runs_bash`] against `fake` (which may also answer Paige's own model calls),
-/// with `allowed` tools. `turns` entries `mcp__server__tool {json}` script an MCP call;
-/// anything else is a Bash command. After the turns the model answers "done".
+/// with `allowed` tools. `turns` entries `mcp__server__tool {json}` or `Tool {json}` script
+/// that tool's call; anything else is a Bash command. After the turns the model answers "done".
 pub(crate) async fn claude_runs(
     world: World,
     claude: String,
@@ -234,7 +234,14 @@ pub(crate) async fn claude_runs(
     let agent_loop =
         || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
     for (i, command) in turns.iter().enumerate() {
-        let (name, input) = match command.split_once(' ').filter(|(name, _)| name.starts_with("mcp__")) {
+        // `mcp__server__tool {json}` or `ToolName {json}`: a tool call; else a Bash command.
+        let tool = |name: &str, input: &str| {
+            name.starts_with("mcp__")
+                || (name.starts_with(|c: char| c.is_ascii_uppercase())
+                    && name.chars().all(char::is_alphanumeric)
+                    && input.starts_with('{'))
+        };
+        let (name, input) = match command.split_once(' ').filter(|(name, input)| tool(name, input)) {
             Some((name, input)) => (name.to_owned(), serde_json::from_str(input).expect("tool input")),
             None => ("Bash".to_owned(), serde_json::json!({"command": command, "description": "scripted"})),
         };
@@ -285,10 +292,9 @@ async fn real_claude_in_coach_mode_leaves_the_learners_files_byte_for_byte_uncha
     coach_mode_keeps_the_learners_files(Runner::default()).await;
 }
 
-/// The same turn with Claude Code's Bash sandbox on (bubblewrap): the script's writes fail
-/// inside the sandbox, the build's ignored output is written, and the detector finds nothing.
+/// The same turn with Claude Code's Bash sandbox on (bubblewrap).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_claude_in_sandboxed_coach_mode_cannot_write_the_learners_files_but_builds_write_ignored_dirs() {
+async fn real_claude_in_sandboxed_coach_mode_cannot_write_the_learners_files() {
     if let Err(why) = paige_core::sandbox::probe(std::env::var_os("PATH").as_deref()) {
         eprintln!("the sandbox cannot run here ({why}); scripts/test.sh installs bubblewrap and socat");
         return;
@@ -311,23 +317,17 @@ async fn real_claude_in_sandboxed_coach_mode_run_by_an_unprivileged_owner_still_
 
 async fn coach_mode_keeps_the_learners_files(runner: Runner) {
     let Some(claude) = claude() else { return };
-    let sandboxed = runner.sandboxed;
     let world = World::ready();
     let project = world.project();
     std::fs::create_dir_all(project.join("src")).expect("mkdir");
     std::fs::write(project.join("src/main.rs"), "fn main() {}\n").expect("main");
-    // A project script Paige cannot read into: it runs, watched, and what it did is undone.
+    // A project script Paige cannot read into: coach mode does not run it.
     std::fs::write(project.join("tool.sh"), "#!/bin/sh\necho '// tool' >> src/main.rs\ntouch src/extra.rs\n")
         .expect("script");
     std::fs::write(project.join(".gitignore"), "target/\n").expect("ignore");
-    // A build writes only ignored paths: it runs, and nothing is undone.
-    std::fs::write(project.join("build.sh"), "mkdir -p target && echo built > target/out\n").expect("build");
     let snapshot = |root: &std::path::Path| -> Vec<(String, Vec<u8>)> {
-        let mut files: Vec<(String, Vec<u8>)> = walk(root)
-            .into_iter()
-            .filter(|p| !p.starts_with("target/"))
-            .map(|p| (p.clone(), std::fs::read(root.join(&p)).expect("read")))
-            .collect();
+        let mut files: Vec<(String, Vec<u8>)> =
+            walk(root).into_iter().map(|p| (p.clone(), std::fs::read(root.join(&p)).expect("read"))).collect();
         files.sort();
         files
     };
@@ -342,35 +342,17 @@ async fn coach_mode_keeps_the_learners_files(runner: Runner) {
         "python3 -c \"open('src/main.rs','w').write('')\"",
         "env sh -c 'rm -rf src'",
         "sh tool.sh",
-        "wc -c src/main.rs && sh build.sh",
+        "wc -c src/main.rs",
     ];
     let (world, events, sent) = claude_runs_bash(world, claude, &turns, runner).await;
     assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished: {events:?}");
     assert_eq!(snapshot(&world.project()), before, "the learner's files are byte-for-byte unchanged");
-    assert_eq!(std::fs::read_to_string(world.project().join("target/out")).ok().as_deref(), Some("built\n"));
-    if let Some((uid, _)) = runner.as_user {
-        use std::os::unix::fs::MetadataExt;
-        let owner = std::fs::metadata(world.project().join("target/out")).expect("out").uid();
-        assert_eq!(owner, uid, "the build ran as the unprivileged user");
-    }
     let told = sent.join("\n");
     assert!(told.contains("13 src/main.rs"), "a read-only command ran and its output reached the model");
     assert!(told.contains("would change files"), "the model hears why a command was denied");
-    if sandboxed {
-        assert!(!told.contains("Paige undid"), "inside the sandbox the script could not write: nothing to undo");
-        assert!(told.contains("Read-only file system") || told.contains("Permission denied"), "{told:.3000}");
-        return;
-    }
-    assert!(told.contains("Paige undid what this call changed"), "the model hears what was undone");
-    assert!(told.contains("src/extra.rs (created): undone"), "{told:.2000}");
-    // What the script wrote is kept: `paige restore` lists it and brings it back.
-    let project_arg = world.project().display().to_string();
-    let (status, listing, _) = world.run(&["restore", "--project", &project_arg, "--file", "src/main.rs"]);
-    assert!(status.success());
-    let line = listing.lines().find(|l| l.contains("undone")).unwrap_or_else(|| panic!("{listing}"));
-    let id = line.split_whitespace().next().expect("id");
-    assert!(world.run(&["restore", "--project", &project_arg, id]).0.success());
-    assert_eq!(std::fs::read_to_string(world.project().join("src/main.rs")).expect("main"), "fn main() {}\n// tool\n");
+    // Unknown is denied: the script does not run, and the model is told to suggest it.
+    assert!(told.contains("Suggest the command to the learner, say what it does"), "{told:.3000}");
+    assert!(!told.contains("Paige undid"), "nothing that could write ran: nothing to undo");
     drop(paige);
 }
 
@@ -519,6 +501,39 @@ async fn real_claude_is_stopped_by_the_circuit_breaker_on_the_fourth_identical_c
     let results = events.iter().flat_map(|e| e["message"]["content"].as_array().cloned().unwrap_or_default());
     let denied: Vec<Value> = results.filter(|c| c["type"] == "tool_result").collect();
     assert!(denied.last().is_some_and(|r| r.to_string().contains("Circuit Breaker: loop detected")), "{denied:?}");
+    drop(paige);
+}
+
+/// Claude Code's tools beyond Bash: `Monitor` runs a shell command (classified as Bash),
+/// `CronCreate` schedules a durable prompt into `.claude/`, `EnterWorktree` writes a worktree;
+/// each is refused and the model hears why. (Every tool 2.1.330 offers is one Paige knows, and
+/// it answers a name it does not offer before any hook, so a tool Paige does not know is
+/// proved in governance.rs and hook.rs.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_in_coach_mode_is_refused_monitor_cron_create_and_enter_worktree() {
+    let Some(claude) = claude() else { return };
+    let world = World::ready();
+    std::fs::write(world.project().join("notes.md"), "mine\n").expect("notes");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
+    let turns = [
+        r#"Monitor {"command": "while true; do echo x >> notes.md; sleep 1; done", "description": "watch"}"#,
+        r#"Monitor {"command": "make watch", "description": "watch"}"#,
+        r#"CronCreate {"cron": "*/5 * * * *", "prompt": "append to notes.md", "recurring": true, "durable": true}"#,
+        r#"EnterWorktree {"name": "scratch"}"#,
+        "make",
+    ];
+    let allowed = ["Bash", "Monitor", "CronCreate", "EnterWorktree"];
+    let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
+    let (world, events, sent) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
+    assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished: {events:?}");
+    let told = sent.join("\n");
+    assert!(told.contains("would change files"), "Monitor's writing command was denied: {told:.3000}");
+    assert!(told.contains("Suggest the command to the learner"), "unknown commands are denied: {told:.3000}");
+    assert!(told.contains("CronCreate is refused"), "CronCreate was refused: {told:.3000}");
+    assert!(told.contains("EnterWorktree is refused"), "EnterWorktree was refused: {told:.3000}");
+    assert_eq!(std::fs::read_to_string(world.project().join("notes.md")).expect("notes"), "mine\n");
+    assert!(!world.project().join(".claude/scheduled_tasks.json").exists(), "nothing was scheduled");
     drop(paige);
 }
 

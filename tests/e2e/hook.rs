@@ -128,6 +128,38 @@ fn hook_denies_a_write_when_paige_answers_garbage_or_fails() {
 }
 
 #[test]
+fn without_paige_every_shell_command_and_unknown_tool_is_denied_and_reads_pass() {
+    let mut world = World::ready();
+    let port = TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    world.set("PAIGE_URL", &format!("http://127.0.0.1:{port}")).set("PAIGE_TOKEN", "t");
+    let pre = |tool: &str, input: Value| {
+        let body = payload(&world, "PreToolUse-Write", json!({"tool_name": tool, "tool_input": input}));
+        world.run_stdin(&["hook", "pre-tool-use"], &body)
+    };
+    // Read-only or not: with nobody to watch, no shell command runs.
+    for (tool, input) in [
+        ("Bash", json!({"command": "ls"})),
+        ("Monitor", json!({"command": "tail -f log"})),
+        ("FrobnicateFiles", json!({"path": "a"})),
+        ("CronCreate", json!({"cron": "* * * * *", "prompt": "x"})),
+    ] {
+        let (status, stdout, stderr) = pre(tool, input);
+        assert_eq!(status.code(), Some(2), "{tool} is denied; stderr: {stderr}");
+        assert!(stdout.is_empty() && stderr.contains("denied (fail closed)"), "{tool}: {stderr}");
+    }
+    for (tool, input) in [
+        ("Read", json!({"file_path": "/x"})),
+        ("Grep", json!({"pattern": "x"})),
+        ("Glob", json!({"pattern": "*"})),
+        ("mcp__paige__get_buffer", json!({"path": "a"})),
+    ] {
+        let (status, stdout, stderr) = pre(tool, input);
+        assert_eq!(status.code(), Some(0), "{tool} passes; stderr: {stderr}");
+        assert!(stdout.is_empty(), "{tool}: no decision printed, got {stdout}");
+    }
+}
+
+#[test]
 fn hook_denies_a_pre_tool_use_whose_payload_is_not_json() {
     let world = World::ready();
     let (status, _, stderr) = world.run_stdin(&["hook", "pre-tool-use"], "{not json");
@@ -399,7 +431,7 @@ fn a_restore_completes_even_when_the_hook_gives_up_before_paige_answers() {
     let token = info["token"].as_str().expect("token").to_owned();
     let call = |event: &str| {
         json!({"session_id": "s", "hook_event_name": event, "tool_name": "Bash", "tool_use_id": "t1",
-               "tool_input": {"command": "make"}, "tool_response": {}})
+               "tool_input": {"command": "cargo build"}, "tool_response": {}})
         .to_string()
     };
     assert!(post_hook_to(port, &token, "pre-tool-use", &call("PreToolUse")), "the window opens");

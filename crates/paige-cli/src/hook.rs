@@ -4,8 +4,8 @@
 //! skip Claude Code's own permission checks.
 //!
 //! Claude Code fails open (a crashing, slow or missing hook lets the call through), so for a
-//! PreToolUse of a mutating tool every error — bad input, no Paige, timeout, garbage reply,
-//! panic — becomes a deny: exit 2 with the reason on stderr.
+//! PreToolUse of anything but a read every error — bad input, no Paige, timeout, garbage
+//! reply, panic — becomes a deny: exit 2 with the reason on stderr.
 //!
 //! Kept small for start-up time: std's `TcpStream` speaks the one loopback HTTP/1.1 request,
 //! no async runtime.
@@ -53,14 +53,17 @@ fn slugs() -> String {
     HookEvent::ALL.iter().map(|e| e.slug()).collect::<Vec<_>>().join(", ")
 }
 
-/// The error path: deny a mutating PreToolUse (fail closed); otherwise stay silent on
+/// The error path: deny a PreToolUse that is not a read (fail closed); otherwise stay silent on
 /// stdout so Claude Code carries on.
 fn fail(event: HookEvent, payload: Option<&serde_json::Value>, err: &anyhow::Error) -> ExitCode {
     let tool = payload.and_then(|p| p.get("tool_name")).and_then(|t| t.as_str());
     let input = payload.and_then(|p| p.get("tool_input"));
-    // Without Paige the change detector cannot watch: only calls known not to change files
-    // may run (a Bash command must be known read-only).
-    let must_deny = event == HookEvent::PreToolUse && tool.is_none_or(|t| ToolCall::parse(t, input).may_mutate());
+    // Without Paige nothing is checked or watched: only reads and Paige's own tools run.
+    // Every shell command is denied, read-only or not (a flood of connections or a busy
+    // detector must not turn into unwatched commands), and so is every tool Paige does not
+    // know to be a read.
+    let must_deny =
+        event == HookEvent::PreToolUse && tool.is_none_or(|t| !ToolCall::parse(t, input).passes_without_paige());
     if must_deny {
         eprintln!(
             "Paige could not check this {} call, so it is denied (fail closed): {err:#}. Is Paige running?",

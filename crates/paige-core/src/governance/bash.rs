@@ -4,15 +4,19 @@
 //! Wrappers (`env`, `xargs`, `nice`, `timeout`, `nohup`, `setsid`, `sudo`, `command`, ...)
 //! are unwrapped to the command they run.
 //!
-//! Three verdicts: known to change files (denied in coach mode), known read-only, and unknown
-//! (allowed, and watched by the change detector, which undoes what it did). Classification
-//! only ever errs towards "not read-only": a command it cannot parse is unknown.
+//! Three verdicts: known to change files, known read-only, and unknown. Coach mode runs only
+//! read-only commands; governed mode runs the others watched by the change detector.
+//! Classification only ever errs towards "not read-only": a command it cannot parse is
+//! unknown. What each program does with its options is `programs/`, which knows nothing of
+//! this parser (the dependency goes one way).
 
 use brush_parser::ast::{
     self, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, IoFileRedirectKind, IoFileRedirectTarget,
     IoRedirect, SeparatorOperator,
 };
 use brush_parser::word::{WordPiece, WordPieceWithSource};
+
+use super::programs::{self, Arg, Runner};
 
 /// What a command does to files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,22 +163,41 @@ pub(super) struct Scan {
     depth: u8,
 }
 
-/// An argument: its text when it is a literal (quotes removed), `None` when it expands.
-pub(super) type Arg = Option<String>;
-
-impl Scan {
-    pub(super) fn mutating(&mut self, why: impl Into<String>) {
+impl Runner for Scan {
+    fn mutating(&mut self, why: impl Into<String>) {
         if !matches!(self.effect, Effect::Mutating(_)) {
             self.effect = Effect::Mutating(why.into());
         }
     }
 
-    pub(super) fn unknown(&mut self, why: impl Into<String>) {
+    fn unknown(&mut self, why: impl Into<String>) {
         if self.effect == Effect::ReadOnly {
             self.effect = Effect::Unknown(why.into());
         }
     }
 
+    fn nested_source(&mut self, text: &Arg, what: &str) {
+        match text {
+            Some(text) => self.source(text),
+            None => self.unknown(format!("{what} built from an expansion")),
+        }
+    }
+
+    fn nested_run(&mut self, words: &[Arg]) {
+        if self.depth >= MAX_DEPTH {
+            return self.unknown("a command nested too deeply to check");
+        }
+        self.depth += 1;
+        self.run(words);
+        self.depth -= 1;
+    }
+
+    fn leaves_running(&mut self) {
+        self.backgrounds = true;
+    }
+}
+
+impl Scan {
     /// Shell source text: a whole command line, a `$(...)` body, an `sh -c` string.
     fn source(&mut self, text: &str) {
         if self.depth >= MAX_DEPTH {
@@ -438,16 +461,26 @@ impl Scan {
                 let arg = self.word(word);
                 words.push(arg);
             }
-            CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+            CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
                 // `X=$(...)` runs its substitution; `declare X=1` passes it as an argument.
                 let arg = self.word(word);
+                let (ast::AssignmentName::VariableName(name) | ast::AssignmentName::ArrayElementName(name, _)) =
+                    &assignment.name;
+                let value = arg.as_deref().and_then(|a| a.split_once('=')).map(|(_, v)| v.to_owned());
+                let declares = words.first().is_some_and(|w| {
+                    matches!(w.as_deref(), Some("export" | "declare" | "typeset" | "local" | "readonly"))
+                });
+                if !as_arg || declares {
+                    programs::assignment(self, name, &value);
+                }
                 if as_arg {
-                    words.push(arg);
+                    words.push(if declares { Some(name.clone()) } else { arg });
                 }
             }
             CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
                 self.list(&sub.list);
-                words.push(None);
+                // What the command sees: a path, never an option.
+                words.push(Some("/dev/fd/63".into()));
             }
         }
     }
@@ -463,28 +496,7 @@ impl Scan {
         if program.contains('/') && !program.starts_with("/usr/") && !program.starts_with("/bin/") {
             return self.unknown(format!("the program {program}"));
         }
-        super::programs::classify(self, name, args);
-    }
-
-    /// For `programs`: a command line given as text (`sh -c`, `eval`, `env -S`).
-    pub(super) fn nested_source(&mut self, text: &Arg, what: &str) {
-        match text {
-            Some(text) => self.source(text),
-            None => self.unknown(format!("{what} built from an expansion")),
-        }
-    }
-
-    pub(super) fn nested_run(&mut self, words: &[Arg]) {
-        if self.depth >= MAX_DEPTH {
-            return self.unknown("a command nested too deeply to check");
-        }
-        self.depth += 1;
-        self.run(words);
-        self.depth -= 1;
-    }
-
-    pub(super) fn leaves_running(&mut self) {
-        self.backgrounds = true;
+        programs::classify(self, name, args);
     }
 }
 

@@ -1,6 +1,10 @@
 //! Coach mode (no `.orchestration/`): Claude Code may read and explain, the learner writes
-//! the code. Writes and mutating Bash are denied with a coaching reason; the persona, the
-//! session state and the learner's unsaved diffs are added as context.
+//! the code. Unknown is denied: only calls known to change nothing run — reads, read-only
+//! shell commands, Paige's own MCP tools, other servers' tools the learner allowed, and
+//! subagents (whose calls come through these same hooks). Writes, shell commands that change
+//! files or that Paige cannot read, tools that schedule or write elsewhere, and tools Paige
+//! does not know yet are denied with a coaching reason. The persona, the session state and
+//! the learner's unsaved diffs are added as context.
 
 use super::bash::Effect;
 use super::tools::ToolCall;
@@ -9,31 +13,37 @@ use crate::Core;
 
 impl Core {
     pub(super) fn coach(&self, event: HookEvent, call: &ToolCall) -> HookDecision {
+        let deny = |reason: String| HookDecision::Deny { reason };
         match (event, call) {
-            (HookEvent::PreToolUse, ToolCall::Write { tool, .. }) => HookDecision::Deny {
-                reason: format!(
-                    "Paige is in coach mode: the learner writes the code. Do not use {tool}; instead explain \
-                     the change, point to the file and lines, and let the learner type it."
-                ),
-            },
+            (HookEvent::PreToolUse, ToolCall::Write { tool, .. }) => deny(format!(
+                "Paige is in coach mode: the learner writes the code. Do not use {tool}; instead explain \
+                 the change, point to the file and lines, and let the learner type it."
+            )),
             (HookEvent::PreToolUse, ToolCall::Bash { parsed, .. }) => match &parsed.effect {
-                Effect::Mutating(why) => HookDecision::Deny {
-                    reason: format!(
-                        "Paige is in coach mode: the learner's files are theirs to change, and this command \
-                         would change files ({why}). Suggest the command to the learner and let them run it."
-                    ),
-                },
-                // Unknown commands run, watched: the change detector undoes what they change.
-                _ => HookDecision::None,
+                Effect::ReadOnly => HookDecision::None,
+                Effect::Mutating(why) => deny(format!(
+                    "Paige is in coach mode: the learner's files are theirs to change, and this command \
+                     would change files ({why}). Suggest the command to the learner and let them run it."
+                )),
+                Effect::Unknown(why) => deny(format!(
+                    "Paige is in coach mode and runs only commands it knows to be read-only; it cannot tell \
+                     what this one does ({why}). Suggest the command to the learner, say what it does, and \
+                     let them run it — or use a read-only command or the Read, Grep and Glob tools."
+                )),
             },
-            (HookEvent::PreToolUse, ToolCall::OtherMcp { tool }) if !self.coach_allows_mcp(tool) => {
-                HookDecision::Deny {
-                    reason: format!(
-                        "Paige is in coach mode and {tool} is another server's tool that may change the \
-                         learner's files. The learner can allow it in Paige's settings (coach.allowedMcpTools)."
-                    ),
-                }
-            }
+            (HookEvent::PreToolUse, ToolCall::OtherMcp { tool }) if !self.coach_allows_mcp(tool) => deny(format!(
+                "Paige is in coach mode and {tool} is another server's tool that may change the \
+                 learner's files. The learner can allow it in Paige's settings (coach.allowedMcpTools)."
+            )),
+            (HookEvent::PreToolUse, ToolCall::Refused { tool, why }) => deny(format!(
+                "Paige is in coach mode, so {tool} is refused: it {why}. Explain what you would do and let \
+                 the learner do it."
+            )),
+            (HookEvent::PreToolUse, ToolCall::Unknown { tool }) => deny(format!(
+                "Paige does not know the tool {tool} yet, so in coach mode it is refused; it may change the \
+                 learner's files. Use Read, Grep, Glob or a read-only command instead, or explain what you \
+                 would do and let the learner do it."
+            )),
             (HookEvent::SessionStart, _) => HookDecision::Context {
                 context: format!(
                     "{}\n\n{}{}",

@@ -1,6 +1,6 @@
-//! The hook layer's Bash rules: what a command does to files, from its parse tree. Known
-//! mutating commands are denied in coach mode, known read-only ones pass, unknown ones pass
-//! watched by the change detector — and nothing that changes files is ever read-only.
+//! The hook layer's Bash rules: what a command does to files, from its parse tree. Coach mode
+//! runs only known read-only commands; governed mode runs the others watched by the change
+//! detector — and nothing that changes files or runs another command is ever read-only.
 
 use paige_core::governance::ToolCall;
 use paige_core::governance::bash::{Effect, classify};
@@ -12,7 +12,7 @@ enum Want {
     M,
     /// Known read-only.
     R,
-    /// Unknown: runs, watched.
+    /// Unknown: denied in coach mode, runs watched in governed mode.
     U,
 }
 use Want::*;
@@ -151,7 +151,7 @@ const TABLE: &[(&str, Want)] = &[
     ("tee < f", R),
     ("git branch", R),
     ("command -v cargo", R),
-    // Unknown: run, watched.
+    // Unknown.
     ("make", U),
     ("./build.sh", U),
     ("cargo run", U),
@@ -165,6 +165,213 @@ const TABLE: &[(&str, Want)] = &[
     ("( ( rm -rf src ) )", M),
     ("(( i += 1 ))", U),
 ];
+
+/// Issue 27's "unknown is denied" family: options that arrive through expansions, GNU long
+/// option abbreviations, allow-listed programs with options that write or run, and variables
+/// that make programs run commands. None may be read-only.
+const HARDENED: &[(&str, Want)] = &[
+    // An argument computed when it runs may be an option.
+    ("sort $F", U),
+    ("sort \"$F\" f", U),
+    ("sort ${F:-x} f", U),
+    ("sort $(cat opts) f", U),
+    ("ls | xargs sort", U),
+    ("rg $P src", U),
+    ("find . $X", U),
+    ("sed $S f", U),
+    ("dd if=a $X", U),
+    ("eslint $X", U),
+    ("curl $U", U),
+    ("timeout $T ls", U),
+    ("nice -n $N ls", U),
+    ("git log $(git merge-base a b)..HEAD", U),
+    // GNU getopt_long (and git) accept a unique prefix of a long option.
+    ("sort --out=x f", M),
+    ("sort --outp=x f", M),
+    ("sort --o=x f", M),
+    ("sort --compress-prog=sh f", M),
+    ("sed --in-pl s/a/b/ f", M),
+    ("sed --in s/a/b/ f", M),
+    ("sed --expression='w out' f", M),
+    ("sed --exp='s/a/b/w out' f", M),
+    ("sed -e'w out' f", M),
+    ("git log --outp=x", M),
+    ("git diff --out=x", M),
+    ("env --split-s='rm a'", M),
+    ("env --sp 'rm a'", M),
+    ("env -iS'rm a'", M),
+    ("/usr/bin/time --output=src/main.rs ls", M),
+    ("env time --out=x ls", M),
+    ("command time -o x ls", M),
+    ("date --s='2020-01-01'", U),
+    ("diff --output=x a b", M),
+    // Allow-listed programs that run a command or write a file.
+    ("rg --pre ./x foo", M),
+    ("rg --pre=sh foo", M),
+    ("rg --pre-glob '*.gz' foo", M),
+    ("rg --hostname-bin=./x foo", M),
+    ("fd -x rm", M),
+    ("fd --exec rm {}", M),
+    ("fd -X rm", M),
+    ("fd --exec-batch rm", M),
+    ("fd -Hx rm", M),
+    ("fd --exe rm", M),
+    ("find . -ok rm {} \\;", M),
+    ("find . -okdir rm {} \\;", M),
+    ("find . -fprint out", M),
+    ("find . -fprint0 out", M),
+    ("find . -fls out", M),
+    ("git grep -O foo", M),
+    ("git grep -Ovim foo", M),
+    ("git grep --open-files-in-pager=vim foo", M),
+    ("git grep --open foo", M),
+    ("xxd a b", M),
+    ("xxd -r dump src/main.rs", M),
+    ("git -c core.pager='rm a' -p log", M),
+    ("git -c alias.x='!rm a' x", M),
+    ("git -ccore.fsmonitor=x status", M),
+    ("git --config-env=core.pager=X log", M),
+    ("git --exec-path=/tmp log", M),
+    ("git branch --edit-description", U),
+    ("git config --get x --add y z", M),
+    ("git reflog expire --all", M),
+    ("git help -w log", U),
+    ("sed -ni 's/a/b/' f", M),
+    ("sed -f script.sed f", U),
+    ("sed -n '1~2w out' f", M),
+    ("sed '/x/I w out' f", M),
+    ("sed 's/a;b/c/w out' f", M),
+    ("sed -n '$w out' f", M),
+    ("sed '1e rm a' f", M),
+    ("awk --source='BEGIN{system(\"rm a\")}'", M),
+    ("awk -e 'BEGIN{print > \"x\"}'", M),
+    ("awk -f prog.awk f", U),
+    ("gawk --profile=x '{print}' f", M),
+    ("gawk -o '{print}' f", M),
+    ("gawk --dump-variables '{print}' f", M),
+    ("gawk -l filefuncs '{print}' f", U),
+    ("gawk '@load \"rwarray\"; BEGIN{}'", M),
+    ("less f", U),
+    ("more f", U),
+    ("git log | less", U),
+    ("man -P 'rm a' ls", M),
+    ("man --pager='rm a' ls", M),
+    ("man --pag=x ls", M),
+    ("man -H ls", M),
+    ("bat --pager='rm a' f", M),
+    ("ag --pager='rm a' x", M),
+    ("tree -o src/main.rs", M),
+    ("tree -R", M),
+    ("file -C -m magic", M),
+    ("trap 'rm a' EXIT", M),
+    ("alias ls='rm -rf src'", M),
+    ("hash -p /bin/rm ls", U),
+    ("history -w src/main.rs", M),
+    ("curl -D src/main.rs https://x", M),
+    ("curl -c src/main.rs https://x", M),
+    ("curl --trace src/main.rs https://x", M),
+    ("curl -w '%output{src/main.rs}x' https://x", M),
+    ("eslint -o src/a.js .", M),
+    ("eslint --output-file=src/a.js .", M),
+    ("tsc --noEmit --generateTrace src", U),
+    ("timeout --foo 5 ls", U),
+    ("sudo -e src/main.rs", U),
+    ("nice -10 rm a", M),
+    // Build tools and test runners: options that run a command or write a learner file.
+    ("cargo test --config 'target.x.runner=\"rm a\"'", U),
+    ("cargo build --target-dir src", U),
+    ("cargo test -- --logfile src/main.rs", U),
+    ("cargo clippy -- --emit=obj=src/main.rs", U),
+    ("cargo doc --open", U),
+    ("npm config set script-shell ./x", M),
+    ("npm test --script-shell=./x", M),
+    ("npm test -- -u", U),
+    ("npm help --viewer=browser --browser='rm a' x", M),
+    ("go test -exec 'rm a' ./...", U),
+    ("go test -toolexec=./x ./...", U),
+    ("go vet -vettool=./x", U),
+    ("go test -o src/main.go", U),
+    ("go test -coverprofile=src/main.go", U),
+    ("go env -w GOFLAGS=-toolexec=x", M),
+    ("jest -u", M),
+    ("vitest --update", M),
+    ("jest --outputFile=src/a.js", U),
+    ("pytest --junitxml=src/main.py", U),
+    ("pytest -p evil", U),
+    ("python3 -m pytest --junitxml=x", U),
+    // Variables that make programs run a command.
+    ("GIT_PAGER='rm a' git -p log", M),
+    ("PAGER='rm a' git -p log", M),
+    ("GIT_EXTERNAL_DIFF=./x git diff", M),
+    ("GIT_SSH_COMMAND='rm a' git log", M),
+    ("LESSOPEN='|rm a %s' cat f", M),
+    ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm a' git -p log", M),
+    ("env GIT_PAGER='rm a' git -p log", M),
+    ("export GIT_PAGER='rm a'; git -p log", M),
+    ("declare -x GIT_PAGER='rm a'; git -p log", M),
+    ("GIT_PAGER='rm a'; git -p log", M),
+    ("PATH=.:$PATH ls", M),
+    ("RUSTFLAGS='-C linker=rm' cargo build", M),
+    ("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER='rm -rf src' cargo test", M),
+    ("npm_config_script_shell=./x npm test", M),
+    ("read -r PATH < f", M),
+    ("FOO=1 ls", U),
+    // Still read-only.
+    ("fd -e rs -x wc -l", R),
+    ("git grep -o foo", R),
+    ("git grep -n foo", R),
+    ("xxd -s 10 a", R),
+    ("xxd a", R),
+    ("GIT_PAGER=cat git log", R),
+    ("x=1; ls $x", R),
+    ("sed -n 1p words.txt", R),
+    ("sed -n '/error/p' log", R),
+    ("awk -F, '{print $1}' f", R),
+    ("ls | tee /dev/null", R),
+    ("man ls", R),
+    ("diff a b", R),
+    ("sort <(ls)", R),
+    ("trap - EXIT", R),
+    ("alias ll='ls -l'", R),
+    ("tree src", R),
+    ("bat f", R),
+    ("curl -sSL https://x", R),
+    ("curl -sS -H 'A: b' https://x", R),
+    ("cargo clippy -- -D warnings", R),
+    ("npm config get registry", R),
+    ("go test -run TestX -v ./...", R),
+    ("pytest -q -k slow", R),
+    ("pytest -xvs tests/", R),
+    ("tsc --noEmit", R),
+    ("eslint src", R),
+    ("nice --adjustment=5 ls", R),
+    ("timeout 5 ls", R),
+    ("timeout 5 cat \"$f\"", R),
+    ("command -v \"$tool\"", R),
+    ("git help log", R),
+    ("git branch -a", R),
+];
+
+fn misclassified(table: &[(&str, Want)]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (command, want) in table {
+        let got = match classify(command).effect {
+            Effect::Mutating(_) => M,
+            Effect::ReadOnly => R,
+            Effect::Unknown(_) => U,
+        };
+        if got != *want {
+            wrong.push(format!("{command:?}: want {want:?}, got {:?}", classify(command).effect));
+        }
+    }
+    wrong
+}
+
+#[test]
+fn options_through_expansions_abbreviations_exec_options_and_exec_variables_are_never_read_only() {
+    let wrong = misclassified(HARDENED);
+    assert!(wrong.is_empty(), "misclassified:\n{}", wrong.join("\n"));
+}
 
 #[test]
 fn the_bash_rules_table_classifies_every_command_as_the_coach_policy_needs() {

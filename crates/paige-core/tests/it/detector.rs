@@ -29,9 +29,9 @@ impl Gov {
     /// A watched call that changes nothing (it primes the baseline and the re-walk), then
     /// the PreToolUse of the next one, `id`.
     fn quiet_call_then_open(&self, id: &str) {
-        assert_eq!(self.bash_pre("quiet", "make"), HookDecision::None);
-        assert_eq!(self.bash_post("quiet", "make"), HookDecision::None, "nothing changed");
-        assert_eq!(self.bash_pre(id, "make"), HookDecision::None);
+        assert_eq!(self.bash_pre("quiet", "cargo build"), HookDecision::None);
+        assert_eq!(self.bash_post("quiet", "cargo build"), HookDecision::None, "nothing changed");
+        assert_eq!(self.bash_pre(id, "cargo build"), HookDecision::None);
     }
 
     fn stop(&self) -> HookDecision {
@@ -68,7 +68,11 @@ const FILES: &[(&str, &str)] = &[
 fn coach_mode_undoes_every_change_a_watched_command_made_and_tells_the_model_why() {
     let gov = Gov::coach(FILES);
     std::fs::set_permissions(gov.root().join("run.sh"), std::fs::Permissions::from_mode(0o644)).expect("chmod");
-    assert_eq!(gov.bash_pre("t1", "make"), HookDecision::None, "an unknown command runs, watched");
+    assert_eq!(
+        gov.bash_pre("t1", "cargo build"),
+        HookDecision::None,
+        "a read-only command runs, watched: `cargo build` runs the learner's build scripts"
+    );
     assert!(gov.core.watching());
     // What `make` did: edit, create, delete, chmod, a lockfile and an ignored build output.
     gov.put("src/main.rs", "fn main() { hacked() }\n");
@@ -78,7 +82,7 @@ fn coach_mode_undoes_every_change_a_watched_command_made_and_tells_the_model_why
     gov.put("Cargo.lock", "# lock v2\n");
     gov.put("target/debug/app", "binary");
 
-    let reason = blocked(&gov.bash_post("t1", "make")).to_owned();
+    let reason = blocked(&gov.bash_post("t1", "cargo build")).to_owned();
     assert!(reason.contains("coach mode"), "{reason}");
     for path in ["src/main.rs (changed): undone", "src/new.rs (created): undone", "src/lib.rs (deleted): undone"] {
         assert!(reason.contains(path), "{path} in {reason}");
@@ -112,9 +116,9 @@ fn the_learners_save_through_paige_during_a_call_is_not_undone_but_an_outside_ch
     assert_eq!(gov.read("src/main.rs").as_deref(), Some("fn main() { learner() }\n"));
     assert_eq!(gov.read("src/lib.rs").as_deref(), Some("pub fn add() {}\n"));
     // The next call's baseline is the learner's save: undoing goes back to it, not before.
-    assert_eq!(gov.bash_pre("t2", "make"), HookDecision::None);
+    assert_eq!(gov.bash_pre("t2", "cargo build"), HookDecision::None);
     gov.put("src/main.rs", "x\n");
-    blocked(&gov.bash_post("t2", "make"));
+    blocked(&gov.bash_post("t2", "cargo build"));
     assert_eq!(gov.read("src/main.rs").as_deref(), Some("fn main() { learner() }\n"));
 }
 
@@ -123,27 +127,34 @@ fn a_same_size_write_with_its_mtime_put_back_is_caught_by_ctime() {
     let gov = Gov::coach(FILES);
     let path = gov.root().join("src/main.rs");
     let before = std::fs::metadata(&path).expect("meta").modified().expect("mtime");
-    assert_eq!(gov.bash_pre("t1", "make"), HookDecision::None);
+    assert_eq!(gov.bash_pre("t1", "cargo build"), HookDecision::None);
     std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(&path, "fn main() {X}\n").expect("same size");
     std::fs::File::options().write(true).open(&path).expect("open").set_modified(before).expect("touch -r");
-    blocked(&gov.bash_post("t1", "make"));
+    blocked(&gov.bash_post("t1", "cargo build"));
     assert_eq!(gov.read("src/main.rs").as_deref(), Some("fn main() {}\n"));
 }
 
 #[test]
 fn parallel_calls_share_one_window_that_closes_with_the_last_and_background_ones_at_stop() {
     let gov = Gov::coach(FILES);
-    assert_eq!(gov.bash_pre("a", "make one"), HookDecision::None);
-    assert_eq!(gov.bash_pre("b", "make two"), HookDecision::None);
+    assert_eq!(gov.bash_pre("a", "cargo build -p one"), HookDecision::None);
+    assert_eq!(gov.bash_pre("b", "cargo build -p two"), HookDecision::None);
     gov.put("src/main.rs", "changed by a\n");
-    assert_eq!(gov.bash_post("a", "make one"), HookDecision::None, "b still runs: the window stays open");
+    assert_eq!(gov.bash_post("a", "cargo build -p one"), HookDecision::None, "b still runs: the window stays open");
     assert_eq!(gov.read("src/main.rs").as_deref(), Some("changed by a\n"));
-    blocked(&gov.bash_post("b", "make two"));
+    blocked(&gov.bash_post("b", "cargo build -p two"));
     assert_eq!(gov.read("src/main.rs").as_deref(), Some("fn main() {}\n"));
 
-    assert_eq!(gov.bash_pre_with("c", json!({"command": "make serve", "run_in_background": true})), HookDecision::None);
-    assert_eq!(gov.bash_post("c", "make serve"), HookDecision::None, "a background call is watched until Stop");
+    assert_eq!(
+        gov.bash_pre_with("c", json!({"command": "cargo build -p serve", "run_in_background": true})),
+        HookDecision::None
+    );
+    assert_eq!(
+        gov.bash_post("c", "cargo build -p serve"),
+        HookDecision::None,
+        "a background call is watched until Stop"
+    );
     gov.put("src/lib.rs", "written later by the server\n");
     assert!(gov.core.watching());
     assert_eq!(gov.stop(), HookDecision::None);
@@ -204,7 +215,7 @@ fn the_version_store_stays_under_its_cap_without_dropping_a_files_latest_version
     let input = |id: &str| paige_core::governance::HookInput {
         session_id: A.into(),
         tool_name: Some("Bash".into()),
-        tool_input: Some(json!({"command": "make"})),
+        tool_input: Some(json!({"command": "cargo build"})),
         tool_use_id: Some(id.into()),
         ..Default::default()
     };
@@ -242,16 +253,16 @@ fn the_terminal_mode_follows_the_project_and_the_ui_is_told_when_the_os_sandbox_
 fn with_the_watcher_running_changes_between_calls_are_the_learners_and_stay() {
     let gov = Gov::coach(FILES);
     gov.core.start_watcher().expect("watcher");
-    assert_eq!(gov.bash_pre("t1", "make"), HookDecision::None);
-    assert_eq!(gov.bash_post("t1", "make"), HookDecision::None, "nothing changed");
+    assert_eq!(gov.bash_pre("t1", "cargo build"), HookDecision::None);
+    assert_eq!(gov.bash_post("t1", "cargo build"), HookDecision::None, "nothing changed");
     // Between calls the learner edits in another editor, adds a folder and deletes a file.
     gov.put("src/lib.rs", "pub fn add() { /* learner */ }\n");
     gov.put("src/new/mod.rs", "// learner\n");
     std::fs::remove_file(gov.root().join("run.sh")).expect("rm");
     std::thread::sleep(std::time::Duration::from_millis(500));
-    assert_eq!(gov.bash_pre("t2", "make"), HookDecision::None);
+    assert_eq!(gov.bash_pre("t2", "cargo build"), HookDecision::None);
     gov.put("src/main.rs", "// the command\n");
-    let reason = blocked(&gov.bash_post("t2", "make")).to_owned();
+    let reason = blocked(&gov.bash_post("t2", "cargo build")).to_owned();
     assert!(reason.contains("src/main.rs") && !reason.contains("src/lib.rs") && !reason.contains("run.sh"), "{reason}");
     assert_eq!(gov.read("src/lib.rs").as_deref(), Some("pub fn add() { /* learner */ }\n"));
     assert_eq!(gov.read("src/new/mod.rs").as_deref(), Some("// learner\n"));
@@ -269,13 +280,13 @@ fn a_call_that_rewrites_gitignore_to_hide_its_edits_is_undone_whole() {
     gov.put(".gitignore", "target/\nsrc/\n");
     gov.put("src/main.rs", "// hidden edit\n");
     gov.put("src/new/deep.rs", "// new in a new folder\n");
-    let reason = blocked(&gov.bash_post("t1", "make")).to_owned();
+    let reason = blocked(&gov.bash_post("t1", "cargo build")).to_owned();
     assert!(reason.contains(".gitignore (changed): undone"), "{reason}");
     assert_eq!(gov.read(".gitignore").as_deref(), Some("target/\n"));
     assert_eq!(gov.read("src/main.rs").as_deref(), Some("fn main() {}\n"));
     // The next call sees the restored rules: src/new/deep.rs is a learner path again, and new.
-    assert_eq!(gov.bash_pre("t2", "make"), HookDecision::None);
-    assert_eq!(gov.bash_post("t2", "make"), HookDecision::None, "nothing else changed");
+    assert_eq!(gov.bash_pre("t2", "cargo build"), HookDecision::None);
+    assert_eq!(gov.bash_post("t2", "cargo build"), HookDecision::None, "nothing else changed");
     let kept = gov.core.db().file_versions(&gov.root(), Some("src/main.rs")).expect("versions");
     assert!(kept.iter().any(|v| v.kind == VersionKind::Replaced), "the hidden edit is kept: {kept:?}");
 }
@@ -289,7 +300,7 @@ fn the_closing_re_walk_finds_new_folders_files_and_deletions_like_a_full_walk() 
     gov.put("node_modules/x/index.js", "excluded\n");
     std::fs::remove_file(gov.root().join("src/lib.rs")).expect("rm");
     std::os::unix::fs::symlink("/etc/passwd", gov.root().join("src/link")).expect("symlink");
-    let reason = blocked(&gov.bash_post("t1", "make")).to_owned();
+    let reason = blocked(&gov.bash_post("t1", "cargo build")).to_owned();
     assert!(reason.contains("src/a/b/c.rs (created): undone"), "{reason}");
     assert!(reason.contains("src/lib.rs (deleted): undone"), "{reason}");
     assert!(
@@ -313,7 +324,7 @@ async fn the_project_is_taken_in_when_it_is_watched_so_the_first_call_stores_not
     let before = gov.core.db().file_versions(&root, None).expect("versions").len();
     let core = gov.core.clone();
     let gov = tokio::task::spawn_blocking(move || {
-        assert_eq!(gov.bash_pre("t1", "make"), HookDecision::None);
+        assert_eq!(gov.bash_pre("t1", "cargo build"), HookDecision::None);
         gov
     })
     .await

@@ -411,8 +411,11 @@ fn hook_payloads_never_panic_never_let_a_write_through_in_coach_mode_and_change_
         let decision = w.core.handle_hook(event, &input);
         let must_object = event == HookEvent::PreToolUse
             && match input.call() {
-                ToolCall::Write { .. } | ToolCall::OtherMcp { .. } => true,
-                ToolCall::Bash { parsed, .. } => matches!(parsed.effect, Effect::Mutating(_)),
+                ToolCall::Write { .. }
+                | ToolCall::OtherMcp { .. }
+                | ToolCall::Refused { .. }
+                | ToolCall::Unknown { .. } => true,
+                ToolCall::Bash { parsed, .. } => parsed.effect != Effect::ReadOnly,
                 _ => false,
             };
         prop_assert!(!must_object || decision != HookDecision::None, "coach mode let {input:?} through");

@@ -235,6 +235,63 @@ fn coach_mode_denies_mutating_bash_and_allows_reads() {
     assert_eq!(g.hook("Stop", A, json!({})), HookDecision::None);
 }
 
+#[test]
+fn coach_mode_denies_tools_it_does_not_know_and_tools_that_schedule_or_write_elsewhere() {
+    let g = Gov::coach(&[("a.rs", "fn main() {}\n")]);
+    // A tool Claude Code adds next month is refused until Paige learns it.
+    let reason = denied(&g.pre(A, "FrobnicateFiles", json!({"path": "a.rs"}))).to_owned();
+    assert!(reason.contains("does not know the tool FrobnicateFiles") && reason.contains("coach mode"), "{reason}");
+    for (tool, input, says) in [
+        ("CronCreate", json!({"cron": "*/5 * * * *", "prompt": "edit a.rs", "durable": true}), "schedules"),
+        ("EnterWorktree", json!({"name": "w"}), "worktree"),
+        ("ExitWorktree", json!({"action": "remove", "discard_changes": true}), "discard"),
+        ("Skill", json!({"skill": "deploy"}), "skill"),
+        ("Agent", json!({"prompt": "fix a.rs", "isolation": "worktree"}), "worktree"),
+    ] {
+        let reason = denied(&g.pre(A, tool, input)).to_owned();
+        assert!(reason.contains(tool) && reason.contains(says), "{tool}: {reason}");
+    }
+    // `Monitor` runs a shell command: classified as Bash.
+    let reason =
+        denied(&g.pre(A, "Monitor", json!({"command": "while true; do date >> a.rs; sleep 1; done"}))).to_owned();
+    assert!(reason.contains("would change files"), "{reason}");
+    denied(&g.pre(A, "Monitor", json!({"command": "make watch"})));
+    assert_eq!(g.pre(A, "Monitor", json!({"command": "tail -f log.txt"})), HookDecision::None);
+}
+
+#[test]
+fn coach_mode_denies_unknown_bash_and_tells_the_model_to_suggest_it() {
+    let g = Gov::coach(&[("a.rs", "fn main() {}\n")]);
+    for command in ["make", "./build.sh", "cargo run", "sort -o a.rs a.rs", "GIT_PAGER='rm a.rs' git -p log"] {
+        let reason = denied(&g.pre(A, "Bash", json!({"command": command}))).to_owned();
+        assert!(reason.contains("Suggest the command to the learner"), "{command}: {reason}");
+    }
+    assert!(!g.core.watching(), "nothing denied opened a window");
+}
+
+#[test]
+fn coach_mode_lets_reads_subagents_and_paiges_own_tools_through() {
+    let g = Gov::coach(&[("a.rs", "fn main() {}\n")]);
+    for (tool, input) in [
+        ("Grep", json!({"pattern": "main"})),
+        ("Glob", json!({"pattern": "**/*.rs"})),
+        ("WebFetch", json!({"url": "https://example.com", "prompt": "x"})),
+        ("ToolSearch", json!({"query": "select:Monitor"})),
+        ("TaskCreate", json!({"subject": "explain"})),
+        ("AskUserQuestion", json!({"questions": []})),
+        // A subagent's own tool calls come through these same hooks (`agent_id` in the payload).
+        ("Agent", json!({"prompt": "explain a.rs", "subagent_type": "Explore"})),
+        ("Task", json!({"prompt": "explain a.rs"})),
+        ("mcp__paige__get_buffer", json!({"path": "a.rs"})),
+        ("mcp__paige__highlight_lines", json!({"path": "a.rs"})),
+    ] {
+        assert_eq!(g.pre(A, tool, input), HookDecision::None, "{tool}");
+    }
+    let subagent = json!({"tool_name": "Write", "agent_id": "a1b2", "agent_type": "general-purpose",
+                          "tool_input": {"file_path": g.abs("a.rs"), "content": "x"}});
+    denied(&g.hook("PreToolUse-Write", A, subagent));
+}
+
 #[tokio::test]
 async fn coach_mode_session_start_adds_the_persona_and_the_session_state() {
     let g = Gov::coach(&[]);

@@ -274,7 +274,7 @@ async fn hook(day: &Day, event: &str, fixture: &str, patch: Value) -> Value {
 /// Claude Code's Bash changes a learner file (undone), the UI resumes its session, the phase
 /// completes, and Claude Code's SessionEnd wraps the session up.
 pub(super) async fn claude_code_hooks(day: &mut Day) {
-    let bash = |id: &str| json!({"tool_name": "Bash", "tool_input": {"command": "make"}, "tool_use_id": id});
+    let bash = |id: &str| json!({"tool_name": "Bash", "tool_input": {"command": "cargo build"}, "tool_use_id": id});
     assert_eq!(hook(day, "PreToolUse", "PreToolUse-Write", bash("toolu_make")).await["decision"], "none");
     let auth = day.server.fixture.core.project_root().path().join("src/auth.rs");
     std::fs::write(&auth, "fn login() { hacked() }\n").expect("write");
