@@ -28,6 +28,10 @@ async fn real_claude_killed_mid_command_then_the_learners_edits_survive_the_next
     std::fs::write(project.join("notes.md"), "# notes\n").expect("notes");
     std::fs::write(project.join(".gitignore"), "target/\n").expect("ignore");
     std::fs::write(project.join("slow.sh"), SLOW).expect("script");
+    // Coach mode runs only commands it knows to be read-only; a project's own test script is
+    // one (it runs the learner's code, watched), and here it is the slow writer.
+    std::fs::write(project.join("package.json"), r#"{"name": "p", "scripts": {"test": "sh slow.sh"}}"#)
+        .expect("package.json");
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(10));
     let info = read_json(&world.data_dir().join("run/server.json"));
@@ -38,7 +42,7 @@ async fn real_claude_killed_mid_command_then_the_learners_edits_survive_the_next
     let agent_loop =
         || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
     let call = json!({"type": "tool_use", "id": "toolu_slow", "name": "Bash",
-                      "input": {"command": "sh slow.sh", "description": "scripted"}});
+                      "input": {"command": "npm test", "description": "scripted"}});
     fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
     fake.always(Matcher::Any, Reply::text("done"));
     let settings_path = world.root.path().join("claude-settings.json");
@@ -133,7 +137,7 @@ fn through_paige_hook_a_new_file_is_restorable_and_a_lost_end_undoes_nothing() {
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(10));
     let bash = |fixture: &str, id: &str| {
-        let patch = json!({"tool_use_id": id, "tool_input": {"command": "make", "description": "scripted"}});
+        let patch = json!({"tool_use_id": id, "tool_input": {"command": "cargo build", "description": "scripted"}});
         world.run_stdin(&["hook", fixture], &payload(&world, fixture_name(fixture), patch))
     };
     fn fixture_name(slug: &str) -> &'static str {

@@ -13,7 +13,7 @@ use super::governance::{A, Gov};
 
 const B: &str = "session-b";
 /// An unknown command: coach mode lets it run, watched.
-const COMMAND: &str = "sleep 30; make";
+const COMMAND: &str = "sleep 30; cargo build";
 
 const FILES: &[(&str, &str)] = &[
     ("src/main.rs", "fn main() {}\n"),
@@ -233,7 +233,7 @@ fn a_file_too_large_to_keep_is_never_removed() {
     let input = |id: &str| paige_core::governance::HookInput {
         session_id: A.into(),
         tool_name: Some("Bash".into()),
-        tool_input: Some(json!({"command": "make"})),
+        tool_input: Some(json!({"command": "cargo build"})),
         tool_use_id: Some(id.into()),
         ..Default::default()
     };
@@ -280,7 +280,7 @@ fn a_guarded_path_is_not_written_while_a_background_command_may_still_run_and_th
     let gov = Gov::coach(FILES);
     gov.edit(".mcp.json", "{\"mcpServers\": {}}\n");
     let mut events = gov.core.subscribe();
-    let input = json!({"command": "make serve", "description": "scripted", "run_in_background": true});
+    let input = json!({"command": "cargo build --release", "description": "scripted", "run_in_background": true});
     assert_eq!(gov.hook("PreToolUse-Bash", A, json!({"tool_use_id": "bg", "tool_input": input})), HookDecision::None);
     assert_eq!(gov.hook("PostToolUse-Bash", A, json!({"tool_use_id": "bg", "tool_input": input})), HookDecision::None);
     gov.edit(".mcp.json", "{\"mcpServers\": {\"evil\": {}}}\n");

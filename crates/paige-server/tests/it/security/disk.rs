@@ -87,7 +87,7 @@ fn claude_codes_mcp_config_and_settings_hold_the_token_in_new_0600_files_in_a_07
     let server = AgentServer { port: 1, token: TOKEN.into(), hook_command: Some("/usr/bin/paige".into()) };
     let mode = AgentMode::Coach { sandbox: false };
     let path = Some(bin.path().as_os_str());
-    agent_command(project.path(), &run, &server, mode, None, path, None).expect("first command");
+    agent_command(project.path(), data.path(), &server, mode, None, path, None).expect("first command");
     assert_eq!(mode_of(&run), 0o700, "a run dir the terminal creates");
     // Leftovers of an earlier process with this pid: a readable file and a planted link.
     let victim = outside.path().join("victim");
@@ -97,7 +97,7 @@ fn claude_codes_mcp_config_and_settings_hold_the_token_in_new_0600_files_in_a_07
         .expect("chmod");
     std::fs::remove_file(run.join(format!("settings-{id}.json"))).expect("remove");
     std::os::unix::fs::symlink(&victim, run.join(format!("settings-{id}.json"))).expect("plant");
-    agent_command(project.path(), &run, &server, mode, None, path, None).expect("second command");
+    agent_command(project.path(), data.path(), &server, mode, None, path, None).expect("second command");
     assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep", "written through a planted link");
     for name in ["mcp", "settings"] {
         let file = run.join(format!("{name}-{id}.json"));
