@@ -293,6 +293,15 @@ pub(crate) fn table() -> Vec<Attack> {
         attack("env-exec", EXEC, &["env"], vec![bash(&format!("env sh -c '{APPEND}'"))]),
         attack("git-c-pager", EXEC, &["git"], vec![bash(&format!("git -c core.pager='{APPEND}; cat' -p log -1"))]),
         attack(
+            "git-c-sshcommand",
+            EXEC,
+            &["git"],
+            vec![bash(&format!(
+                "git -c core.sshCommand='sh -c \"{}\"' ls-remote ssh://guard/repo",
+                APPEND.replace('"', "\\\"")
+            ))],
+        ),
+        attack(
             "git-c-diff-external",
             EXEC,
             &["git"],

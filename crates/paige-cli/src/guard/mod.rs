@@ -14,6 +14,8 @@ mod attacks;
 mod model;
 mod scripts;
 mod snapshot;
+#[cfg(test)]
+mod tests;
 mod world;
 
 use std::collections::BTreeMap;
