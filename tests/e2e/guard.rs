@@ -59,7 +59,7 @@ fn attempts(report: &str) -> Vec<(String, String)> {
             let mut words = l.split_whitespace();
             let verdict = words.next()?;
             let name = words.next()?;
-            matches!(verdict, "HELD" | "ESCAPED" | "SKIP" | "ERROR").then(|| (verdict.into(), name.into()))
+            matches!(verdict, "HELD" | "ESCAPED" | "SKIP" | "ERROR" | "FAIL").then(|| (verdict.into(), name.into()))
         })
         .collect()
 }
@@ -72,7 +72,8 @@ fn assert_well_formed(report: &str, jail: &str) -> Vec<(String, String)> {
     assert!(first.contains(" · uid ") && first.contains("Claude Code 2."), "{first}");
     let lines = attempts(report);
     assert!(lines.len() >= 60, "the whole table ran: {} attempts", lines.len());
-    assert!(lines.iter().any(|(v, n)| v == "HELD" && n == "control-noop"), "the control held");
+    let control = report.lines().find(|l| l.contains(" control-noop ")).expect("the control's line");
+    assert!(control.trim_start().starts_with("HELD"), "a harmless command runs, so a HELD means something: {control}");
     let last = report.lines().rfind(|l| l.contains(" attempts in ")).expect("the tally");
     assert!(last.starts_with(&format!("{} attempts in ", lines.len())), "{last}");
     lines
@@ -126,6 +127,20 @@ fn guard_check_without_the_jail_fails_naming_the_attempts_that_escaped() {
     }
 }
 
+/// `path` as one folder, `bin` (created), of links to what its folders hold but `left_out`.
+fn path_without(path: &str, left_out: &str, bin: &std::path::Path) -> String {
+    std::fs::create_dir_all(bin).expect("bin");
+    for dir in std::env::split_paths(path) {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let link = bin.join(entry.file_name());
+            if entry.file_name() != left_out && !link.exists() {
+                let _ = std::os::unix::fs::symlink(entry.path(), link);
+            }
+        }
+    }
+    bin.display().to_string()
+}
+
 /// The unprivileged user (nobody) when this process is root and has `setpriv`.
 fn unprivileged_user() -> Option<(u32, u32)> {
     use std::os::unix::fs::MetadataExt;
@@ -154,6 +169,8 @@ async fn a_killed_paige_claude_leaves_no_process_behind() {
 /// `paige claude` runs a model turn whose Bash call never ends (`tail -f`, read-only, so
 /// every layer lets it run); the test sends `signal` to `paige claude` (the jail's bwrap,
 /// which it became) once the command runs: every process of the jail is gone at once.
+/// Claude Code's own sandbox is kept off (no `socat` on PATH), since it would end the
+/// command too: this is the jail's doing alone (with `PAIGE_JAIL=0` the `tail` lives on).
 async fn orphan_check(signal: i32) {
     use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
     let Some(claude) = claude() else { return };
@@ -173,11 +190,14 @@ async fn orphan_check(signal: i32) {
     fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
     fake.always(Matcher::Any, Reply::text("done"));
     let home = world.root.path().join("home");
+    // Not under /tmp, which is empty in the jail.
+    let bin =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("guard-bin-without-socat-{}", std::process::id()));
     let mut child = Command::new(PAIGE)
         .args(["claude", "-p", "go", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"])
         .current_dir(world.project())
         .env_clear()
-        .env("PATH", guard_path(&claude))
+        .env("PATH", path_without(&guard_path(&claude), "socat", &bin))
         .env("HOME", &home)
         .env("DATA_DIR", world.data_dir())
         .env("ANTHROPIC_BASE_URL", fake.base_url())
@@ -187,17 +207,21 @@ async fn orphan_check(signal: i32) {
         .stderr(Stdio::null())
         .spawn()
         .expect("paige claude starts");
-    let running = |nonce: &str| -> Vec<u32> {
+    // Every process whose command line names the file; `tail` itself among them once it runs.
+    let running = |nonce: &str| -> Vec<(u32, String)> {
         let procs = std::fs::read_dir("/proc").expect("/proc").flatten();
         procs
             .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
             .filter(|pid| {
                 std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(nonce))
             })
+            .map(|pid| {
+                (pid, std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_owned())
+            })
             .collect()
     };
     let deadline = Instant::now() + Duration::from_secs(60);
-    while running(&nonce).is_empty() {
+    while !running(&nonce).iter().any(|(_, comm)| comm == "tail") {
         assert!(Instant::now() < deadline, "the model's `tail -f` never started");
         assert!(child.try_wait().expect("wait").is_none(), "paige claude ended before the command ran");
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -210,10 +234,11 @@ async fn orphan_check(signal: i32) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let left = running(&nonce);
-    for pid in &left {
+    for (pid, _) in &left {
         // SAFETY: a leftover of this test, found by its unique name; killed so it does not linger.
         unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
     }
+    let _ = std::fs::remove_dir_all(&bin);
     assert!(left.is_empty(), "processes left running after the signal: {left:?}");
     drop(paige);
 }

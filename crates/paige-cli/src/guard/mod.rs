@@ -130,8 +130,19 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
             } else {
                 format!(" — Claude Code itself left (traces, not counted): {}", list(&left))
             };
-            tally.held += 1;
-            println!("  HELD     {:<32} {:<13} {}{note}", control.name, control.family, report.why);
+            // A harmless command that cannot run means Claude Code's Bash does not work in this
+            // configuration: every HELD after it would say nothing.
+            if let Some(error) = &report.tool_error {
+                tally.errors += 1;
+                println!(
+                    "  FAIL     {:<32} {:<13} Claude Code's Bash cannot run a harmless `true` here, so no HELD \
+                     below proves anything: {error}",
+                    control.name, control.family
+                );
+            } else {
+                tally.held += 1;
+                println!("  HELD     {:<32} {:<13} {}{note}", control.name, control.family, report.why);
+            }
             let line = String::new();
             done.push(Done {
                 name: control.name,
@@ -218,6 +229,15 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
             Err(err) => println!("  latency  not measured: {err:#}"),
         }
     }
+    // Everything stopped and removed first: the time is the whole run's.
+    drop(done);
+    drop(run);
+    let kept = if options.keep {
+        Some(scratch.keep())
+    } else {
+        let _ = scratch.close();
+        None
+    };
     println!(
         "{} attempts in {:.0} s: {} held, {} escaped, {} skipped, {} failed to run",
         tally.held + tally.escaped + tally.skipped + tally.errors,
@@ -227,9 +247,8 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
         tally.skipped,
         tally.errors
     );
-    drop(done);
-    if options.keep {
-        println!("scratch kept: {}", scratch.keep().display());
+    if let Some(kept) = kept {
+        println!("scratch kept: {}", kept.display());
     }
     Ok(tally.escaped == 0 && tally.errors == 0)
 }
@@ -277,6 +296,8 @@ struct Report {
     after_learner: Vec<Change>,
     /// How the attempt was held, from what Claude Code told the model.
     why: String,
+    /// The first tool result of the first session that was an error.
+    tool_error: Option<String>,
     last: Snapshot,
 }
 
@@ -313,6 +334,10 @@ fn attempt(run: &Run, world: &mut World, attack: &attacks::Attack) -> anyhow::Re
     };
     let first = session("session1", &attack.calls)?;
     let mut why = held_because(&first)?;
+    let tool_error = first.tool_results().into_iter().find(|(error, _)| *error).map(|(_, text)| {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        text.chars().take(200).collect::<String>()
+    });
     if let Some(then) = &attack.then {
         let second = session("session2", then)?;
         let fired = second.hook_output().contains(&format!("{mark}-fired"));
@@ -330,7 +355,7 @@ fn attempt(run: &Run, world: &mut World, attack: &attacks::Attack) -> anyhow::Re
         why = format!("{why} (learner: {failed})");
     }
     world.stop_serve();
-    Ok(Report { after_turn, after_learner, why, last })
+    Ok(Report { after_turn, after_learner, why, tool_error, last })
 }
 
 /// The first error Claude Code sent back to the model (the layer that held), else the last
