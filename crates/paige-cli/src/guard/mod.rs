@@ -394,6 +394,10 @@ fn latency(run: &Run) -> anyhow::Result<String> {
     if gaps.len() < LATENCY_CALLS {
         bail!("only {} of {LATENCY_CALLS} calls were made", gaps.len());
     }
+    if let Some((_, error)) = session.tool_results().into_iter().find(|(error, _)| *error) {
+        let error: String = error.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(120).collect();
+        bail!("the `true` calls failed, so their time means nothing: {error}");
+    }
     gaps.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     Ok(format!(
