@@ -30,6 +30,9 @@ ensure_claude_code
 apt_install chromium
 # gh: the dashboard's tests run the real GitHub CLI for its "not logged in" and "no remote" errors.
 apt_install gh
+# The guard check's attack table uses these programs' exec and output options (rg --pre,
+# fdfind -x, xxd's outfile); without them those attempts are skipped, not run.
+apt_install ripgrep fd-find xxd
 ensure_tauri_build_deps
 # The real-window test (Xvfb + tauri-driver) runs unless PAIGE_DESKTOP_E2E=0.
 desktop_e2e="${PAIGE_DESKTOP_E2E:-1}"

@@ -65,11 +65,19 @@ async fn paige_claude_runs_bash_in_the_read_only_view_and_no_learner_file_change
     learner_project(&world);
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(10));
-    // `ls` is read-only: Paige's hooks let it through, so it runs inside the jail. The append
-    // goes through `sh -c`, which the hooks may deny; either way the file must not change.
-    let turns = ["ls src && echo listed-in-jail", "sh -c 'echo x >> src/main.rs' ; echo rc=$?"];
+    // The project's test script is read-only to the hooks (it runs the learner's code,
+    // watched) — and here it writes the learner's file: the jail is what stops it, so the
+    // detector finds nothing to undo.
+    let script = r#"{"name": "p", "scripts": {"test": "echo x >> src/main.rs; echo append-rc=$?"}}"#;
+    std::fs::write(world.project().join("package.json"), script).expect("package.json");
+    // The outputs are computed, so the model's own request (the command) never holds them.
+    let turns = ["ls src && echo listed-in-$((6*7))", "npm test"];
     let (told, events) = paige_claude(&world, &claude, &turns, &[]).await;
-    assert!(told.contains("listed-in-jail"), "a read-only command ran in the jail: {told:.3000}");
+    let results: Vec<&str> =
+        told.match_indices("tool_result").map(|(i, _)| &told[i..(i + 400).min(told.len())]).collect();
+    assert!(told.contains("main.rs") && told.contains("listed-in-42"), "a read-only command ran: {results:?}");
+    assert!(told.contains("src/main.rs: Read-only file system") && !told.contains("append-rc=0"), "{results:?}");
+    assert!(!told.contains("Paige undid"), "nothing reached the project for the detector to undo: {told:.4000}");
     assert_eq!(std::fs::read_to_string(world.project().join("src/main.rs")).expect("main"), "fn main() {}\n");
     assert!(
         events.iter().any(|e| e["subtype"] == "hook_response" && e["hook_event"] == "SessionStart"),
@@ -94,8 +102,9 @@ async fn paige_claude_without_the_jail_runs_claude_directly_and_the_hooks_still_
     let out = dry.env("PATH", &path).env("PAIGE_JAIL", "0").output().expect("dry run");
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(shown.contains("--permission-mode default") && !shown.contains("bwrap"), "{shown}");
-    let (told, _) = paige_claude(&world, &claude, &["ls src && echo listed-plain"], &[("PAIGE_JAIL", "0")]).await;
-    assert!(told.contains("listed-plain"), "{told:.3000}");
+    let (told, _) =
+        paige_claude(&world, &claude, &["ls src && echo listed-plain-$((6*7))"], &[("PAIGE_JAIL", "0")]).await;
+    assert!(told.contains("listed-plain-42"), "{told:.3000}");
     drop(paige);
 }
 

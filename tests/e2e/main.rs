@@ -8,6 +8,7 @@ mod crash;
 mod doctor;
 mod failures;
 mod flood;
+mod guard;
 mod hook;
 mod intake;
 mod interrupted;

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args;
 use paige_core::launch::{AgentMode, AgentServer, Launch, Origin};
+use paige_core::terminal::AgentCommand;
 use serde_json::Value;
 
 #[derive(Debug, Args)]
@@ -34,45 +35,14 @@ pub(crate) struct ClaudeArgs {
 pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     let env: HashMap<String, String> = std::env::vars().collect();
     let data_dir = paige_core::config::data_dir(&env, args.data_dir)?;
-    let Some(info) = paige_core::run_info::read(&data_dir)? else {
-        bail!(
-            "no running Paige found in {} — start one with `paige serve` (or the desktop app) first",
-            data_dir.display()
-        );
-    };
-    let project_dir = info.project_dir.clone();
-    let path = env.get("PATH").map(std::ffi::OsStr::new);
-    let governed = project_dir.join(".orchestration").exists();
-    let (mode, jail) = if governed {
-        (AgentMode::Governed, None)
-    } else {
-        let sandbox = paige_core::sandbox::probe(path);
-        let jail = paige_core::launch::jail::probe(path);
-        match (&jail, &sandbox) {
-            (Ok(_), _) => eprintln!("paige: coach mode — Claude Code sees {} read-only", project_dir.display()),
-            (Err(why), Ok(())) => eprintln!(
-                "paige: coach mode without the read-only view ({why}); Claude Code's commands run sandboxed and \
-                 Paige's hooks check every call"
-            ),
-            (Err(why), Err(_)) => eprintln!(
-                "paige: coach mode without the OS sandbox ({why}); Paige's hooks and change detector check every call"
-            ),
-        }
-        (AgentMode::Coach { sandbox: sandbox.is_ok() }, jail.ok())
-    };
-    let paige = std::env::current_exe().context("cannot find the paige binary for Claude Code's hooks")?;
-    let Some(agent_token) = info.agent_token.clone() else {
-        bail!("the running Paige is older than this paige claude (its run file has no agent token): restart it");
-    };
-    let server = AgentServer { port: info.port, token: agent_token, hook_command: Some(paige) };
     // A session without a plan: Claude Code's first prompt is Paige's kickoff (issue 28), so
     // coaching starts without the learner having to know what to type.
     let mut extra_args = args.args;
-    if args.kickoff || extra_args.is_empty() {
-        let located = paige_core::run_info::Located {
-            base_url: format!("http://127.0.0.1:{}", info.port),
-            token: info.token.clone(),
-        };
+    if (args.kickoff || extra_args.is_empty())
+        && let Some(info) = paige_core::run_info::read(&data_dir)?
+    {
+        let located =
+            paige_core::run_info::Located { base_url: format!("http://127.0.0.1:{}", info.port), token: info.token };
         match kickoff(&located) {
             Ok(Some(text)) => {
                 eprintln!("paige: the session has no plan yet — Claude Code starts by planning it");
@@ -82,23 +52,9 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
             Err(err) => eprintln!("paige: cannot ask for the session's kickoff ({err:#}); starting without it"),
         }
     }
-    let launch = Launch {
-        project_dir: &project_dir,
-        data_dir: &data_dir,
-        server: &server,
-        mode,
-        env: &env,
-        origin: Origin::Shell,
-        agent_override: None,
-        jail,
-        extra_args,
-    };
-    let command = launch.command()?;
-    if !command.accepts_nudges {
-        bail!(
-            "Claude Code is not installed: run `npm install -g @anthropic-ai/claude-code`, then `paige claude` again"
-        );
-    }
+    let prepared = prepare(&data_dir, &env, extra_args)?;
+    eprintln!("paige: {}", prepared.layers);
+    let command = prepared.command;
     if args.dry_run {
         let words: Vec<String> =
             std::iter::once(&command.program).chain(&command.args).map(|w| w.to_string_lossy().into_owned()).collect();
@@ -110,6 +66,80 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     use std::os::unix::process::CommandExt;
     let err = child.exec();
     bail!("cannot start {}: {err}", command.program.to_string_lossy())
+}
+
+/// What `paige claude` runs, and what guards it.
+pub(crate) struct Prepared {
+    pub command: AgentCommand,
+    pub mode: AgentMode,
+    /// Claude Code runs in the read-only view (bubblewrap).
+    pub jailed: bool,
+    /// One sentence on the layers, for the learner.
+    pub layers: String,
+}
+
+/// The one launch `paige claude` and `paige doctor --guard` share: Claude Code for the Paige
+/// whose run file is in `data_dir`, from the launching environment `env` (origin: the
+/// learner's shell), with `extra_args` passed on to `claude`.
+pub(crate) fn prepare(
+    data_dir: &std::path::Path,
+    env: &HashMap<String, String>,
+    extra_args: Vec<OsString>,
+) -> anyhow::Result<Prepared> {
+    let Some(info) = paige_core::run_info::read(data_dir)? else {
+        bail!(
+            "no running Paige found in {} — start one with `paige serve` (or the desktop app) first",
+            data_dir.display()
+        );
+    };
+    let project_dir = info.project_dir.clone();
+    let path = env.get("PATH").map(std::ffi::OsStr::new);
+    let governed = project_dir.join(".orchestration").exists();
+    let (mode, jail, why_not) = if governed {
+        (AgentMode::Governed, None, None)
+    } else {
+        let sandbox = paige_core::sandbox::probe(path);
+        let jail = paige_core::launch::jail::probe(path);
+        let why_not = jail.as_ref().err().cloned().unwrap_or_else(|| "PAIGE_JAIL=0".into());
+        (AgentMode::Coach { sandbox: sandbox.is_ok() }, jail.ok(), Some(why_not))
+    };
+    let paige = std::env::current_exe().context("cannot find the paige binary for Claude Code's hooks")?;
+    let Some(agent_token) = info.agent_token.clone() else {
+        bail!("the running Paige is older than this paige claude (its run file has no agent token): restart it");
+    };
+    let server = AgentServer { port: info.port, token: agent_token, hook_command: Some(paige) };
+    let launch = Launch {
+        project_dir: &project_dir,
+        data_dir,
+        server: &server,
+        mode,
+        env,
+        origin: Origin::Shell,
+        agent_override: None,
+        jail,
+        extra_args,
+    };
+    let command = launch.command()?;
+    if !command.accepts_nudges {
+        bail!(
+            "Claude Code is not installed: run `npm install -g @anthropic-ai/claude-code`, then `paige claude` again"
+        );
+    }
+    let jailed = std::path::Path::new(&command.program).file_name().is_some_and(|name| name == "bwrap");
+    let layers = match (mode, why_not) {
+        (AgentMode::Coach { .. }, _) if jailed => {
+            format!("coach mode — Claude Code sees {} read-only", project_dir.display())
+        }
+        (AgentMode::Coach { sandbox: true }, Some(why)) => format!(
+            "coach mode without the read-only view ({why}); Claude Code's commands run sandboxed and Paige's hooks \
+             check every call"
+        ),
+        (AgentMode::Coach { .. }, Some(why)) => {
+            format!("coach mode without the OS sandbox ({why}); Paige's hooks and change detector check every call")
+        }
+        _ => "governed mode: Paige's hooks check every call".to_owned(),
+    };
+    Ok(Prepared { command, mode, jailed, layers })
 }
 
 /// The running Paige's kickoff for its active session, if it has one to give.

@@ -18,8 +18,41 @@ use crate::DoctorArgs;
 /// How long the key check may take before it is reported as a failure.
 const KEY_CHECK_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// `paige doctor --guard` and its options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct GuardArgs {
+    /// Check the guard instead: attack a scratch project through the installed `claude`
+    #[arg(long)]
+    guard: bool,
+    /// Switch a layer off for the check, to see what the others hold alone (PAIGE_JAIL=0)
+    #[arg(long, value_name = "LAYER", requires = "guard")]
+    guard_without: Vec<crate::guard::Layer>,
+    /// Seconds to wait after the last attempt before the last comparison (late writers)
+    #[arg(long, value_name = "SECS", default_value_t = 3, requires = "guard")]
+    guard_wait_secs: u64,
+    /// Only the attempts whose name contains this (`latency`: the latency line)
+    #[arg(long, value_name = "NAME", requires = "guard")]
+    guard_only: Option<String>,
+    /// Keep the scratch dir (each session's output and the model's requests) and print it
+    #[arg(long, requires = "guard")]
+    guard_keep: bool,
+    /// Attempts run at once (each a Claude Code and a Paige of its own)
+    #[arg(long, value_name = "N", default_value_t = 2, requires = "guard")]
+    guard_jobs: usize,
+}
+
 /// Runs every check and prints the report; `Ok(false)` when a check failed.
 pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
+    if args.guard.guard {
+        let guard = args.guard;
+        return crate::guard::run(crate::guard::GuardOptions {
+            without: guard.guard_without,
+            wait: Duration::from_secs(guard.guard_wait_secs),
+            only: guard.guard_only,
+            keep: guard.guard_keep,
+            jobs: guard.guard_jobs,
+        });
+    }
     let env = crate::serve::environment(args.data_dir.as_ref())?;
     let overrides = ConfigOverrides { project_dir: args.project, port: None, data_dir: args.data_dir };
     println!("paige doctor");

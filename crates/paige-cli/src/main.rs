@@ -2,6 +2,7 @@
 
 mod claude;
 mod doctor;
+mod guard;
 mod hook;
 mod intake;
 mod intents;
@@ -38,11 +39,16 @@ enum Command {
     /// and the browser UI: run it in a terminal beside them.
     Claude(claude::ClaudeArgs),
     /// Check that Paige can run here: configuration, DATA_DIR, the database, and the
-    /// Anthropic API key.
+    /// Anthropic API key; with --guard, that coach mode keeps the learner's files theirs.
     ///
     /// The key is checked with the cheapest authenticated request (listing one model; no
     /// model runs) against ANTHROPIC_BASE_URL (default https://api.anthropic.com). Prints one
     /// line per check and exits 1 if any check fails.
+    ///
+    /// --guard drives the installed `claude` (exactly as `paige claude` runs it) with a
+    /// scripted model on loopback through a fixed attack script against a scratch copy of a
+    /// sample project: no key, no tokens. One line per attempt, HELD or ESCAPED with what
+    /// changed; exits 1 if any escaped.
     Doctor(DoctorArgs),
     /// Start, end or show the coaching session of the running Paige, without a UI.
     ///
@@ -153,6 +159,8 @@ struct DoctorArgs {
     /// Where Paige keeps its database and run files [env: DATA_DIR] [default: ~/.paige/]
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
+    #[command(flatten)]
+    guard: doctor::GuardArgs,
 }
 
 #[derive(Debug, Args)]

@@ -45,7 +45,9 @@ pub fn probe(path: Option<&std::ffi::OsStr>) -> Result<PathBuf, String> {
         .ok_or("bubblewrap is not installed (Debian/Ubuntu: `sudo apt-get install bubblewrap`)")?;
     let mut child = std::process::Command::new(&bwrap)
         .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"])
-        .args(["--unshare-pid", "--die-with-parent", "--", "true"])
+        // An absolute program: a `true` found through a PATH folder under /tmp would be
+        // hidden by the private /tmp and fail the probe.
+        .args(["--unshare-pid", "--die-with-parent", "--", "/bin/sh", "-c", "exit 0"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

@@ -155,6 +155,11 @@ impl Launch<'_> {
             args.push("--disallowedTools".into());
             args.extend(COACH_DISALLOWED_TOOLS.iter().map(OsString::from));
         }
+        // `PAIGE_JAIL=0` turns the read-only view off (the hooks and the detector remain):
+        // for a machine where it gets in the way, and for `paige doctor --guard` to show
+        // what the other layers hold alone.
+        let jail_off = self.env.get("PAIGE_JAIL").is_some_and(|v| matches!(v.trim(), "0" | "off" | "false"));
+        let jail = self.jail.as_ref().filter(|_| coach && !jail_off);
         match &self.server.hook_command {
             Some(paige) => {
                 let mut settings = crate::governance::claude_settings(&shell_quote(&paige.to_string_lossy()));
@@ -164,6 +169,14 @@ impl Launch<'_> {
                     // run file's UI token, the database or the version store.
                     settings["sandbox"]["filesystem"]["denyRead"] =
                         serde_json::json!([format!("/{}", self.data_dir.display())]);
+                    // Inside the jail a fresh /proc cannot be mounted in a nested namespace
+                    // as root ("Can't mount proc"), which failed every Bash call there. The
+                    // /proc the sandbox keeps instead is the jail's own, which shows only the
+                    // jail's processes: nothing is weaker. Never outside the jail, where it
+                    // would be the machine's.
+                    if jail.is_some() {
+                        settings["sandbox"]["enableWeakerNestedSandbox"] = serde_json::json!(true);
+                    }
                 }
                 let settings = write_private_json(&run_dir, "settings", &settings)?;
                 run_files.push(settings.clone());
@@ -174,11 +187,6 @@ impl Launch<'_> {
         args.extend(self.extra_args.iter().cloned());
         let mut extra = paige_env(self.server);
         extra.push(("CLAUDE_CONFIG_DIR".into(), config_dir.clone().into_os_string()));
-        // `PAIGE_JAIL=0` turns the read-only view off (the hooks and the detector remain):
-        // for a machine where it gets in the way, and for `paige doctor --guard` to show
-        // what the other layers hold alone.
-        let jail_off = self.env.get("PAIGE_JAIL").is_some_and(|v| matches!(v.trim(), "0" | "off" | "false"));
-        let jail = self.jail.as_ref().filter(|_| coach && !jail_off);
         if jail.is_some() {
             extra.extend(scratch_env(&config_dir.join("scratch"))?);
         }

@@ -1,0 +1,247 @@
+//! `paige doctor --guard` through the real `claude` (PAIGE_TEST_CLAUDE), and the jail's own
+//! process namespace: an interrupted `paige claude` leaves nothing running.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::claude::claude;
+use crate::{PAIGE, World};
+
+/// The doctor's PATH: the `claude` under test first, then the system's.
+fn guard_path(claude: &str) -> String {
+    let dir = PathBuf::from(claude).parent().expect("claude's dir").display().to_string();
+    format!("{dir}:{}", std::env::var("PATH").unwrap_or_default())
+}
+
+/// Whether the jail can run here; says why not on stderr.
+fn jail_runs() -> bool {
+    match paige_core::launch::jail::probe(std::env::var_os("PATH").as_deref()) {
+        Ok(_) => true,
+        Err(why) => {
+            eprintln!("the jail cannot run here ({why}): the guard test that needs it is skipped");
+            false
+        }
+    }
+}
+
+/// `paige doctor --guard ARGS` as `user` (uid, gid) when given: (exit code, stdout).
+fn doctor_guard(claude: &str, args: &[&str], user: Option<(u32, u32)>) -> (Option<i32>, String) {
+    let mut command = match user {
+        Some((uid, gid)) => {
+            let mut c = Command::new("setpriv");
+            c.arg(format!("--reuid={uid}")).arg(format!("--regid={gid}")).args(["--clear-groups", "--", PAIGE]);
+            c
+        }
+        None => Command::new(PAIGE),
+    };
+    let output = command
+        .args(["doctor", "--guard"])
+        .args(args)
+        .env_clear()
+        .env("PATH", guard_path(claude))
+        .env("TMPDIR", std::env::temp_dir())
+        .stdin(Stdio::null())
+        .output()
+        .expect("paige doctor runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    eprintln!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    (output.status.code(), stdout)
+}
+
+/// The attempt lines of a report: (verdict, name).
+fn attempts(report: &str) -> Vec<(String, String)> {
+    report
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let verdict = words.next()?;
+            let name = words.next()?;
+            matches!(verdict, "HELD" | "ESCAPED" | "SKIP" | "ERROR" | "FAIL").then(|| (verdict.into(), name.into()))
+        })
+        .collect()
+}
+
+/// The report names its configuration first, has a line per attempt with a known verdict,
+/// the control held, and ends with the tally.
+fn assert_well_formed(report: &str, jail: &str) -> Vec<(String, String)> {
+    let first = report.lines().next().unwrap_or_default();
+    assert!(first.starts_with(&format!("paige doctor --guard: jail {jail} · Claude Code sandbox ")), "{first}");
+    assert!(first.contains(" · uid ") && first.contains("Claude Code 2."), "{first}");
+    let lines = attempts(report);
+    assert!(lines.len() >= 60, "the whole table ran: {} attempts", lines.len());
+    let control = report.lines().find(|l| l.contains(" control-noop ")).expect("the control's line");
+    assert!(control.trim_start().starts_with("HELD"), "a harmless command runs, so a HELD means something: {control}");
+    let last = report.lines().rfind(|l| l.contains(" attempts in ")).expect("the tally");
+    assert!(last.starts_with(&format!("{} attempts in ", lines.len())), "{last}");
+    lines
+}
+
+#[test]
+fn guard_check_as_root_with_the_jail_holds_every_attempt() {
+    let Some(claude) = claude() else { return };
+    if !jail_runs() {
+        return;
+    }
+    let (code, report) = doctor_guard(&claude, &[], None);
+    let lines = assert_well_formed(&report, "on");
+    let escaped: Vec<_> = lines.iter().filter(|(v, _)| v != "HELD" && v != "SKIP").collect();
+    assert!(escaped.is_empty(), "every attempt held: {escaped:?}");
+    assert_eq!(code, Some(0), "the check passes");
+    assert!(report.contains("  latency  20 `true` Bash calls: p50 "), "{report}");
+}
+
+#[test]
+fn guard_check_as_an_unprivileged_user_with_the_jail_holds_every_attempt() {
+    let Some(claude) = claude() else { return };
+    let Some(user) = unprivileged_user() else { return };
+    if !jail_runs() {
+        return;
+    }
+    let (code, report) = doctor_guard(&claude, &[], Some(user));
+    let lines = assert_well_formed(&report, "on");
+    assert!(report.lines().next().unwrap_or_default().contains(&format!(" · uid {} · ", user.0)), "{report}");
+    let escaped: Vec<_> = lines.iter().filter(|(v, _)| v != "HELD" && v != "SKIP").collect();
+    assert!(escaped.is_empty(), "every attempt held: {escaped:?}");
+    assert_eq!(code, Some(0), "the check passes");
+}
+
+/// With two layers switched off — the jail and Paige's hooks — what is left (Claude Code's own
+/// Bash sandbox, the detector) is known to leak (issue 27): the check fails and says which
+/// attempt got through and what it changed. (Without the jail alone, the hooks now hold the
+/// whole table.)
+#[test]
+fn guard_check_without_the_jail_and_the_hooks_fails_naming_the_attempts_that_escaped() {
+    let Some(claude) = claude() else { return };
+    let (code, report) = doctor_guard(&claude, &["--guard-without", "jail", "--guard-without", "hooks"], None);
+    let lines = assert_well_formed(&report, "off");
+    assert!(report.lines().next().unwrap_or_default().contains(" · hooks off · "), "{report}");
+    let escaped: Vec<&(String, String)> = lines.iter().filter(|(v, _)| v == "ESCAPED").collect();
+    assert!(!escaped.is_empty(), "something escaped without the jail");
+    assert_eq!(code, Some(1), "the check fails");
+    for (_, name) in escaped {
+        let line = report.lines().find(|l| l.contains(&format!("ESCAPED  {name} "))).expect("its line");
+        assert!(
+            line.contains("project/") || line.contains("home/") || line.contains("data/"),
+            "names the path: {line}"
+        );
+    }
+}
+
+/// `path` as one folder, `bin` (created), of links to what its folders hold but `left_out`.
+fn path_without(path: &str, left_out: &str, bin: &std::path::Path) -> String {
+    std::fs::create_dir_all(bin).expect("bin");
+    for dir in std::env::split_paths(path) {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let link = bin.join(entry.file_name());
+            if entry.file_name() != left_out && !link.exists() {
+                let _ = std::os::unix::fs::symlink(entry.path(), link);
+            }
+        }
+    }
+    bin.display().to_string()
+}
+
+/// The unprivileged user (nobody) when this process is root and has `setpriv`.
+fn unprivileged_user() -> Option<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    if std::fs::metadata("/proc/self").map(|m| m.uid()).ok() != Some(0) {
+        eprintln!("not root: the unprivileged guard test is skipped");
+        return None;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if !std::env::split_paths(&path).any(|dir| dir.join("setpriv").is_file()) {
+        eprintln!("no setpriv on PATH (util-linux): the unprivileged guard test is skipped");
+        return None;
+    }
+    Some((65534, 65534))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_paige_claude_leaves_no_process_behind() {
+    orphan_check(libc::SIGINT).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_paige_claude_leaves_no_process_behind() {
+    orphan_check(libc::SIGKILL).await;
+}
+
+/// `paige claude` runs a model turn whose Bash call never ends (`tail -f`, read-only, so
+/// every layer lets it run); the test sends `signal` to `paige claude` (the jail's bwrap,
+/// which it became) once the command runs: every process of the jail is gone at once.
+/// Claude Code's own sandbox is kept off (no `socat` on PATH), since it would end the
+/// command too: this is the jail's doing alone (with `PAIGE_JAIL=0` the `tail` lives on).
+async fn orphan_check(signal: i32) {
+    use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+    let Some(claude) = claude() else { return };
+    if !jail_runs() {
+        return;
+    }
+    let world = World::ready();
+    let nonce = format!("guard-orphan-{}-{signal}", std::process::id());
+    std::fs::write(world.project().join(&nonce), "watched\n").expect("file");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let agent_loop =
+        || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
+    let call = json!({"type": "tool_use", "id": "toolu_orphan", "name": "Bash",
+        "input": {"command": format!("tail -f {nonce}"), "description": "follow"}});
+    fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
+    fake.always(Matcher::Any, Reply::text("done"));
+    let home = world.root.path().join("home");
+    // Not under /tmp, which is empty in the jail.
+    let bin =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("guard-bin-without-socat-{}", std::process::id()));
+    let mut child = Command::new(PAIGE)
+        .args(["claude", "-p", "go", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"])
+        .current_dir(world.project())
+        .env_clear()
+        .env("PATH", path_without(&guard_path(&claude), "socat", &bin))
+        .env("HOME", &home)
+        .env("DATA_DIR", world.data_dir())
+        .env("ANTHROPIC_BASE_URL", fake.base_url())
+        .env("ANTHROPIC_API_KEY", "sk-guard")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("paige claude starts");
+    // Every process whose command line names the file; `tail` itself among them once it runs.
+    let running = |nonce: &str| -> Vec<(u32, String)> {
+        let procs = std::fs::read_dir("/proc").expect("/proc").flatten();
+        procs
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(nonce))
+            })
+            .map(|pid| {
+                (pid, std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_owned())
+            })
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !running(&nonce).iter().any(|(_, comm)| comm == "tail") {
+        assert!(Instant::now() < deadline, "the model's `tail -f` never started");
+        assert!(child.try_wait().expect("wait").is_none(), "paige claude ended before the command ran");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // SAFETY: kill(2) on our own unreaped child.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let _ = child.wait();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !running(&nonce).is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let left = running(&nonce);
+    for (pid, _) in &left {
+        // SAFETY: a leftover of this test, found by its unique name; killed so it does not linger.
+        unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+    }
+    let _ = std::fs::remove_dir_all(&bin);
+    assert!(left.is_empty(), "processes left running after the signal: {left:?}");
+    drop(paige);
+}
