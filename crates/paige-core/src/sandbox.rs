@@ -28,9 +28,19 @@ pub fn probe(path: Option<&OsStr>) -> Result<(), String> {
         ));
     }
     let bwrap = find("bwrap").unwrap_or_default();
+    let args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-pid"];
+    try_bwrap(
+        &bwrap,
+        &[&args[..], &["--unshare-net", "--", "true"]].concat(),
+        "create a sandbox here (user namespaces?)",
+    )
+}
+
+/// Runs `bwrap` with `args` (a harmless command at their end), waiting up to 3 s: `Err`
+/// says what it could not do (`cannot {what}`) with bubblewrap's own words.
+pub(crate) fn try_bwrap(bwrap: &std::path::Path, args: &[&str], what: &str) -> Result<(), String> {
     let mut child = std::process::Command::new(bwrap)
-        .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-pid"])
-        .args(["--unshare-net", "--", "true"])
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -46,7 +56,7 @@ pub fn probe(path: Option<&OsStr>) -> Result<(), String> {
                     use std::io::Read;
                     let _ = pipe.read_to_string(&mut stderr);
                 }
-                return Err(format!("bubblewrap cannot create a sandbox here (user namespaces?): {}", stderr.trim()));
+                return Err(format!("bubblewrap cannot {what}: {}", stderr.trim()));
             }
             Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
             _ => {

@@ -22,7 +22,6 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// What the jail needs to know, all of it absolute.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,36 +42,12 @@ pub struct JailSpec {
 pub fn probe(path: Option<&std::ffi::OsStr>) -> Result<PathBuf, String> {
     let bwrap = crate::terminal::find_in_path("bwrap", path)
         .ok_or("bubblewrap is not installed (Debian/Ubuntu: `sudo apt-get install bubblewrap`)")?;
-    let mut child = std::process::Command::new(&bwrap)
-        .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"])
-        // An absolute program: a `true` found through a PATH folder under /tmp would be
-        // hidden by the private /tmp and fail the probe.
-        .args(["--unshare-pid", "--die-with-parent", "--", "/bin/sh", "-c", "exit 0"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|err| format!("cannot run bubblewrap: {err}"))?;
-    let deadline = std::time::Instant::now() + Duration::from_secs(3);
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Ok(bwrap),
-            Ok(Some(_)) => {
-                let mut stderr = String::new();
-                if let Some(mut pipe) = child.stderr.take() {
-                    use std::io::Read;
-                    let _ = pipe.read_to_string(&mut stderr);
-                }
-                return Err(format!("bubblewrap cannot make a read-only view here: {}", stderr.trim()));
-            }
-            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("bubblewrap did not answer within 3 s".into());
-            }
-        }
-    }
+    // An absolute program: a `true` found through a PATH folder under /tmp would be hidden by
+    // the private /tmp and fail the probe.
+    let args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-pid"];
+    let run = ["--die-with-parent", "--", "/bin/sh", "-c", "exit 0"];
+    crate::sandbox::try_bwrap(&bwrap, &[&args[..], &run[..]].concat(), "make a read-only view here")?;
+    Ok(bwrap)
 }
 
 /// The `bwrap` arguments (before `--` and the command) for `spec`.
