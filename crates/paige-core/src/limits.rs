@@ -143,6 +143,7 @@ impl Limits {
             ("PAIGE_OBSERVER_FLOW_WINDOW_MS", &mut o.flow_window),
             ("PAIGE_OBSERVER_IDLE_MS", &mut o.idle_after),
             ("PAIGE_OBSERVER_IDLE_CHECK_MS", &mut o.idle_check),
+            ("PAIGE_OBSERVER_IDLE_REPEAT_MAX_MS", &mut o.idle_repeat_max),
             ("PAIGE_OBSERVER_STALE_MS", &mut o.stale_after),
             ("PAIGE_OBSERVER_QUIET_MS", &mut o.quiet_output),
         ] {
@@ -207,5 +208,12 @@ mod tests {
         assert!(err.to_string().contains("PAIGE_MAX_CONNECTIONS"), "{err}");
         let env: HashMap<String, String> = [("PAIGE_MAX_FILE_BYTES".into(), "ten".into())].into();
         assert!(Limits::from_env(&env).is_err());
+    }
+
+    #[test]
+    fn the_observers_idle_back_off_cap_comes_from_the_environment() {
+        assert_eq!(Limits::default().observer.idle_repeat_max, Duration::from_secs(40 * 60));
+        let env: HashMap<String, String> = [("PAIGE_OBSERVER_IDLE_REPEAT_MAX_MS".into(), "600000".into())].into();
+        assert_eq!(Limits::from_env(&env).expect("limits").observer.idle_repeat_max, Duration::from_secs(600));
     }
 }

@@ -13,7 +13,8 @@
 //! tracker, so a caller that goes away does not cut it short); every call for the session —
 //! concurrent or later — waits for that one run and gets its result. After the run, "the
 //! session" of a call without an active session is the one just wrapped up, until another
-//! session starts. At shutdown the model steps still to come are skipped.
+//! session starts. At shutdown the model steps still to come are skipped. The run's start
+//! stops the session's Observer: no nudge reaches the learner or Claude Code while it runs.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -141,6 +142,9 @@ impl Core {
         state.runs.insert(session_id.clone(), outcome.clone());
         state.last = Some(session_id.clone());
         drop(state);
+        // Nothing nudges the learner (or types into Claude Code, waiting on
+        // `paige_end_session`) once the session is wrapping up.
+        self.stop_observer(&session_id);
         let transcript = last_bytes(transcript, MAX_TRANSCRIPT_BYTES);
         let core = self.clone();
         self.tasks().spawn(async move {

@@ -3,7 +3,10 @@
 //! watches the event bus — the action log, buffer updates — and an idle check; each trigger
 //! passes the suppression checks (`state.rs`), then a Haiku triage call on a snapshot of the
 //! learner's work (`triage.rs`) decides whether Paige nudges (`nudge.rs`). One evaluation at
-//! a time; a result arriving after its session ended is discarded.
+//! a time; a result arriving after its session ended is discarded. The idle check logs
+//! `idle_start` when the learner goes idle and `idle_end` when they come back, and looks
+//! again on a back-off while they stay idle. The wrap-up's start stops the Observer (its
+//! own token, a child of the session's), and with it any nudge waiting to be typed.
 
 mod nudge;
 mod state;
@@ -49,21 +52,23 @@ impl Observers {
         self.current.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The live Observer's state, if it is `session_id`'s.
-    fn state_of(&self, session_id: &str) -> Option<Shared> {
-        self.current().as_ref().filter(|r| r.session_id == session_id).map(|r| r.state.clone())
+    /// The token of the Observer whose state is `state`, while it is the live one.
+    fn token_of(&self, state: &Shared) -> Option<CancellationToken> {
+        self.current().as_ref().filter(|r| Arc::ptr_eq(&r.state, state)).map(|r| r.cancel.clone())
     }
 }
 
 impl Core {
     /// Starts `session`'s Observer (FR-129): its state, its loop over the event bus and the
-    /// idle check, and `observer:status` to every UI. `cancel` is the session's token.
+    /// idle check, and `observer:status` to every UI. `cancel` is the session's token; the
+    /// Observer runs on a child of it, so it can stop before the session does (the wrap-up).
     pub(crate) fn start_observer(
         self: &Arc<Self>,
         session: &Session,
         cancel: CancellationToken,
         runtime: &tokio::runtime::Handle,
     ) {
+        let cancel = cancel.child_token();
         let state: Shared = Arc::new(Mutex::new(ObserverState::new(session.id.clone(), self.now())));
         // Subscribed before the loop runs: nothing logged from here on is missed.
         let events = self.subscribe();
@@ -80,8 +85,9 @@ impl Core {
         self.broadcast(ServerMessage::ObserverStatus(self.observer_status()));
     }
 
-    /// Stops `session_id`'s Observer (FR-130): its loop ends, and every UI hears it is
-    /// inactive. A triage call in flight finishes and is discarded (EC-66).
+    /// Stops `session_id`'s Observer (FR-130; and when its wrap-up starts): its loop ends, a
+    /// nudge waiting to be typed is dropped, and every UI hears it is inactive. A triage call
+    /// in flight finishes and is discarded (EC-66).
     pub(crate) fn stop_observer(&self, session_id: &str) {
         let stopped = {
             let mut current = self.observers().current();
@@ -176,11 +182,12 @@ impl Core {
             }
         };
         lock(&state).finish(self.now());
-        // EC-66: the session ended (or another began) while the model thought.
-        if self.observers().state_of(&session_id).is_none_or(|live| !Arc::ptr_eq(&live, &state)) {
-            tracing::debug!("triage result after the session ended: discarded");
+        // EC-66: the session ended or began wrapping up (or another began) while the model
+        // thought.
+        let Some(cancel) = self.observers().token_of(&state) else {
+            tracing::debug!("triage result after the observer stopped: discarded");
             return;
-        }
+        };
         let answer = match answer {
             Ok(answer) => answer,
             Err(err) => {
@@ -189,7 +196,7 @@ impl Core {
             }
         };
         match verdict(answer, settings.min_confidence_pct) {
-            Verdict::Nudge(answer) => self.nudge(answer, &state, generation),
+            Verdict::Nudge(answer) => self.nudge(answer, &state, generation, cancel),
             Verdict::LowConfidence(answer) => {
                 let data =
                     json!({ "signal": answer.signal, "confidence": answer.confidence, "reason": "low_confidence" });
@@ -202,6 +209,14 @@ impl Core {
         }
     }
 }
+
+/// Whether `entry` is one the Observer logged itself (`"source": "observer"`).
+fn is_own(entry: &crate::db::ActionEntry) -> bool {
+    entry.data.as_ref().is_some_and(|data| data.get("source").and_then(|v| v.as_str()) == Some(OWN_SOURCE))
+}
+
+/// The `source` of what the Observer logs itself.
+const OWN_SOURCE: &str = "observer";
 
 /// The Observer's loop: triggers from the bus and the idle check, until the session's token
 /// is cancelled or the core goes away.
@@ -231,10 +246,13 @@ async fn watch(
         };
         let Some(core) = core.upgrade() else { break };
         let now = core.now();
-        let trigger = {
+        let (trigger, idle_change) = {
             let mut s = lock(&state);
-            match &event {
+            let (was_idle, last_activity) = (s.in_idle_spell(), s.last_activity);
+            let trigger = match &event {
                 None => s.on_idle_check(now, &settings),
+                // Its own `idle_start`/`idle_end` are Paige's entries, not the learner's activity.
+                Some(Event::ActionLogged(entry)) if is_own(entry) => None,
                 Some(Event::ActionLogged(entry)) if entry.session_id.as_deref() == Some(session_id.as_str()) => {
                     s.on_action(entry.action_type, now, &settings)
                 }
@@ -247,8 +265,25 @@ async fn watch(
                 },
                 Some(Event::ShuttingDown) => break,
                 Some(_) => None,
-            }
+            };
+            let idle_change = match (was_idle, s.in_idle_spell()) {
+                (false, true) => Some((ActionType::IdleStart, last_activity)),
+                (true, false) => Some((ActionType::IdleEnd, last_activity)),
+                _ => None,
+            };
+            (trigger, idle_change)
         };
+        // Logged before the idle triage runs, so its snapshot shows the learner went idle.
+        if let Some((kind, last_activity)) = idle_change {
+            let idle_ms = (now - last_activity).num_milliseconds().max(0);
+            let data = match kind {
+                ActionType::IdleStart => {
+                    json!({ "lastActionTimestamp": last_activity.timestamp_millis(), "idleMs": idle_ms, "source": OWN_SOURCE })
+                }
+                _ => json!({ "idleMs": idle_ms, "source": OWN_SOURCE }),
+            };
+            core.log_action(kind, data);
+        }
         if let Some(trigger) = trigger {
             core.consider(trigger, &state);
         }

@@ -4,7 +4,9 @@
 //! `PAIGE_AGENT_CMD` or the fallback shell, where it would run as a command), the learner's
 //! last input there ended its line, and the terminal has been quiet for a moment. Otherwise
 //! it waits; a nudge not typed within `stale_after`, or superseded by a newer trigger, is
-//! dropped and logged `nudge_suppressed` (`stale`).
+//! dropped and logged `nudge_suppressed` (`stale`). When the Observer stops (the session's
+//! wrap-up began, or it ended) a waiting nudge is dropped without a word: Claude Code may
+//! be waiting on `paige_end_session`, and a line typed now would land in its prompt.
 
 use std::sync::Arc;
 
@@ -50,7 +52,14 @@ pub(crate) fn prompt_line(answer: &ObserverTriageResponse) -> String {
 }
 
 impl Core {
-    pub(super) fn nudge(self: &Arc<Self>, answer: ObserverTriageResponse, state: &Shared, generation: u64) {
+    /// `cancel` is the Observer's token: its stopping drops a nudge still waiting.
+    pub(super) fn nudge(
+        self: &Arc<Self>,
+        answer: ObserverTriageResponse,
+        state: &Shared,
+        generation: u64,
+        cancel: tokio_util::sync::CancellationToken,
+    ) {
         let signal = signal_name(answer.signal);
         // Logged even when no UI is there to see it (EC-68).
         self.log_action(ActionType::NudgeSent, json!({ "signal": signal, "confidence": answer.confidence }));
@@ -73,10 +82,14 @@ impl Core {
         let line = prompt_line(&answer);
         let (core, state) = (self.clone(), state.clone());
         let settings = self.config().limits.observer;
-        let cancel = self.shutdown_token();
+        let shutdown = self.shutdown_token();
         self.tasks().spawn(async move {
             let deadline = tokio::time::Instant::now() + settings.stale_after;
             let why = loop {
+                if cancel.is_cancelled() {
+                    tracing::info!(signal, "the observer stopped: the waiting nudge is dropped");
+                    return;
+                }
                 if super::lock(&state).generation != generation {
                     break "superseded by a newer trigger";
                 }
@@ -92,7 +105,8 @@ impl Core {
                     break "not typed in time: the learner was busy in the terminal";
                 }
                 tokio::select! {
-                    _ = cancel.cancelled() => return,
+                    _ = shutdown.cancelled() => return,
+                    _ = cancel.cancelled() => {}
                     _ = tokio::time::sleep(POLL) => {}
                 }
             };

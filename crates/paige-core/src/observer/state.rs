@@ -22,6 +22,10 @@ pub struct ObserverSettings {
     /// No learner action for this long is idle (5 min), checked every `idle_check` (30 s).
     pub idle_after: Duration,
     pub idle_check: Duration,
+    /// While the learner stays idle the Observer looks again on a back-off: at `idle_after`
+    /// of idle time, then each gap doubles (5, 10, 20, 40 min) until it reaches this cap,
+    /// then every cap (80, 120, … min). Activity ends the spell and resets it (40 min).
+    pub idle_repeat_max: Duration,
     /// A nudge needs at least this confidence, in hundredths (70).
     pub min_confidence_pct: u8,
     /// A nudge not typed into Claude Code within this long is stale (60 s).
@@ -39,6 +43,7 @@ impl Default for ObserverSettings {
             buffer_updates: 5,
             idle_after: Duration::from_secs(300),
             idle_check: Duration::from_secs(30),
+            idle_repeat_max: Duration::from_secs(40 * 60),
             min_confidence_pct: 70,
             stale_after: Duration::from_secs(60),
             quiet_output: Duration::from_secs(2),
@@ -83,8 +88,9 @@ pub struct ObserverState {
     in_progress: bool,
     /// Bumped by every trigger: a nudge from an older one is superseded.
     pub generation: u64,
-    /// The current idle spell has been evaluated (one evaluation per spell).
-    idle_seen: bool,
+    /// The idle time at which the current idle spell is looked at next; `None` while the
+    /// learner is active (no spell yet).
+    idle_next_look: Option<Duration>,
 }
 
 /// The learner's own actions: what counts as activity and toward flow. Paige's own entries
@@ -119,13 +125,13 @@ impl ObserverState {
             recent: VecDeque::new(),
             in_progress: false,
             generation: 0,
-            idle_seen: false,
+            idle_next_look: None,
         }
     }
 
     fn activity(&mut self, now: DateTime<Utc>, settings: &ObserverSettings) {
         self.last_activity = now;
-        self.idle_seen = false;
+        self.idle_next_look = None;
         self.recent.push_back(now);
         let window = chrono::Duration::from_std(settings.flow_window).unwrap_or(chrono::Duration::MAX);
         while self.recent.front().is_some_and(|t| now - *t > window) || self.recent.len() > settings.flow_actions + 1 {
@@ -175,14 +181,23 @@ impl ObserverState {
         Some(Trigger::StepCheck)
     }
 
-    /// The idle check: a trigger once per idle spell.
+    /// The idle check: a trigger when the learner has been idle for `idle_after`, and again
+    /// on the back-off (see [`ObserverSettings::idle_repeat_max`]) while they stay idle.
     pub fn on_idle_check(&mut self, now: DateTime<Utc>, settings: &ObserverSettings) -> Option<Trigger> {
-        if self.idle_seen || !self.is_idle(now, settings) {
+        let idle_for = (now - self.last_activity).to_std().unwrap_or_default();
+        let due = self.idle_next_look.unwrap_or(settings.idle_after);
+        if idle_for <= due {
             return None;
         }
-        self.idle_seen = true;
+        self.idle_next_look = Some(next_look(due, idle_for, settings.idle_repeat_max));
         self.generation += 1;
         Some(Trigger::Idle)
+    }
+
+    /// Whether an idle spell has begun (the idle check saw the learner idle) and no activity
+    /// has ended it yet.
+    pub fn in_idle_spell(&self) -> bool {
+        self.idle_next_look.is_some()
     }
 
     pub fn is_idle(&self, now: DateTime<Utc>, settings: &ObserverSettings) -> bool {
@@ -213,6 +228,22 @@ impl ObserverState {
         self.in_progress = false;
         self.last_evaluation = Some(now);
     }
+}
+
+/// The idle time of the look after one due at `due` and taken at `idle_for`: the gap doubles
+/// (it is the idle time so far) up to `max`, then stays at `max`; looks missed (a sleeping
+/// laptop, a long check interval) are skipped, not made up in a burst.
+fn next_look(due: Duration, idle_for: Duration, max: Duration) -> Duration {
+    let max = max.max(Duration::from_millis(1));
+    let mut next = due.max(Duration::from_millis(1));
+    while next <= idle_for && next < max {
+        next = next.saturating_mul(2);
+    }
+    if next <= idle_for {
+        let steps = (idle_for - next).as_nanos() / max.as_nanos() + 1;
+        next = next.saturating_add(max.saturating_mul(u32::try_from(steps).unwrap_or(u32::MAX)));
+    }
+    next
 }
 
 #[cfg(test)]
@@ -276,15 +307,39 @@ mod tests {
     }
 
     #[test]
-    fn an_idle_spell_triggers_once_and_only_the_learners_actions_end_it() {
+    fn an_idle_spell_is_looked_at_again_on_a_doubling_back_off_and_only_the_learners_actions_reset_it() {
         let s = ObserverSettings::default();
         let mut state = ObserverState::new("s".into(), at(0));
         assert!(state.on_idle_check(at(299), &s).is_none());
+        assert!(!state.in_idle_spell());
         assert_eq!(state.on_idle_check(at(301), &s), Some(Trigger::Idle));
-        assert!(state.on_idle_check(at(331), &s).is_none(), "once per spell");
+        assert!(state.in_idle_spell());
+        assert!(state.on_idle_check(at(331), &s).is_none(), "not again at once");
         state.on_action(ActionType::NudgeSuppressed, at(340), &s);
         assert!(state.on_idle_check(at(361), &s).is_none(), "Paige's own entries are not activity");
-        state.on_action(ActionType::FileOpen, at(400), &s);
-        assert_eq!(state.on_idle_check(at(701), &s), Some(Trigger::Idle), "a new spell");
+        // Looked at again at 10, 20 and 40 idle minutes, then every 40 (the cap).
+        let looks: Vec<i64> =
+            (0..=(130 * 2)).map(|half| half * 30).filter(|t| state.on_idle_check(at(*t), &s).is_some()).collect();
+        assert_eq!(looks, [630, 1230, 2430, 4830, 7230], "10, 20, 40, 80, 120 minutes (checked every 30 s)");
+        state.on_action(ActionType::FileOpen, at(7300), &s);
+        assert!(!state.in_idle_spell(), "activity ends the spell");
+        assert!(state.on_idle_check(at(7500), &s).is_none(), "the back-off starts over");
+        assert_eq!(state.on_idle_check(at(7601), &s), Some(Trigger::Idle), "a new spell, at 5 minutes");
+        assert!(state.on_idle_check(at(7800), &s).is_none());
+        assert_eq!(state.on_idle_check(at(7901), &s), Some(Trigger::Idle), "then at 10");
+    }
+
+    #[test]
+    fn looks_missed_while_nothing_checked_are_skipped_not_made_up() {
+        let s = ObserverSettings::default();
+        let mut state = ObserverState::new("s".into(), at(0));
+        assert_eq!(state.on_idle_check(at(301), &s), Some(Trigger::Idle));
+        // The laptop slept for three hours: one look, then the next one on the schedule.
+        assert_eq!(state.on_idle_check(at(3 * 3600), &s), Some(Trigger::Idle));
+        assert!(state.on_idle_check(at(3 * 3600 + 30), &s).is_none());
+        assert_eq!(
+            next_look(Duration::from_secs(300), Duration::from_secs(10_800), s.idle_repeat_max).as_secs(),
+            12_000
+        );
     }
 }

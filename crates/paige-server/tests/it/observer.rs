@@ -380,3 +380,83 @@ async fn a_waiting_nudge_superseded_by_a_newer_trigger_is_dropped_as_stale() {
     assert!(!seen.lock().expect("lock").contains(NUDGE), "never typed once superseded");
     core.close_terminal(conn);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wrapup_stops_the_observer_and_the_nudge_waiting_for_claude_code_is_never_typed() {
+    let (fake, server) = watched(Reply::json(&triage(true, 0.9, "wrong_file"))).await;
+    // The wrap-up's first model step takes a while: the window in which a nudge could land.
+    let slow = Reply::error(400, "invalid_request_error", "slow").delayed(Duration::from_millis(1500));
+    fake.always(Matcher::call_type("knowledge_gap_extraction"), slow);
+    let core = server.fixture.core.clone();
+    let session = core.active_session().expect("session").id;
+    let (conn, seen) = cat_terminal(&server, true);
+    typed(&core, conn, "mid-li");
+    let mut socket = ui(&server).await;
+    send(&mut socket, "file:open", json!({"path": "src/notes.md"})).await;
+    until(|| !logged(&server, ActionType::NudgeSent).is_empty()).await;
+    assert!(!seen.lock().expect("lock").contains(NUDGE), "waiting for the learner's line");
+    let client = session_client(&server).await;
+    let end = call(&client, "paige_end_session", json!({"sessionTranscript": "learner fixed the race"}));
+    let meanwhile = async {
+        let status = crate::tools::frames_of(&mut socket, "observer:status", Duration::from_millis(400)).await;
+        assert_eq!(status.last().map(|s| s["active"].clone()), Some(json!(false)), "stopped at the wrap-up's start");
+        assert!(core.active_session().is_some(), "the session is still wrapping up");
+        // The learner finishes their line, opens a file, goes idle: nothing reaches Claude Code.
+        typed(&core, conn, "ne\r");
+        send(&mut socket, "file:open", json!({"path": "src/auth.rs"})).await;
+        server.fixture.clock.advance(chrono::Duration::minutes(6));
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    };
+    let (ended, ()) = tokio::join!(end, meanwhile);
+    ok(&ended);
+    assert!(!seen.lock().expect("lock").contains(NUDGE), "{:?}", seen.lock().expect("lock"));
+    assert_eq!(triage_calls(&fake).len(), 1, "no triage while the session wraps up");
+    let sent = core.db().recent_actions(&session, 50, Some(ActionType::NudgeSent)).expect("log");
+    assert_eq!(sent.len(), 1);
+    core.close_terminal(conn);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_learner_who_stays_idle_is_looked_at_again_at_ten_minutes_and_activity_resets_the_back_off() {
+    let (fake, server) = watched(Reply::json(&triage(false, 0.2, "no_nudge"))).await;
+    let clock = &server.fixture.clock;
+    clock.advance(chrono::Duration::minutes(6));
+    until(|| triage_calls(&fake).len() == 1).await;
+    clock.advance(chrono::Duration::minutes(3));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(triage_calls(&fake).len(), 1, "not again before ten idle minutes");
+    clock.advance(chrono::Duration::minutes(2));
+    until(|| triage_calls(&fake).len() == 2).await;
+    assert_eq!(triage_calls(&fake).len(), 2, "a learner still idle is looked at again");
+    assert_eq!(triage_calls(&fake)[1]["user_idle"], true);
+    // Back to work (a trigger of its own), then idle again: the back-off starts over at 5 min.
+    let mut socket = ui(&server).await;
+    send(&mut socket, "file:open", json!({"path": "src/auth.rs"})).await;
+    until(|| triage_calls(&fake).len() == 3).await;
+    clock.advance(chrono::Duration::minutes(6));
+    until(|| triage_calls(&fake).len() == 4).await;
+    assert_eq!(triage_calls(&fake).len(), 4, "a new spell is looked at after five minutes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_observer_logs_idle_start_when_the_learner_goes_idle_and_idle_end_when_they_come_back() {
+    let (_fake, server) = watched(Reply::json(&triage(false, 0.2, "no_nudge"))).await;
+    let started_at = server.fixture.core.now();
+    server.fixture.clock.advance(chrono::Duration::minutes(6));
+    until(|| !logged(&server, ActionType::IdleStart).is_empty()).await;
+    assert_eq!(
+        logged(&server, ActionType::IdleStart),
+        [json!({"lastActionTimestamp": started_at.timestamp_millis(), "idleMs": 360_000, "source": "observer"})]
+    );
+    assert!(logged(&server, ActionType::IdleEnd).is_empty(), "still idle");
+    server.fixture.clock.advance(chrono::Duration::minutes(6));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(logged(&server, ActionType::IdleStart).len(), 1, "one idle_start per spell");
+    let mut socket = ui(&server).await;
+    send(&mut socket, "file:open", json!({"path": "src/auth.rs"})).await;
+    until(|| !logged(&server, ActionType::IdleEnd).is_empty()).await;
+    assert_eq!(logged(&server, ActionType::IdleEnd), [json!({"idleMs": 720_000, "source": "observer"})]);
+    send(&mut socket, "file:open", json!({"path": "src/notes.md"})).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(logged(&server, ActionType::IdleEnd).len(), 1, "activity outside a spell logs nothing");
+}
