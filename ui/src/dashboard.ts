@@ -114,14 +114,25 @@ export class Dashboard {
   }
 
   /** Asks for everything again (`dashboard:request`) for `period`: the state answers at once,
-   * issues and materials follow. What is on screen stays until its replacement arrives. */
+   * issues and materials follow (Paige keeps its answers until a session completes or a day
+   * passes). What is on screen stays until its replacement arrives. */
   load(period: Period = this.period): void {
+    this.request(period, false);
+  }
+
+  /** Asks Paige to rank the issues and look for materials again instead of sending the
+   * answers it keeps (`dashboard:request` with `refresh`). */
+  refresh(): void {
+    this.request(this.period, true);
+  }
+
+  private request(period: Period, refresh: boolean): void {
     this.period = period;
     this.statsPending = true;
     this.stateError = null;
-    if (this.issues.kind === "error") this.issues = { kind: "loading" };
-    if (this.materials.kind !== "ready") this.waitForMaterials();
-    this.transport.send("dashboard:request", { statsPeriod: period });
+    if (refresh || this.issues.kind === "error") this.issues = { kind: "loading" };
+    if (refresh || this.materials.kind !== "ready") this.waitForMaterials();
+    this.transport.send("dashboard:request", refresh ? { statsPeriod: period, refresh } : { statsPeriod: period });
     this.render();
   }
 
@@ -211,7 +222,12 @@ export class Dashboard {
 
   private render(): void {
     const head = el("header", "dash-head");
-    head.append(el("h1", "", "Welcome back to Paige"), this.renderPeriods());
+    const refresh = el("button", "secondary dash-refresh", "Refresh suggestions");
+    refresh.type = "button";
+    refresh.dataset.testid = "dash-refresh";
+    refresh.title = "Ask the model again for the issues to work on and the learning materials";
+    refresh.addEventListener("click", () => this.refresh());
+    head.append(el("h1", "", "Welcome back to Paige"), this.renderPeriods(), refresh);
     const parts: HTMLElement[] = [head];
     if (this.linkError) {
       const error = el("p", "dash-link-error", this.linkError);

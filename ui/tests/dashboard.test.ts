@@ -173,6 +173,20 @@ describe("errors inline with a retry", () => {
     expect($("materials-skeleton")).not.toBeNull();
   });
 
+  it("Refresh suggestions asks Paige to rank and research again, showing skeletons until they come", () => {
+    const { dash, $, sentOf } = setup();
+    dash.load("7d");
+    dash.setState(state({}, "7d"));
+    dash.setIssues({ issues: [issue(1, 0.5, "good_fit")] });
+    dash.setMaterials({ recommendations: materials });
+    $("dash-refresh")?.click();
+    expect(sentOf("dashboard:request").map((s) => s.payload)).toEqual([{ statsPeriod: "7d" }, { statsPeriod: "7d", refresh: true }]);
+    expect($("issues-skeleton")).not.toBeNull();
+    expect($("materials-skeleton")).not.toBeNull();
+    dash.setIssues({ issues: [issue(2, 0.5, "good_fit")] });
+    expect($("dash-issue")?.textContent).toContain("Issue 2");
+  });
+
   it("shows a refused dashboard:request with a Retry", () => {
     const { dash, $, sentOf } = setup();
     dash.load();

@@ -48,6 +48,8 @@ pub struct Core {
     observer: crate::observer::Observers,
     /// The live session's intake interview (`intake/`).
     intakes: crate::intake::Intakes,
+    /// The dashboard's kept model answers and the UIs showing it (`dashboard/cache.rs`).
+    dashboard: crate::dashboard::DashboardCache,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -109,6 +111,7 @@ impl Core {
             checks: Default::default(),
             observer: Default::default(),
             intakes: Default::default(),
+            dashboard: Default::default(),
         })
     }
 
@@ -118,6 +121,11 @@ impl Core {
         memory.connect();
         self.memory = Arc::new(memory);
         self
+    }
+
+    /// The dashboard's kept model answers (`dashboard/cache.rs`).
+    pub fn dashboard_cache(&self) -> &crate::dashboard::DashboardCache {
+        &self.dashboard
     }
 
     /// Cross-session memory (spec Story 8). Its methods block: call them off the runtime.

@@ -207,7 +207,7 @@ impl Core {
             }),
             // `dashboard:state` to this UI at once; issues and materials follow for every UI.
             ClientMessage::DashboardRequest(request) => {
-                self.dashboard_request(from, request.stats_period).err().map(|err| {
+                self.dashboard_request(from, request.stats_period, request.refresh.unwrap_or(false)).err().map(|err| {
                     let message = format!("Cannot read the dashboard: {err}");
                     ServerMessage::ConnectionError(error(
                         ErrorCode::Internal,

@@ -130,7 +130,12 @@ export type DashboardIssues = { issues: Array<DashboardIssue>, };
 
 export type DashboardMaterials = { recommendations: Array<MaterialRecommendation>, };
 
-export type DashboardRequest = { statsPeriod?: Period, };
+export type DashboardRequest = { statsPeriod?: Period, 
+/**
+ * Paige's extension: ask the model again instead of sending the answers kept since the
+ * last completed session (at most a day old).
+ */
+refresh?: boolean, };
 
 export type DashboardState = { dreyfus: Array<DreyfusItem>, stats: DashboardStats, inProgressSessions: Array<InProgressSession>, katas: Array<KataSummary>, };
 

@@ -7,6 +7,10 @@
 //! (the one step that must succeed: otherwise an error and nothing stored) → plan, phases
 //! and hints in one transaction → `coaching_pipeline` logged → `coaching:plan_ready` → the
 //! first phase's hints in the editor and explorer, as its hint level allows.
+//!
+//! Zero phases from the coach is an empty plan, stored, and an empty list (EC-57: unusual,
+//! not an error). A `memory_connection` needs a memory: when the coach was given none, the
+//! connection it names is its own invention and is dropped before Claude Code or the UI see it.
 
 use std::sync::Arc;
 
@@ -56,8 +60,6 @@ pub enum PipelineError {
     NoActiveSession,
     #[error("the coach agent failed, nothing was stored: {0}")]
     Coach(ApiError),
-    #[error("the coach agent answered without phases; nothing was stored")]
-    NoPhases,
     #[error("cannot store the plan: {0}")]
     Db(#[from] DbError),
 }
@@ -85,11 +87,9 @@ impl Core {
             session_id: Some(&session.id),
             ..CallOptions::new(coach_agent::CALL_TYPE, coach_agent::MODEL, coach_agent::SYSTEM_PROMPT, &user_message)
         };
-        let coached: CoachAgentResponse =
+        let mut coached: CoachAgentResponse =
             self.api().call_with_retry(self.db(), &options).await.map_err(PipelineError::Coach)?;
-        if coached.phases.is_empty() {
-            return Err(PipelineError::NoPhases);
-        }
+        coached.memory_connection = memory_connection(coached.memory_connection.take(), &relevant);
         let core = self.clone();
         let (session_id, plan_text) = (session.id.clone(), input.plan_text.clone());
         let phases = coached.phases.clone();
@@ -219,6 +219,12 @@ impl Core {
             }
         }
     }
+}
+
+/// The coach's link to an earlier session, kept only when it was given a memory to link to
+/// and said something (a blank one is none).
+fn memory_connection(connection: Option<String>, given: &[CoachingMemory]) -> Option<String> {
+    connection.filter(|text| !given.is_empty() && !text.trim().is_empty())
 }
 
 /// The learner's stages for the coach agent: "novice" with no assessment yet, else each

@@ -8,14 +8,16 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::blocking;
+use super::cache::{Claim, joined};
 use crate::api::CallOptions;
 use crate::coaching::github::{Gh, GhError, ListedIssue, truncate_chars};
 use crate::core::Core;
 use crate::db::iso;
+use crate::event::Event;
 use crate::prompts::issue_assessment::{
     self as prompt, AssessedIssue, GapSummary, IssueAssessmentResponse, RecentSession, RelatedMemory,
 };
-use crate::protocol::{DashboardIssue, DashboardIssues, ErrorText, ServerMessage};
+use crate::protocol::{ConnectionId, DashboardIssue, DashboardIssues, ErrorText, ServerMessage};
 
 /// The issues the dashboard shows (FR-173).
 pub const TOP_ISSUES: usize = 10;
@@ -35,16 +37,25 @@ struct Assessment {
 }
 
 impl Core {
-    /// Runs the issue assessment and broadcasts its outcome; whether issues were sent.
-    pub(super) async fn assess_issues(self: &Arc<Self>) -> bool {
-        let core = self.clone();
-        let outcome = match blocking(move || core.issue_assessment_input()).await {
-            // Nothing to assess: no model call (Scenario 12.5).
-            Err(err) => Err(format!("Cannot list this project's GitHub issues: {err}")),
-            // No open issues (EC-84): the answer is an empty list, no model call needed.
-            Ok(None) => Ok(Vec::new()),
-            Ok(Some(assessment)) => self.rank_issues(assessment).await,
+    /// The issue assessment for a load by `to` (a fresh kept answer goes to `to` alone), or
+    /// for a refresh (`to: None`: always run). A run broadcasts its outcome; whether issues
+    /// were sent.
+    pub(super) async fn assess_issues(self: &Arc<Self>, to: Option<ConnectionId>) -> bool {
+        let claim = self.dashboard_cache().lock().issues.claim(self.now(), 0, to.is_none());
+        let ticket = match claim {
+            Claim::Kept(issues) => {
+                if let Some(connection) = to {
+                    let message = ServerMessage::DashboardIssues(DashboardIssues { issues });
+                    self.emit(Event::UiTo { connection, message });
+                }
+                return true;
+            }
+            Claim::Joined(done) => return joined(done).await,
+            Claim::Run(ticket) => ticket,
         };
+        let outcome = self.run_issue_assessment().await;
+        let answer = outcome.as_ref().ok().cloned();
+        self.dashboard_cache().lock().issues.finish(ticket, self.now(), answer);
         match outcome {
             Ok(issues) => {
                 self.broadcast(ServerMessage::DashboardIssues(DashboardIssues { issues }));
@@ -55,6 +66,18 @@ impl Core {
                 self.broadcast(ServerMessage::DashboardIssuesError(ErrorText { error }));
                 false
             }
+        }
+    }
+
+    /// `gh`, then (with open issues) the model's ranking.
+    async fn run_issue_assessment(self: &Arc<Self>) -> Result<Vec<DashboardIssue>, String> {
+        let core = self.clone();
+        match blocking(move || core.issue_assessment_input()).await {
+            // Nothing to assess: no model call (Scenario 12.5).
+            Err(err) => Err(format!("Cannot list this project's GitHub issues: {err}")),
+            // No open issues (EC-84): the answer is an empty list, no model call needed.
+            Ok(None) => Ok(Vec::new()),
+            Ok(Some(assessment)) => self.rank_issues(assessment).await,
         }
     }
 

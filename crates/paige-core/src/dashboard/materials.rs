@@ -6,16 +6,20 @@
 //! whose search found nothing keeps its study order with no links (EC-87).
 
 use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use super::blocking;
+use super::cache::{Claim, joined};
 use crate::api::CallOptions;
 use crate::core::Core;
+use crate::event::Event;
 use crate::prompts::learning_materials::{
     self as prompt, GapInput, LearningMaterialsResponse, Recommendation, ResourceRelevance, ResourceType,
 };
 use crate::protocol::{
-    DashboardMaterials, ErrorText, LearningResource, MaterialRecommendation, Relevance, ResourceKind, ServerMessage,
+    ConnectionId, DashboardMaterials, ErrorText, LearningResource, MaterialRecommendation, Relevance, ResourceKind,
+    ServerMessage,
 };
 
 /// The gaps researched at once (FR-175).
@@ -44,8 +48,10 @@ struct Research {
 }
 
 impl Core {
-    /// Runs the learning materials flow; whether materials were sent (`false` when skipped).
-    pub(super) async fn find_materials(self: &Arc<Self>) -> bool {
+    /// The learning materials for a load by `to`: a fresh kept answer for the same input goes
+    /// to `to` alone; a run broadcasts its outcome. Whether materials
+    /// were sent (`false` when skipped).
+    pub(super) async fn find_materials(self: &Arc<Self>, to: ConnectionId) -> bool {
         let core = self.clone();
         let research = match blocking(move || core.materials_input()).await {
             Ok(Some(research)) => research,
@@ -57,6 +63,39 @@ impl Core {
                 return false;
             }
         };
+        let key = {
+            let mut hasher = std::hash::DefaultHasher::new();
+            (&research.system, &research.message).hash(&mut hasher);
+            hasher.finish()
+        };
+        let claim = self.dashboard_cache().lock().materials.claim(self.now(), key, false);
+        let ticket = match claim {
+            Claim::Kept(recommendations) => {
+                let message = ServerMessage::DashboardMaterials(DashboardMaterials { recommendations });
+                self.emit(Event::UiTo { connection: to, message });
+                return true;
+            }
+            Claim::Joined(done) => return joined(done).await,
+            Claim::Run(ticket) => ticket,
+        };
+        let outcome = self.research_materials(&research).await;
+        let answer = outcome.as_ref().ok().cloned();
+        self.dashboard_cache().lock().materials.finish(ticket, self.now(), answer);
+        match outcome {
+            Ok(recommendations) => {
+                self.broadcast(ServerMessage::DashboardMaterials(DashboardMaterials { recommendations }));
+                true
+            }
+            Err(error) => {
+                tracing::warn!("dashboard materials: {error}");
+                self.broadcast(ServerMessage::DashboardMaterialsError(ErrorText { error }));
+                false
+            }
+        }
+    }
+
+    /// Sonnet with web search on the gaps, its links checked against the search results.
+    async fn research_materials(&self, research: &Research) -> Result<Vec<MaterialRecommendation>, String> {
         let session = self.active_session().map(|s| s.id);
         let tools = prompt::tools();
         let options = CallOptions {
@@ -65,20 +104,13 @@ impl Core {
             tools: &tools,
             ..CallOptions::new(prompt::CALL_TYPE, prompt::MODEL, &research.system, &research.message)
         };
-        match self.api().call_with_retry_sourced::<LearningMaterialsResponse>(self.db(), &options).await {
-            Ok(sourced) => {
-                tracing::debug!(gaps = research.gaps.len(), urls = sourced.search_urls.len(), "learning materials");
-                let recommendations = verified(sourced.answer.recommendations, &sourced.search_urls);
-                self.broadcast(ServerMessage::DashboardMaterials(DashboardMaterials { recommendations }));
-                true
-            }
-            Err(err) => {
-                let error = format!("Paige could not find learning materials: {err}");
-                tracing::warn!("dashboard materials: {error}");
-                self.broadcast(ServerMessage::DashboardMaterialsError(ErrorText { error }));
-                false
-            }
-        }
+        let sourced = self
+            .api()
+            .call_with_retry_sourced::<LearningMaterialsResponse>(self.db(), &options)
+            .await
+            .map_err(|err| format!("Paige could not find learning materials: {err}"))?;
+        tracing::debug!(gaps = research.gaps.len(), urls = sourced.search_urls.len(), "learning materials");
+        Ok(verified(sourced.answer.recommendations, &sourced.search_urls))
     }
 
     /// The gaps, the stack and the katas the model is given; `None` without a gap. Blocking.

@@ -6,10 +6,17 @@
 //! ended (FR-186). `dashboard:refresh_issues` re-runs only the issue assessment (FR-180).
 //!
 //! `dashboard:state` goes to the UI that asked, ahead of anything the flows send: its stats
-//! are for the period that UI chose. Issues and materials go to every UI.
+//! are for the period that UI chose. Issues and materials go to every UI when a flow runs;
+//! a kept answer (`cache.rs`: until a session completes, a refresh, or a day) goes to the UI
+//! that asked alone, with no model call. `dashboard:request` with `refresh` runs both flows
+//! again. When a session ends, every UI that asked for the dashboard gets its
+//! `dashboard:state` again (the session done, its stats and skills).
 
+mod cache;
 mod issues;
 mod materials;
+
+pub use cache::{DashboardCache, max_age};
 
 use std::sync::Arc;
 
@@ -25,15 +32,24 @@ use crate::protocol::{
 
 impl Core {
     /// `dashboard:request` (Scenario 12.1): `dashboard:state` to `from` now, then the issue
-    /// assessment and learning materials in the background. Reads SQLite: call it where
-    /// blocking is allowed.
-    pub fn dashboard_request(self: &Arc<Self>, from: ConnectionId, period: Option<Period>) -> Result<(), DbError> {
+    /// assessment and learning materials in the background, from the cache when it has them
+    /// and `refresh` is not set. Reads SQLite: call it where blocking is allowed.
+    pub fn dashboard_request(
+        self: &Arc<Self>,
+        from: ConnectionId,
+        period: Option<Period>,
+        refresh: bool,
+    ) -> Result<(), DbError> {
         let period = period.unwrap_or_default();
         let state = self.dashboard_state(period)?;
+        self.dashboard_cache().note_viewer(from, period);
+        if refresh {
+            self.dashboard_cache().invalidate();
+        }
         // Before the flows start, so nothing they send can overtake it (SC-087).
         self.emit(Event::UiTo { connection: from, message: ServerMessage::DashboardState(state) });
         self.spawn_dashboard(move |core| async move {
-            let (issues, materials) = tokio::join!(core.assess_issues(), core.find_materials());
+            let (issues, materials) = tokio::join!(core.assess_issues(Some(from)), core.find_materials(from));
             let data =
                 json!({ "statsPeriod": period_name(period), "issuesLoaded": issues, "materialsLoaded": materials });
             let logger = core.clone();
@@ -45,8 +61,35 @@ impl Core {
     /// `dashboard:refresh_issues` (Scenario 12.8): the issue assessment again, nothing else.
     pub fn refresh_dashboard_issues(self: &Arc<Self>) {
         self.spawn_dashboard(|core| async move {
-            core.assess_issues().await;
+            core.assess_issues(None).await;
         });
+    }
+
+    /// A session ended: a completed one makes the kept model answers stale (new gaps, new
+    /// stages, one more recent session), and every UI that asked for the dashboard gets its
+    /// `dashboard:state` again, for the period it chose. Reads SQLite.
+    pub(crate) fn dashboard_session_ended(&self, status: crate::db::SessionStatus) {
+        if status == crate::db::SessionStatus::Completed {
+            self.dashboard_cache().invalidate();
+        }
+        let viewers = self.dashboard_cache().viewers(|id| self.connection(id).is_none());
+        let mut states: Vec<(Period, DashboardState)> = Vec::new();
+        for (connection, period) in viewers {
+            let state = match states.iter().find(|(p, _)| *p == period) {
+                Some((_, state)) => state.clone(),
+                None => match self.dashboard_state(period) {
+                    Ok(state) => {
+                        states.push((period, state.clone()));
+                        state
+                    }
+                    Err(err) => {
+                        tracing::warn!("the dashboard's state after the session's end is not sent: {err}");
+                        return;
+                    }
+                },
+            };
+            self.emit(Event::UiTo { connection, message: ServerMessage::DashboardState(state) });
+        }
     }
 
     /// The dashboard's state now: Dreyfus assessments, the period's stats, the sessions

@@ -127,6 +127,11 @@ pub struct DashboardRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub stats_period: Option<Period>,
+    /// Paige's extension: ask the model again instead of sending the answers kept since the
+    /// last completed session (at most a day old).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub refresh: Option<bool>,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -169,6 +169,49 @@ async fn a_failing_memory_filter_means_coaching_without_memories() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zero_phases_from_the_coach_is_an_empty_plan_stored_and_an_empty_list() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let empty = json!({"phases": [], "memory_connection": null, "estimated_difficulty": "beginner"});
+    fake.always(Matcher::call_type("coach_agent"), Reply::json(&empty));
+    let server = crate::coaching_server(&fake).await;
+    let session = server.fixture.core.start_session(None, None).expect("session");
+    let mut socket = ui(&server).await;
+    let client = session_client(&server).await;
+    let result = call(&client, "paige_run_coaching_pipeline", args()).await;
+    let output = ok(&result).clone();
+    assert_eq!(output["phases"], json!([]), "EC-57: unusual, not an error");
+    let plans = server.fixture.core.db().plans_for_session(&session.id).expect("plans");
+    assert_eq!(plans.len(), 1, "the empty plan is stored");
+    assert_eq!(output["planId"], plans[0].id.as_str());
+    assert!(server.fixture.core.db().phases_for_plan(&plans[0].id).expect("phases").is_empty());
+    let frames = all_frames(&mut socket, Duration::from_millis(500)).await;
+    let ready: Vec<&Value> = frames.iter().filter(|f| f["type"] == "coaching:plan_ready").collect();
+    assert_eq!(ready.len(), 1);
+    assert_eq!(ready[0]["payload"]["phases"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_memory_connection_the_coach_invents_without_memories_is_dropped() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    // No memory is stored: the coach is given none, yet names a connection.
+    fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
+    let server = crate::coaching_server(&fake).await;
+    server.fixture.core.start_session(None, None).expect("session");
+    let mut socket = ui(&server).await;
+    let client = session_client(&server).await;
+    let result = call(&client, "paige_run_coaching_pipeline", args()).await;
+    let output = ok(&result).clone();
+    let coach = fake.message_requests().into_iter().find(|r| r.call_type() == Some("coach_agent")).expect("coach");
+    let message: Value = serde_json::from_str(coach.user_message().expect("user message")).expect("json");
+    assert_eq!(message["relevant_memories"], json!([]), "the coach was given no memory");
+    assert_eq!(output["memoryConnection"], Value::Null, "Claude Code is not told of it");
+    let frames = all_frames(&mut socket, Duration::from_millis(500)).await;
+    let ready = frames.iter().find(|f| f["type"] == "coaching:plan_ready").expect("plan_ready");
+    assert_eq!(ready["payload"]["memoryConnection"], Value::Null, "nor is the UI");
+    assert_eq!(ready["payload"]["phases"].as_array().map(Vec::len), Some(2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_pipeline_runs_in_one_session_store_two_plans() {
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));

@@ -4,6 +4,7 @@ mod checks;
 mod coaching;
 mod completeness;
 mod dashboard;
+mod dashboard_cache;
 mod dashboard_flows;
 mod explain;
 mod failures;

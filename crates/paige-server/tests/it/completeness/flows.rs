@@ -303,7 +303,10 @@ pub(super) async fn after_the_session(day: &mut Day) {
     let gh = day.bin.path().join("gh");
     write_script(&gh, "#!/bin/sh\necho 'gh: authentication required' >&2\nexit 1\n");
     day.ask("dashboard:refresh_issues", json!({}), &["dashboard:issues_error"]).await;
-    day.ask("dashboard:request", json!({"statsPeriod": "7d"}), &["dashboard:state", "dashboard:materials_error"]).await;
+    // The materials answer is kept (issue 28): a refresh asks the model again, which fails now.
+    let refresh = json!({"statsPeriod": "7d", "refresh": true});
+    day.ask("dashboard:request", refresh, &["dashboard:state", "dashboard:issues_error", "dashboard:materials_error"])
+        .await;
 
     let frames = day.ask("practice:list", json!({}), &["practice:katas"]).await;
     let listed = frames.iter().find(|f| f["type"] == "practice:katas").expect("katas");
