@@ -37,12 +37,19 @@ fi
 # cargo fuzz has no --locked: check fuzz/Cargo.lock is current before building from it.
 cargo metadata --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null \
   || die "fuzz/Cargo.lock is out of date: run cargo update --manifest-path fuzz/Cargo.toml --workspace"
-say "building the fuzz targets (cargo fuzz build, AddressSanitizer)"
+# The dev profile at opt-level 1, not cargo fuzz's release build with one codegen unit: on a
+# 2-core machine it builds in ~6 min instead of ~12, and runs at ~60% of the release build's
+# execs/s (debug assertions and overflow checks on in both). PAIGE_FUZZ_RELEASE=1 builds the
+# release way for a long hunt.
+profile=(--dev) bin_profile=debug
+if [ "${PAIGE_FUZZ_RELEASE:-0}" = 1 ]; then profile=(--release --debug-assertions) bin_profile=release; fi
+export CARGO_PROFILE_DEV_OPT_LEVEL=1 CARGO_PROFILE_DEV_DEBUG=0
+say "building the fuzz targets (cargo fuzz build ${profile[*]}, AddressSanitizer)"
 start=$(date +%s)
-cargo fuzz build --fuzz-dir fuzz --target-dir "$target_dir"
+cargo fuzz build "${profile[@]}" --fuzz-dir fuzz --target-dir "$target_dir"
 say "built in $(($(date +%s) - start)) s"
 
-bin_dir="$target_dir/x86_64-unknown-linux-gnu/release"
+bin_dir="$target_dir/x86_64-unknown-linux-gnu/$bin_profile"
 passed=0 failed=0
 printf '%-16s %10s %8s %6s %7s  %s\n' target execs execs/s cov seconds result
 for t in "${targets[@]}"; do
