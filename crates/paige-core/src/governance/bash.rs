@@ -133,8 +133,9 @@ fn open_parens(text: &str) -> usize {
 }
 
 /// brush-parser loops, allocating without end, on a here-document whose delimiter is empty:
-/// `<<` or `<<-` followed by nothing but blanks before an operator or the end of the text
-/// (`cat << (`, inside `$(` — found by cargo fuzz: gigabytes within seconds). Bash rejects
+/// `<<` or `<<-` followed by nothing but blanks (or empty quotes, `<<""`) before an operator
+/// or the end of the text (`cat << (`, inside `$(` — found by cargo fuzz: gigabytes within
+/// seconds). Bash rejects
 /// these as syntax errors. A `<<<` here-string is not a here-document.
 fn has_empty_here_tag(text: &str) -> bool {
     let mut rest = text;
@@ -146,6 +147,15 @@ fn has_empty_here_tag(text: &str) -> bool {
         }
         let tag = after.strip_prefix('-').unwrap_or(after).trim_start_matches([' ', '\t']);
         if tag.is_empty() || tag.starts_with(['&', '(', ')', ';', '\n', '|', '<', '>']) {
+            return true;
+        }
+        // An empty quoted delimiter (`<<""`, `<<''`) loops the same way; bash takes it (the
+        // document ends at an empty line), Paige calls it unknown.
+        let unquoted = tag.trim_start_matches(['"', '\'']);
+        if unquoted.len() < tag.len()
+            && tag[..tag.len() - unquoted.len()].len() % 2 == 0
+            && (unquoted.is_empty() || unquoted.starts_with([' ', '\t', '&', '(', ')', ';', '\n', '|', '<', '>']))
+        {
             return true;
         }
         rest = after;
@@ -549,7 +559,9 @@ mod tests {
     fn a_here_document_without_a_delimiter_is_unknown_without_parsing() {
         // Found by cargo fuzz: the tokenizer allocated without end on each.
         let found = "cce $(at << (ce $(at << (acat@<< tJat@<< t <<taE OFFF||||$((o ";
-        for command in [found, "cat << (x", "cat <<- ;", "cat <<", "echo $(cat << )"] {
+        // And with an empty quoted delimiter (cargo fuzz: out of memory).
+        let quoted = "for $f inc.r; * do mv ;2&<<\"\" l ";
+        for command in [found, quoted, "cat << (x", "cat <<- ;", "cat <<", "echo $(cat << )", "cat <<'' ;x"] {
             let started = std::time::Instant::now();
             let verdict = classify(command);
             assert!(started.elapsed() < std::time::Duration::from_secs(1), "{command:?} took {:?}", started.elapsed());
