@@ -963,20 +963,24 @@ await withApp(
       dashRun = JSON.parse(await waitFor("the run file", () => readFileSync(join(dashData, "run", "server.json"), "utf8")));
       await waitFor("the dashboard's stat cards", async () => (await dashShown()).cards.length > 0, 10_000);
       if (!(await dashShown()).visible) throw new Error("the dashboard is not visible");
-      // Its first issue assessment done: the reload below makes the only other one.
+      // Its first issue assessment done: the refresh below makes the only other one.
       await waitFor("the first issues", async () => (await dashShown()).issues.length === 2, 15_000).catch(async (err) => {
         throw new Error(`${err.message}: ${JSON.stringify(await dashShown())}`);
       });
     });
     let order;
-    await check("after a reload the dashboard renders the seeded state (stat cards, radar, kata) while the issues still show their skeleton, then the issues", async () => {
+    await check("after a reload the dashboard renders the seeded state with the issues it keeps (no model call); Refresh suggestions shows the skeleton, then the issues ranked again", async () => {
       await seedDashboard();
       const assessments = dashFake.callsOf("issue_assessment").length;
       await exec("window.__paigeBeforeReload = true; setTimeout(() => location.reload(), 0); return true");
       await waitFor("the reloaded page", () => exec("return window.__paigeBeforeReload !== true && document.querySelector('[data-testid=dashboard]') !== null"), 20_000);
-      // Watched from inside the page, every 25 ms, until the issues arrive.
+      // The ranking Paige keeps comes with the state: no model call for a reload.
+      await waitFor("the kept issues", async () => (await dashShown()).issues.length === 2, 10_000);
+      if (dashFake.callsOf("issue_assessment").length !== assessments) throw new Error("a reload asked the model again");
+      // Refresh, watched from inside the page every 25 ms until the issues are back.
       order = await wd("POST", `${s}/execute/async`, {
         script: `const done = arguments[arguments.length - 1];
+          document.querySelector('[data-testid="dash-refresh"]').click();
           const t0 = performance.now(), seen = [];
           const d = () => document.querySelector('[data-testid="dashboard"]');
           const tick = () => {
@@ -986,25 +990,25 @@ await withApp(
             const issues = d()?.querySelectorAll('[data-testid="dash-issue"]').length ?? 0;
             const now = { state, skeleton, issues };
             if (!seen.length || JSON.stringify(seen.at(-1).now) !== JSON.stringify(now)) seen.push({ at: Math.round(performance.now() - t0), now });
-            if (issues > 0 || performance.now() - t0 > 15000) return done(seen);
+            if ((issues > 0 && seen.some((o) => o.now.skeleton)) || performance.now() - t0 > 15000) return done(seen);
             setTimeout(tick, 25);
           };
           tick();`,
         args: [],
       });
-      const stateFirst = order.find((o) => o.now.state);
-      const issuesAt = order.find((o) => o.now.issues > 0);
+      const stateFirst = order.find((o) => o.now.state && o.now.skeleton);
+      const issuesAt = order.find((o) => o.now.issues > 0 && stateFirst && o.at > stateFirst.at);
       if (!stateFirst || !issuesAt) throw new Error(`states seen: ${JSON.stringify(order)}`);
       if (!stateFirst.now.skeleton || stateFirst.now.issues !== 0) throw new Error(`when the state showed: ${JSON.stringify(order)}`);
       // The model's 1.5 s: the issues come well after the state.
       if (issuesAt.at - stateFirst.at < 1000) throw new Error(`the issues followed the state by ${issuesAt.at - stateFirst.at} ms: ${JSON.stringify(order)}`);
       if (issuesAt.now.skeleton) throw new Error(`the skeleton stayed with the issues: ${JSON.stringify(order)}`);
-      console.log(`     state at ${stateFirst.at} ms, issues at ${issuesAt.at} ms after the reloaded page was watched`);
+      console.log(`     skeleton at ${stateFirst.at} ms, issues at ${issuesAt.at} ms after Refresh suggestions`);
       const shown = await dashShown();
       const cards = Object.fromEntries(shown.cards.map((c) => c.split("=")));
       if (cards.sessions !== "1" || cards.time !== "45 min" || cards.gaps !== "1 of 1") throw new Error(`stat cards ${JSON.stringify(shown.cards)}`);
       if (JSON.stringify(shown.katas) !== JSON.stringify([kata.id])) throw new Error(`katas ${JSON.stringify(shown.katas)}`);
-      if (dashFake.callsOf("issue_assessment").length !== assessments + 1) throw new Error(`${dashFake.callsOf("issue_assessment").length - assessments} issue assessments after the reload`);
+      if (dashFake.callsOf("issue_assessment").length !== assessments + 1) throw new Error(`${dashFake.callsOf("issue_assessment").length - assessments} issue assessments after the refresh`);
     });
     await check("the ranked issues show best first with gh's titles and their suitability badges", async () => {
       const { issues } = await dashShown();
