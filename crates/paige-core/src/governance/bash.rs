@@ -152,8 +152,9 @@ fn has_empty_here_tag(text: &str) -> bool {
         // An empty quoted delimiter (`<<""`, `<<''`) loops the same way; bash takes it (the
         // document ends at an empty line), Paige calls it unknown.
         let unquoted = tag.trim_start_matches(['"', '\'']);
-        if unquoted.len() < tag.len()
-            && tag[..tag.len() - unquoted.len()].len() % 2 == 0
+        let quotes = tag.len() - unquoted.len();
+        if quotes > 0
+            && quotes.is_multiple_of(2)
             && (unquoted.is_empty() || unquoted.starts_with([' ', '\t', '&', '(', ')', ';', '\n', '|', '<', '>']))
         {
             return true;
