@@ -16,7 +16,7 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixture
 const START: Duration = Duration::from_secs(10);
 
 /// A recorded payload with the project path rewritten, one session id, and `patch` applied.
-fn payload(world: &World, fixture: &str, patch: Value) -> String {
+pub(crate) fn payload(world: &World, fixture: &str, patch: Value) -> String {
     let text = std::fs::read_to_string(format!("{FIXTURES}/{fixture}.json")).expect("fixture");
     let text = text.replace("/home/learner/project", &world.project().display().to_string());
     let mut value: Value = serde_json::from_str(&text).expect("json");

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::claude::{Runner, claude, claude_runs};
+use crate::hook::payload;
 use crate::{PAIGE, World, read_json};
 
 /// A project command Paige cannot read into: it runs, watched, and writes only at its end.
@@ -108,21 +109,6 @@ async fn real_claude_killed_mid_command_then_the_learners_edits_survive_the_next
     paige.wait_for("lost its end", Duration::from_secs(10));
     drop(socket);
     drop(paige);
-}
-
-/// A recorded payload with the project path rewritten, one session, and `patch` applied.
-fn payload(world: &World, fixture: &str, patch: Value) -> String {
-    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/claude-code-hooks");
-    let text = std::fs::read_to_string(format!("{fixtures}/{fixture}.json")).expect("fixture");
-    let text = text.replace("/home/learner/project", &world.project().display().to_string());
-    let mut value: Value = serde_json::from_str(&text).expect("json");
-    value["session_id"] = json!("e2e-session");
-    if let Value::Object(patch) = patch {
-        for (k, v) in patch {
-            value[k] = v;
-        }
-    }
-    value.to_string()
 }
 
 /// Through `paige hook` and `paige restore` as Claude Code and the learner run them: a new
