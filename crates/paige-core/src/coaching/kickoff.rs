@@ -15,7 +15,7 @@ use crate::core::Core;
 use crate::db::ActionType;
 
 /// How often a waiting kickoff looks at the terminal and the interview again.
-const POLL: Duration = Duration::from_millis(200);
+const POLL: Duration = Duration::from_millis(500);
 /// How long a kickoff waits for a quiet terminal and the end of the interview before it is
 /// left to the SessionStart context and the learner.
 const WAIT: Duration = Duration::from_secs(30 * 60);
@@ -61,15 +61,29 @@ impl Core {
             // the moment to begin, so the kickoff waits for its hand-over.
             tokio::select! {
                 _ = cancel.cancelled() => return,
-                _ = tokio::time::sleep(POLL * 5) => {}
+                _ = tokio::time::sleep(POLL * 2) => {}
             }
             loop {
                 if core.active_session().map(|s| s.id) != Some(session.id.clone()) {
                     return;
                 }
-                if let (Some(text), Some(terminal)) = (core.coaching_kickoff(), core.nudge_terminal())
-                    && terminal.ready_for_nudge(quiet)
-                {
+                if tokio::time::Instant::now() >= deadline {
+                    return;
+                }
+                // The database is asked only once Claude Code could take the kickoff.
+                let ready = core.nudge_terminal().filter(|terminal| terminal.ready_for_nudge(quiet));
+                if let Some(terminal) = ready {
+                    let Some(text) = core.coaching_kickoff() else {
+                        // No kickoff: a plan came (done), or the interview still runs (wait).
+                        if core.db().plans_for_session(&session.id).is_ok_and(|plans| !plans.is_empty()) {
+                            return;
+                        }
+                        tokio::select! {
+                            _ = cancel.cancelled() => return,
+                            _ = tokio::time::sleep(POLL) => {}
+                        }
+                        continue;
+                    };
                     let typed = terminal
                         .write(PASTE_START)
                         .and_then(|()| terminal.write(text.as_bytes()))
@@ -84,11 +98,6 @@ impl Core {
                         }
                         Err(err) => tracing::warn!("cannot type the kickoff into Claude Code: {err}"),
                     }
-                    return;
-                }
-                if core.db().plans_for_session(&session.id).is_ok_and(|plans| !plans.is_empty())
-                    || tokio::time::Instant::now() >= deadline
-                {
                     return;
                 }
                 tokio::select! {
