@@ -290,6 +290,9 @@ impl Runner {
             GuardAction::Transition { reason, reasons } => {
                 tasks.abort_all();
                 self.transcript.push(line("interviewer", &self.coding_question));
+                // The view a rejoining panel reads says "coding" before any UI hears of the
+                // hand-over: a rejoin right after the transition never gets the old phase.
+                self.publish(core, false);
                 core.broadcast(ServerMessage::IntakeTransition(IntakeTransition {
                     session_id: self.session_id.clone(),
                     reason: protocol_reason(reason),
