@@ -180,7 +180,9 @@ async fn orphan_check(signal: i32) {
     if !jail_runs() {
         return;
     }
-    let world = World::ready();
+    let mut world = World::ready();
+    // Paige decides at its start that Claude Code runs in the jail: bwrap must be on its PATH.
+    world.set("PATH", &std::env::var("PATH").unwrap_or_default());
     let nonce = format!("guard-orphan-{}-{signal}", std::process::id());
     std::fs::write(world.project().join(&nonce), "watched\n").expect("file");
     let mut paige = world.spawn(&["serve"]);
@@ -193,9 +195,9 @@ async fn orphan_check(signal: i32) {
     fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
     fake.always(Matcher::Any, Reply::text("done"));
     let home = world.root.path().join("home");
-    // Not under /tmp, which is empty in the jail.
-    let bin =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("guard-bin-without-socat-{}", std::process::id()));
+    // Not under /tmp, which is empty in the jail; one per test (each removes its own at the end).
+    let bin = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("guard-bin-without-socat-{}-{signal}", std::process::id()));
     let mut child = Command::new(PAIGE)
         .args(["claude", "-p", "go", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"])
         .current_dir(world.project())

@@ -61,7 +61,9 @@ async fn paige_claude_runs_bash_in_the_read_only_view_and_no_learner_file_change
         eprintln!("bubblewrap cannot run here ({why}); scripts/test.sh installs it");
         return;
     }
-    let world = World::ready();
+    let mut world = World::ready();
+    // Paige decides at its start whether Claude Code runs in the jail: it needs bwrap on PATH.
+    world.set("PATH", &std::env::var("PATH").unwrap_or_default());
     learner_project(&world);
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(10));
@@ -86,24 +88,24 @@ async fn paige_claude_runs_bash_in_the_read_only_view_and_no_learner_file_change
     drop(paige);
 }
 
-/// `PAIGE_JAIL=0` launches Claude Code without the read-only view: the same read-only
-/// command still runs (the other layers decide), and `paige claude --dry-run` shows the
-/// command without bubblewrap.
+/// A Paige started with `PAIGE_JAIL=0` has `paige claude` launch Claude Code without the
+/// read-only view: the same read-only command still runs (the other layers decide), and
+/// `paige claude --dry-run` shows the command without bubblewrap.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paige_claude_without_the_jail_runs_claude_directly_and_the_hooks_still_hold() {
     let Some(claude) = crate::claude::claude() else { return };
-    let world = World::ready();
+    let mut world = World::ready();
+    world.set("PATH", &std::env::var("PATH").unwrap_or_default()).set("PAIGE_JAIL", "0");
     learner_project(&world);
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(10));
     let claude_dir = std::path::Path::new(&claude).parent().expect("dir").display().to_string();
     let path = format!("{claude_dir}:{}", std::env::var("PATH").unwrap_or_default());
     let mut dry = world.command(&["claude", "--dry-run"]);
-    let out = dry.env("PATH", &path).env("PAIGE_JAIL", "0").output().expect("dry run");
+    let out = dry.env("PATH", &path).output().expect("dry run");
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(shown.contains("--permission-mode default") && !shown.contains("bwrap"), "{shown}");
-    let (told, _) =
-        paige_claude(&world, &claude, &["ls src && echo listed-plain-$((6*7))"], &[("PAIGE_JAIL", "0")]).await;
+    let (told, _) = paige_claude(&world, &claude, &["ls src && echo listed-plain-$((6*7))"], &[]).await;
     assert!(told.contains("listed-plain-42"), "{told:.3000}");
     drop(paige);
 }

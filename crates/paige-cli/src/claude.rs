@@ -95,13 +95,28 @@ pub(crate) fn prepare(
     let project_dir = info.project_dir.clone();
     let path = env.get("PATH").map(std::ffi::OsStr::new);
     let governed = project_dir.join(".orchestration").exists();
+    // The running Paige decided at its start whether coach mode runs Claude Code in the
+    // read-only view; its change detector stands down when it does, so this launch must not
+    // run Claude Code any other way.
     let (mode, jail, why_not) = if governed {
         (AgentMode::Governed, None, None)
     } else {
         let sandbox = paige_core::sandbox::probe(path);
-        let jail = paige_core::launch::jail::probe(path);
-        let why_not = jail.as_ref().err().cloned().unwrap_or_else(|| "PAIGE_JAIL=0".into());
-        (AgentMode::Coach { sandbox: sandbox.is_ok() }, jail.ok(), Some(why_not))
+        let (jail, why_not) = match info.jail {
+            Some(true) => match paige_core::launch::jail::probe(path) {
+                Ok(bwrap) => (Some(bwrap), None),
+                Err(why) => bail!(
+                    "the running Paige runs Claude Code in a read-only view of the project, which cannot be made \
+                     from here ({why}); run `paige claude` where Paige runs, or restart Paige with PAIGE_JAIL=0"
+                ),
+            },
+            Some(false) => (None, info.no_jail_because.clone().or_else(|| Some("the running Paige has none".into()))),
+            None => bail!(
+                "the running Paige is older than this paige claude (its run file does not say how Claude \
+                 Code is confined): restart it"
+            ),
+        };
+        (AgentMode::Coach { sandbox: sandbox.is_ok() }, jail, why_not)
     };
     let paige = std::env::current_exe().context("cannot find the paige binary for Claude Code's hooks")?;
     let Some(agent_token) = info.agent_token.clone() else {

@@ -58,9 +58,11 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
     println!("paige doctor");
     let mut report = Report::default();
     // Coach mode's first layer: Claude Code in a read-only view of the project.
-    match paige_core::launch::jail::probe(env.get("PATH").map(std::ffi::OsStr::new)) {
-        Ok(_) => report.ok("read-only", "coach mode runs Claude Code with your project read-only (bubblewrap)".into()),
-        Err(why) => report.warn(
+    match paige_core::launch::jail::Confinement::from_env(&env) {
+        paige_core::launch::jail::Confinement::Jail(_) => {
+            report.ok("read-only", "coach mode runs Claude Code with your project read-only (bubblewrap)".into())
+        }
+        paige_core::launch::jail::Confinement::Off(why) => report.warn(
             "read-only",
             format!(
                 "coach mode cannot give Claude Code a read-only view of your project: {why}; the layers below hold"

@@ -37,6 +37,9 @@ pub struct Config {
     pub token: Option<String>,
     /// Caps on memory and connections (`PAIGE_MAX_*`, `PAIGE_*_TIMEOUT_MS`).
     pub limits: crate::limits::Limits,
+    /// Whether coach mode runs Claude Code in the read-only view (`PAIGE_JAIL`, probed with
+    /// `PATH` on load); [`Config::new`] has none.
+    pub agent_jail: crate::launch::jail::Confinement,
 }
 
 impl std::fmt::Debug for Config {
@@ -54,6 +57,7 @@ impl std::fmt::Debug for Config {
             .field("gh_program", &self.gh_program)
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
             .field("limits", &self.limits)
+            .field("agent_jail", &self.agent_jail)
             .finish()
     }
 }
@@ -94,7 +98,8 @@ pub enum ConfigError {
 
 impl Config {
     /// Reads `PORT`, `PROJECT_DIR`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `DATA_DIR`,
-    /// `CHROMADB_URL`, `PAIGE_MODEL_DIR`, `PAIGE_TOKEN`, `PAIGE_HAIKU_MODEL` and `PAIGE_SONNET_MODEL` from `env`, applies `overrides`, and validates. Every missing required
+    /// `CHROMADB_URL`, `PAIGE_MODEL_DIR`, `PAIGE_TOKEN`, `PAIGE_HAIKU_MODEL`, `PAIGE_SONNET_MODEL`
+    /// and `PAIGE_JAIL` from `env`, applies `overrides`, and validates. Every missing required
     /// variable is reported at once.
     pub fn load(env: &HashMap<String, String>, overrides: ConfigOverrides) -> Result<Config, ConfigError> {
         Config::load_inner(env, overrides, true)
@@ -159,6 +164,7 @@ impl Config {
             gh_program: var("PAIGE_GH").map(PathBuf::from),
             token: var("PAIGE_TOKEN").map(str::to_owned),
             limits: crate::limits::Limits::from_env(env)?,
+            agent_jail: crate::launch::jail::Confinement::from_env(env),
         })
     }
 
@@ -178,6 +184,7 @@ impl Config {
             gh_program: None,
             token: None,
             limits: Default::default(),
+            agent_jail: crate::launch::jail::Confinement::Off("not set up for this core".into()),
         }
     }
 

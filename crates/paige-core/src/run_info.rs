@@ -24,6 +24,14 @@ pub struct RunInfo {
     /// Paige wrote.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_token: Option<Token>,
+    /// Whether coach mode runs Claude Code in the read-only view: this Paige's decision,
+    /// which `paige claude` follows (`launch::jail::Confinement`). Absent in a run file an
+    /// older Paige wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jail: Option<bool>,
+    /// Why there is no read-only view, when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_jail_because: Option<String>,
     pub project_dir: PathBuf,
     pub started_at: DateTime<Utc>,
 }

@@ -81,8 +81,9 @@ impl Core {
         self.live().set_agent_notice(notice);
     }
 
-    /// [`Core::agent_mode`] and, in coach mode, `bwrap` when Claude Code can run in the
-    /// read-only view of the project (`launch::jail`). The notice says which layers hold.
+    /// [`Core::agent_mode`] and, in coach mode, `bwrap` when Claude Code runs in the read-only
+    /// view of the project (`launch::jail`: decided when Paige started, see
+    /// [`Core::agent_jailed`]). The notice says which layers hold.
     pub fn agent_launch_mode(
         &self,
         path: Option<&std::ffi::OsStr>,
@@ -101,7 +102,11 @@ impl Core {
             _ => {
                 let sandbox = sandbox_probe(path);
                 let mode = AgentMode::Coach { sandbox: sandbox.is_ok() };
-                match (jail_probe(path), sandbox) {
+                let jail = match &self.config().agent_jail {
+                    crate::launch::jail::Confinement::Jail(bwrap) => Ok(bwrap.clone()),
+                    crate::launch::jail::Confinement::Off(why) => Err(why.clone()),
+                };
+                match (jail, sandbox) {
                     (Ok(bwrap), _) => (
                         mode,
                         Some(bwrap),
@@ -141,21 +146,16 @@ impl Core {
         self.live().set_agent_notice(notice);
         (mode, jail)
     }
+
+    /// Whether coach mode's Claude Code runs in the jail (every launcher follows the decision
+    /// Paige made at start). Then no tool the agent runs can write a learner file, and the
+    /// change detector stands down in coach mode: whatever changes is the learner's own.
+    pub fn agent_jailed(&self) -> bool {
+        self.config().agent_jail.bwrap().is_some()
+    }
 }
 
 type Probe<T> = (Option<std::ffi::OsString>, Result<T, String>);
-
-/// [`crate::launch::jail::probe`], once per `PATH`.
-fn jail_probe(path: Option<&std::ffi::OsStr>) -> Result<std::path::PathBuf, String> {
-    static PROBES: std::sync::Mutex<Vec<Probe<std::path::PathBuf>>> = std::sync::Mutex::new(Vec::new());
-    let key = path.map(std::ffi::OsStr::to_owned);
-    if let Some((_, known)) = PROBES.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|(k, _)| *k == key) {
-        return known.clone();
-    }
-    let result = crate::launch::jail::probe(path);
-    PROBES.lock().unwrap_or_else(|p| p.into_inner()).push((key, result.clone()));
-    result
-}
 
 /// [`crate::sandbox::probe`], once per `PATH`.
 fn sandbox_probe(path: Option<&std::ffi::OsStr>) -> Result<(), String> {

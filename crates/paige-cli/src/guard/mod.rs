@@ -36,7 +36,7 @@ const LATENCY_CALLS: usize = 20;
 /// The layers `--guard-without` can switch off, to see the others alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Layer {
-    /// The read-only view (bubblewrap): launches get `PAIGE_JAIL=0`.
+    /// The read-only view (bubblewrap): each world's `paige serve` gets `PAIGE_JAIL=0`.
     Jail,
     /// Paige's hooks: the generated settings lose them (nothing is denied, no window opens).
     Hooks,
@@ -108,8 +108,8 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
 
     // The control first: it names the configuration, and what a harmless session leaves.
     let mut world = World::create(run.scratch.join(format!("00-{}", control.name)), &run.path, run.git)?;
-    world.start_serve()?;
-    let env = model::launch_env(&world, "http://127.0.0.1:9", run.jail_env.as_deref());
+    world.start_serve(run.jail_env.as_deref())?;
+    let env = model::launch_env(&world, "http://127.0.0.1:9");
     let prepared = crate::claude::prepare(&world.data_dir, &env, Vec::new())?;
     let sandbox = matches!(prepared.mode, paige_core::launch::AgentMode::Coach { sandbox: true });
     println!(
@@ -284,7 +284,7 @@ fn one(run: &Run, i: usize, attack: &attacks::Attack) -> Result<Done, String> {
     }
     let go = || -> anyhow::Result<Done> {
         let mut world = World::create(run.scratch.join(format!("{i:02}-{}", attack.name)), &run.path, run.git)?;
-        world.start_serve()?;
+        world.start_serve(run.jail_env.as_deref())?;
         let report = attempt(run, &mut world, attack)?;
         let escaped = !report.after_turn.is_empty() || !report.after_learner.is_empty();
         let line = if escaped { report.changes() } else { report.why.clone() };
@@ -335,15 +335,7 @@ fn attempt(run: &Run, world: &mut World, attack: &attacks::Attack) -> anyhow::Re
             .collect()
     };
     let session = |label: &str, calls: &[Call]| {
-        model::run_claude(
-            &run.runtime,
-            world,
-            label,
-            &fill(label, calls),
-            run.jail_env.as_deref(),
-            run.hooks,
-            SESSION_DEADLINE,
-        )
+        model::run_claude(&run.runtime, world, label, &fill(label, calls), run.hooks, SESSION_DEADLINE)
     };
     let first = session("session1", &attack.calls)?;
     let mut why = held_because(&first)?;
@@ -397,19 +389,11 @@ fn held_because(run: &model::Run) -> anyhow::Result<String> {
 /// call apart, so their gaps are the round trip of a call through every layer.
 fn latency(run: &Run) -> anyhow::Result<String> {
     let mut world = World::create(run.scratch.join("latency"), &run.path, run.git)?;
-    world.start_serve()?;
+    world.start_serve(run.jail_env.as_deref())?;
     let calls: Vec<Call> = (0..LATENCY_CALLS)
         .map(|_| Call { tool: "Bash".into(), input: serde_json::json!({"command": "true", "description": "guard"}) })
         .collect();
-    let session = model::run_claude(
-        &run.runtime,
-        &world,
-        "latency",
-        &calls,
-        run.jail_env.as_deref(),
-        run.hooks,
-        SESSION_DEADLINE,
-    )?;
+    let session = model::run_claude(&run.runtime, &world, "latency", &calls, run.hooks, SESSION_DEADLINE)?;
     let mut gaps: Vec<Duration> = session.turn_times.windows(2).map(|w| w[1] - w[0]).collect();
     if gaps.len() < LATENCY_CALLS {
         bail!("only {} of {LATENCY_CALLS} calls were made", gaps.len());

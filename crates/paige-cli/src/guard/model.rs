@@ -84,7 +84,6 @@ pub(crate) fn run_claude(
     world: &World,
     label: &str,
     calls: &[Call],
-    jail_env: Option<&str>,
     hooks: bool,
     deadline: Duration,
 ) -> anyhow::Result<Run> {
@@ -108,7 +107,7 @@ pub(crate) fn run_claude(
     }
     fake.always(Matcher::Any, Reply::text("done"));
 
-    let env = launch_env(world, &fake.base_url(), jail_env);
+    let env = launch_env(world, &fake.base_url());
     let mut extra: Vec<OsString> = ["-p", "go", "--output-format", "stream-json", "--verbose", "--allowedTools"]
         .into_iter()
         .map(OsString::from)
@@ -148,17 +147,14 @@ pub(crate) fn run_claude(
     Ok(Run { events, status, stderr, turn_times })
 }
 
-/// The environment `paige claude` is run from: the world's PATH and HOME, the scripted model,
-/// and `PAIGE_JAIL` when the doctor was given one.
-pub(crate) fn launch_env(world: &World, base_url: &str, jail_env: Option<&str>) -> HashMap<String, String> {
+/// The environment `paige claude` is run from: the world's PATH and HOME and the scripted
+/// model (whether it jails is the world's `paige serve`'s decision).
+pub(crate) fn launch_env(world: &World, base_url: &str) -> HashMap<String, String> {
     let mut env = world.env();
     env.insert("ANTHROPIC_BASE_URL".into(), base_url.into());
     env.insert("ANTHROPIC_API_KEY".into(), "sk-guard".into());
     // Nothing but the scripted model is called: no telemetry, no update check.
     env.insert("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(), "1".into());
-    if let Some(jail) = jail_env {
-        env.insert("PAIGE_JAIL".into(), jail.into());
-    }
     env
 }
 

@@ -3,7 +3,8 @@
 //! to a learner file (lockfiles kept), governed mode undoes changes outside the bound intent's
 //! scope (a denial on the ledger) and ledgers those inside with their SHA-256. A window whose
 //! call never got its PostToolUse (interrupted, killed) is closed at the session's Stop,
-//! SessionEnd or next prompt, or at a new session's start, without undoing anything.
+//! SessionEnd or next prompt, or at a new session's start, without undoing anything. When
+//! coach mode's Claude Code runs in the jail no window is opened: nothing it runs can write.
 
 use super::intents::{self, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
@@ -25,6 +26,9 @@ impl Core {
         let call_id = input.tool_use_id.as_deref().unwrap_or("unidentified call");
         let session = input.session_id.as_str();
         let end = match event {
+            // In the jail no call can write a learner file: in coach mode there is nothing to
+            // watch, and nothing the learner changes meanwhile is ever taken for the agent's.
+            HookEvent::PreToolUse if !governed && self.agent_jailed() => return Ok(decision),
             HookEvent::PreToolUse if call.is_watched() && decision == HookDecision::None => {
                 if let Err(err) = self.watch_begin_in(call_id, session, call.backgrounds()) {
                     return Ok(HookDecision::Deny {

@@ -20,8 +20,53 @@
 //! shared: Claude Code needs its API, and Paige's hooks and MCP on 127.0.0.1 — where the
 //! agent token opens nothing else.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// Whether coach mode runs Claude Code in the jail: decided once, when Paige starts
+/// ([`crate::config::Config::load`]), and followed by every launcher — the app's terminal,
+/// and `paige claude` through the run file. While it holds the change detector stands down in
+/// coach mode: nothing the agent runs can write a learner file, so whatever changes there is
+/// the learner's own, and it is never undone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confinement {
+    /// The jail, made with this `bwrap`.
+    Jail(PathBuf),
+    /// No jail, and why (`PAIGE_JAIL=0`; bubblewrap missing or unable to run here).
+    Off(String),
+}
+
+impl Confinement {
+    /// `PAIGE_JAIL=0` (or `off`, `false`) turns the jail off — for a machine where it gets in
+    /// the way, and for `paige doctor --guard` to show what the other layers hold alone;
+    /// otherwise it is on wherever [`probe`] finds it can run with `PATH` of `env`.
+    pub fn from_env(env: &HashMap<String, String>) -> Confinement {
+        let off = env.get("PAIGE_JAIL").is_some_and(|v| matches!(v.trim(), "0" | "off" | "false"));
+        if off {
+            return Confinement::Off("PAIGE_JAIL=0 turned it off".into());
+        }
+        match probe(env.get("PATH").map(std::ffi::OsStr::new)) {
+            Ok(bwrap) => Confinement::Jail(bwrap),
+            Err(why) => Confinement::Off(why),
+        }
+    }
+
+    pub fn bwrap(&self) -> Option<&Path> {
+        match self {
+            Confinement::Jail(bwrap) => Some(bwrap),
+            Confinement::Off(_) => None,
+        }
+    }
+
+    /// Why there is no jail, when there is none.
+    pub fn why_off(&self) -> Option<&str> {
+        match self {
+            Confinement::Jail(_) => None,
+            Confinement::Off(why) => Some(why),
+        }
+    }
+}
 
 /// What the jail needs to know, all of it absolute.
 #[derive(Debug, Clone, PartialEq, Eq)]

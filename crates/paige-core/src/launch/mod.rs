@@ -71,7 +71,8 @@ pub struct Launch<'a> {
     pub origin: Origin,
     /// `PAIGE_AGENT_CMD`: run this instead (split on whitespace), not jailed, not Claude Code.
     pub agent_override: Option<&'a str>,
-    /// `bwrap` when the jail can run here (`jail::probe`); coach mode only.
+    /// `bwrap` when coach mode runs Claude Code in the jail: the running Paige's decision
+    /// ([`jail::Confinement`]), which every launcher follows; coach mode only.
     pub jail: Option<PathBuf>,
     /// Passed on to `claude` after Paige's own arguments (`paige claude -p …`).
     pub extra_args: Vec<OsString>,
@@ -155,11 +156,7 @@ impl Launch<'_> {
             args.push("--disallowedTools".into());
             args.extend(COACH_DISALLOWED_TOOLS.iter().map(OsString::from));
         }
-        // `PAIGE_JAIL=0` turns the read-only view off (the hooks and the detector remain):
-        // for a machine where it gets in the way, and for `paige doctor --guard` to show
-        // what the other layers hold alone.
-        let jail_off = self.env.get("PAIGE_JAIL").is_some_and(|v| matches!(v.trim(), "0" | "off" | "false"));
-        let jail = self.jail.as_ref().filter(|_| coach && !jail_off);
+        let jail = self.jail.as_ref().filter(|_| coach);
         match &self.server.hook_command {
             Some(paige) => {
                 let mut settings = crate::governance::claude_settings(&shell_quote(&paige.to_string_lossy()));

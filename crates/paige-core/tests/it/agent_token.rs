@@ -14,6 +14,8 @@ fn info(agent: Option<&str>) -> RunInfo {
         port: 4321,
         token: "ui-token".into(),
         agent_token: agent.map(Into::into),
+        jail: None,
+        no_jail_because: None,
         project_dir: "/p".into(),
         started_at: Utc::now(),
     }

@@ -182,3 +182,27 @@ fn the_desktop_load_runs_without_a_key_but_still_needs_a_valid_project() {
     .expect_err("missing dir");
     assert!(matches!(err, ConfigError::ProjectDirNotFound(_)), "{err:?}");
 }
+
+/// Whether coach mode jails Claude Code is decided when Paige loads its config: off with
+/// `PAIGE_JAIL=0` (and why), off when bubblewrap is not on `PATH` (and what to install), on
+/// where bubblewrap can make the read-only view.
+#[test]
+fn the_jail_is_decided_on_load_from_paige_jail_and_path() {
+    use paige_core::launch::jail::Confinement;
+    let project = tempfile::tempdir().expect("project");
+    let dir = project.path().display().to_string();
+    let base = [("PROJECT_DIR", dir.as_str()), ("ANTHROPIC_API_KEY", "k"), ("DATA_DIR", "/tmp/d")];
+    let load = |extra: &[(&str, &str)]| {
+        let pairs: Vec<(&str, &str)> = base.iter().chain(extra).copied().collect();
+        Config::load(&env(&pairs), ConfigOverrides::default()).expect("config").agent_jail
+    };
+    let path = std::env::var("PATH").unwrap_or_default();
+    let off = load(&[("PAIGE_JAIL", "0"), ("PATH", &path)]);
+    assert_eq!(off, Confinement::Off("PAIGE_JAIL=0 turned it off".into()));
+    let missing = load(&[("PATH", "/nonexistent")]);
+    assert!(missing.why_off().is_some_and(|why| why.contains("apt-get install bubblewrap")), "{missing:?}");
+    match paige_core::launch::jail::probe(Some(path.as_ref())) {
+        Ok(bwrap) => assert_eq!(load(&[("PATH", &path)]), Confinement::Jail(bwrap)),
+        Err(why) => eprintln!("bubblewrap cannot run here ({why}); scripts/test.sh installs it"),
+    }
+}

@@ -292,3 +292,32 @@ fn a_guarded_path_is_not_written_while_a_background_command_may_still_run_and_th
     let told = notices(&mut events);
     assert!(told.contains(".mcp.json (changed)") && told.contains("sandbox guards this path"), "{told}");
 }
+
+/// With Claude Code in the jail nothing it runs can write a learner file, so the detector
+/// stands down in coach mode: no window opens, and whatever the learner changes while a
+/// command runs — a save in Paige, an edit and a new file in their own editor — stays where
+/// it is, never moved into the version store. Governed mode (never jailed) still watches.
+#[test]
+fn in_the_jail_no_window_opens_and_the_learners_new_file_stays_where_it_is() {
+    let jailed = |c: &mut paige_core::Config| {
+        c.agent_jail = paige_core::launch::jail::Confinement::Jail("/usr/bin/bwrap".into())
+    };
+    let gov = Gov::coach_with(FILES, jailed);
+    assert!(gov.core.agent_jailed());
+    let mut events = gov.core.subscribe();
+    assert_eq!(gov.bash_starts(A, "t1"), HookDecision::None, "the call itself is the hooks' to decide");
+    assert!(!gov.core.watching(), "no window: nothing the agent runs can write here");
+    learner_works(&gov);
+    assert_eq!(gov.bash_ends(A, "t1"), HookDecision::None, "nothing to tell the model");
+    gov.hook("Stop", A, json!({}));
+    learners_work_is_there(&gov, "after the call and the turn");
+    let kept = gov.core.db().file_versions(&gov.root(), Some("src/new.rs")).expect("versions");
+    assert!(kept.is_empty(), "the learner's new file was never moved: {kept:?}");
+    let told = notices(&mut events);
+    assert!(!told.contains("undid") && !told.contains("restore"), "{told}");
+
+    let free = Gov::coach(FILES);
+    assert!(!free.core.agent_jailed());
+    assert_eq!(free.bash_starts(A, "t1"), HookDecision::None);
+    assert!(free.core.watching(), "without the jail the same call is watched");
+}

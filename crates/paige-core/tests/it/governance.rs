@@ -52,7 +52,12 @@ pub(crate) struct Gov {
 
 impl Gov {
     pub(crate) fn coach(files: &[(&str, &str)]) -> Gov {
-        let t = super::test_core(files);
+        Gov::coach_with(files, |_| {})
+    }
+
+    /// Coach mode with `adjust` applied to the core's config.
+    pub(crate) fn coach_with(files: &[(&str, &str)], adjust: impl FnOnce(&mut paige_core::Config)) -> Gov {
+        let t = super::test_core_with(files, adjust);
         let data = tempfile::tempdir().expect("data");
         Gov { core: t.core, clock: t.clock, project: t.project, data }
     }

@@ -323,6 +323,8 @@ fn run_file(data: &Path, pid: u32, project: &Path) {
         port: 1,
         token: "old".into(),
         agent_token: None,
+        jail: None,
+        no_jail_because: None,
         project_dir: project.to_owned(),
         started_at: chrono::Utc::now(),
     };

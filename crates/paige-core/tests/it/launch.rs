@@ -126,9 +126,13 @@ fn the_jail_wraps_claude_and_paige_jail_0_turns_it_off() {
     assert_eq!(Path::new(&args[dash + 1]), d.bin.join("claude"));
     assert!(env_of(&cmd)["CARGO_TARGET_DIR"].starts_with(d.data.join("claude/scratch").to_str().expect("utf-8")));
 
-    let off = command(&d, &launch_env(&d, &[("PAIGE_JAIL", "0")]), Origin::Shell, Some(bwrap));
-    assert_eq!(off.program, d.bin.join("claude").as_os_str(), "PAIGE_JAIL=0: Claude Code runs as is");
-    assert!(!env_of(&off).contains_key("PAIGE_JAIL"));
+    // Whether to jail is the running Paige's decision (`Confinement`), not the launching
+    // shell's: PAIGE_JAIL there changes nothing, and without a jail Claude Code runs as is.
+    let asked_off = command(&d, &launch_env(&d, &[("PAIGE_JAIL", "0")]), Origin::Shell, Some(bwrap.clone()));
+    assert_eq!(asked_off.program, bwrap.as_os_str(), "the launching shell's PAIGE_JAIL is not the decision");
+    assert!(!env_of(&asked_off).contains_key("PAIGE_JAIL"));
+    let off = command(&d, &launch_env(&d, &[]), Origin::Shell, None);
+    assert_eq!(off.program, d.bin.join("claude").as_os_str(), "no jail: Claude Code runs as is");
 }
 
 #[test]

@@ -48,6 +48,11 @@ pub struct TestCore {
 }
 
 pub fn test_core(files: &[(&str, &str)]) -> TestCore {
+    test_core_with(files, |_| {})
+}
+
+/// [`test_core`] with `adjust` applied to its config first.
+pub fn test_core_with(files: &[(&str, &str)], adjust: impl FnOnce(&mut paige_core::Config)) -> TestCore {
     let project = tempfile::tempdir().expect("project");
     for (path, content) in files {
         let full = project.path().join(path);
@@ -55,7 +60,8 @@ pub fn test_core(files: &[(&str, &str)]) -> TestCore {
         std::fs::write(full, content).expect("write");
     }
     let data = tempfile::tempdir().expect("data");
-    let config = paige_core::Config::new(project.path().to_owned(), data.path().to_owned(), "test");
+    let mut config = paige_core::Config::new(project.path().to_owned(), data.path().to_owned(), "test");
+    adjust(&mut config);
     let clock = clock();
     let core = Arc::new(paige_core::Core::open(config, clock.clone()).expect("core"));
     TestCore { core, clock, project, _data: data }

@@ -9,6 +9,8 @@ fn info(pid: u32, token: &str) -> RunInfo {
         port: 4321,
         token: token.into(),
         agent_token: Some("agent".into()),
+        jail: Some(true),
+        no_jail_because: None,
         project_dir: "/p".into(),
         started_at: Utc::now(),
     }
