@@ -166,9 +166,17 @@ impl Shell {
                 extra_args: Vec::new(),
             }
             .command();
+            let claude = command.as_ref().is_ok_and(|command| command.accepts_nudges);
             match command.and_then(|command| backend.core.open_terminal(id, &command)) {
                 Ok(output) => crate::backend::forward_terminal(app.clone(), &backend.core, window.to_owned(), output),
                 Err(err) => tracing::error!("cannot open the terminal: {err}"),
+            }
+            // Coach mode's promise, checked against the installed Claude Code the first time
+            // this version is seen (`launch::verify`); later starts show the kept result.
+            if let (true, true, Some(paige)) =
+                (claude, matches!(mode, paige_core::launch::AgentMode::Coach { .. }), server.hook_command.clone())
+            {
+                backend.core.verify_guard(paige, env.clone());
             }
         }
         id

@@ -85,12 +85,28 @@ fn guard_check_as_root_with_the_jail_holds_every_attempt() {
     if !jail_runs() {
         return;
     }
-    let (code, report) = doctor_guard(&claude, &[], None);
+    // Late writers are looked for 30 s after the last attempt (the "30 s later"), and
+    // the result is also written as the app keeps it per Claude Code version.
+    let out = tempfile::tempdir().expect("dir");
+    let file = out.path().join("report.json");
+    let args = ["--guard-wait-secs", "30", "--guard-report", file.to_str().expect("utf-8")];
+    let (code, report) = doctor_guard(&claude, &args, None);
     let lines = assert_well_formed(&report, "on");
     let escaped: Vec<_> = lines.iter().filter(|(v, _)| v != "HELD" && v != "SKIP").collect();
     assert!(escaped.is_empty(), "every attempt held: {escaped:?}");
     assert_eq!(code, Some(0), "the check passes");
     assert!(report.contains("  latency  20 `true` Bash calls: p50 "), "{report}");
+    let kept = report_file(&file);
+    assert!(kept.passed && kept.escaped == 0 && kept.failed_attempts.is_empty(), "{kept:?}");
+    let held = lines.iter().filter(|(v, _)| v == "HELD").count();
+    assert_eq!(kept.held, held, "{kept:?}");
+    assert!(report.contains(&format!("Claude Code {} (", kept.claude_version)), "{kept:?}");
+}
+
+/// What `--guard-report` wrote.
+fn report_file(path: &std::path::Path) -> paige_core::launch::verify::GuardReport {
+    let text = std::fs::read_to_string(path).expect("the report file is written");
+    serde_json::from_str(&text).expect("a GuardReport")
 }
 
 #[test]
@@ -115,12 +131,19 @@ fn guard_check_as_an_unprivileged_user_with_the_jail_holds_every_attempt() {
 #[test]
 fn guard_check_without_the_jail_and_the_hooks_fails_naming_the_attempts_that_escaped() {
     let Some(claude) = claude() else { return };
-    let (code, report) = doctor_guard(&claude, &["--guard-without", "jail", "--guard-without", "hooks"], None);
+    let out = tempfile::tempdir().expect("dir");
+    let file = out.path().join("report.json");
+    let args = ["--guard-without", "jail", "--guard-without", "hooks", "--guard-report", file.to_str().expect("utf-8")];
+    let (code, report) = doctor_guard(&claude, &args, None);
     let lines = assert_well_formed(&report, "off");
+    let kept = report_file(&file);
+    assert!(!kept.passed && kept.escaped > 0, "{kept:?}");
     assert!(report.lines().next().unwrap_or_default().contains(" · hooks off · "), "{report}");
     let escaped: Vec<&(String, String)> = lines.iter().filter(|(v, _)| v == "ESCAPED").collect();
     assert!(!escaped.is_empty(), "something escaped without the jail");
     assert_eq!(code, Some(1), "the check fails");
+    let names: Vec<&String> = escaped.iter().map(|(_, name)| name).collect();
+    assert!(names.iter().all(|name| kept.failed_attempts.contains(name)), "{names:?} in {kept:?}");
     for (_, name) in escaped {
         let line = report.lines().find(|l| l.contains(&format!("ESCAPED  {name} "))).expect("its line");
         assert!(

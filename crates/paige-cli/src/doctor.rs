@@ -39,6 +39,9 @@ pub(crate) struct GuardArgs {
     /// Attempts run at once (each a Claude Code and a Paige of its own)
     #[arg(long, value_name = "N", default_value_t = 2, requires = "guard")]
     guard_jobs: usize,
+    /// Also write the result as JSON to FILE (how the app keeps it per Claude Code version)
+    #[arg(long, value_name = "FILE", requires = "guard")]
+    guard_report: Option<std::path::PathBuf>,
 }
 
 /// Runs every check and prints the report; `Ok(false)` when a check failed.
@@ -51,6 +54,7 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
             only: guard.guard_only,
             keep: guard.guard_keep,
             jobs: guard.guard_jobs,
+            report: guard.guard_report,
         });
     }
     let env = crate::serve::environment(args.data_dir.as_ref())?;

@@ -25,6 +25,7 @@ pub(crate) struct Live {
     watch_notice: Option<ServerMessage>,
     /// Which mode the agent was launched in (and, without the OS sandbox, why).
     agent_notice: Option<ServerMessage>,
+    guard_notice: Option<ServerMessage>,
     /// Last diff per path, valid while the buffer version and the file's disk stamp match.
     diffs: HashMap<String, CachedDiff>,
 }
@@ -180,8 +181,12 @@ impl Live {
         self.agent_notice = Some(notice);
     }
 
+    pub(crate) fn set_guard_notice(&mut self, notice: ServerMessage) {
+        self.guard_notice = Some(notice);
+    }
+
     /// What a UI is shown when it connects.
     pub(crate) fn notices(&self) -> Vec<ServerMessage> {
-        self.watch_notice.iter().chain(&self.agent_notice).cloned().collect()
+        self.watch_notice.iter().chain(&self.agent_notice).chain(&self.guard_notice).cloned().collect()
     }
 }

@@ -52,6 +52,9 @@ pub(crate) struct GuardOptions {
     pub keep: bool,
     /// Attempts run at once.
     pub jobs: usize,
+    /// Where to write the result as JSON (`paige_core::launch::verify::GuardReport`): the
+    /// app runs the check this way the first time it sees a Claude Code version.
+    pub report: Option<std::path::PathBuf>,
 }
 
 /// An attempt that ran, kept until the last comparison.
@@ -113,7 +116,7 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
     let prepared = crate::claude::prepare(&world.data_dir, &env, Vec::new())?;
     let sandbox = matches!(prepared.mode, paige_core::launch::AgentMode::Coach { sandbox: true });
     println!(
-        "paige doctor --guard: jail {} · Claude Code sandbox {} · hooks {} · uid {} · {version} ({})",
+        "paige doctor --guard: jail {} · Claude Code sandbox {} · hooks {} · uid {} · Claude Code {version} ({})",
         on_off(prepared.jailed),
         on_off(sandbox),
         on_off(run.hooks),
@@ -201,6 +204,7 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
                     }
                     Err(line) => {
                         tally.errors += 1;
+                        tally.failed.push(attack.name.to_owned());
                         println!("  ERROR    {:<32} {:<13} {line}", attack.name, attack.family);
                     }
                 }
@@ -218,6 +222,7 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
                 tally.escaped += 1;
                 tally.held -= 1;
                 one.escaped = true;
+                tally.failed.push(one.name.to_owned());
             }
             println!(
                 "  ESCAPED  {:<32} {:<13} {} s after the last attempt: {}",
@@ -255,7 +260,22 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
     if let Some(kept) = kept {
         println!("scratch kept: {}", kept.display());
     }
-    Ok(tally.escaped == 0 && tally.errors == 0)
+    let passed = tally.escaped == 0 && tally.errors == 0;
+    if let Some(path) = &options.report {
+        let report = paige_core::launch::verify::GuardReport {
+            claude_version: version.clone(),
+            passed,
+            held: tally.held,
+            escaped: tally.escaped,
+            skipped: tally.skipped,
+            errors: tally.errors,
+            failed_attempts: tally.failed.clone(),
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        std::fs::write(path, serde_json::to_vec_pretty(&report)?)
+            .with_context(|| format!("cannot write the report to {}", path.display()))?;
+    }
+    Ok(passed)
 }
 
 #[derive(Default)]
@@ -264,12 +284,15 @@ struct Tally {
     escaped: usize,
     skipped: usize,
     errors: usize,
+    /// The attempts that escaped or could not run.
+    failed: Vec<String>,
 }
 
 impl Tally {
     fn count(&mut self, one: &Done) {
         if one.escaped {
             self.escaped += 1;
+            self.failed.push(one.name.to_owned());
         } else {
             self.held += 1;
         }
@@ -418,7 +441,7 @@ fn claude_version(claude: &std::path::Path) -> anyhow::Result<String> {
         .output()
         .with_context(|| format!("cannot run {} --version", claude.display()))?;
     let text = String::from_utf8_lossy(&output.stdout);
-    Ok(format!("Claude Code {}", text.split_whitespace().next().unwrap_or("(unknown version)")))
+    Ok(text.split_whitespace().next().unwrap_or("(unknown version)").to_owned())
 }
 
 /// `program` in one of `path`'s folders, executable.

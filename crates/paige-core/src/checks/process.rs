@@ -67,10 +67,27 @@ pub async fn run(
     cancel: &CancellationToken,
     started: impl FnOnce(i32),
 ) -> Ran {
+    run_program(&invocation.program, &invocation.args, None, cwd, timeout, cancel, started).await
+}
+
+/// [`run`] for any program and arguments (the guard self-check runs `paige doctor --guard`),
+/// with only `env` for its environment when given.
+pub async fn run_program(
+    program: &Path,
+    args: &[String],
+    env: Option<&std::collections::HashMap<String, String>>,
+    cwd: &Path,
+    timeout: Duration,
+    cancel: &CancellationToken,
+    started: impl FnOnce(i32),
+) -> Ran {
     let begun = Instant::now();
-    let mut command = tokio::process::Command::new(&invocation.program);
+    let mut command = tokio::process::Command::new(program);
+    if let Some(env) = env {
+        command.env_clear().envs(env);
+    }
     command
-        .args(&invocation.args)
+        .args(args)
         .current_dir(cwd)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

@@ -13,6 +13,7 @@
 
 pub mod env;
 pub mod jail;
+pub mod verify;
 
 use std::collections::HashMap;
 use std::ffi::OsString;

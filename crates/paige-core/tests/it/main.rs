@@ -14,6 +14,7 @@ mod detector_learner;
 mod files;
 mod fuzz;
 mod governance;
+mod guard_verify;
 mod hostile;
 mod intake_guard;
 mod intake_invitation;
