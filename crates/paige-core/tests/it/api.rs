@@ -143,7 +143,7 @@ async fn sonnet_request_carries_its_model_id_custom_max_tokens_and_the_given_too
     let body = &w.fake.message_requests()[0].body;
     assert_eq!(body["model"], "claude-sonnet-4-5-20250929");
     assert_eq!(body["max_tokens"], 8192);
-    assert_eq!(body["tools"], json!([{"type": "web_search_20250305", "name": "web_search"}]));
+    assert_eq!(body["tools"], json!([{"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]));
 }
 
 #[tokio::test]
