@@ -81,7 +81,11 @@ impl ApiError {
             ApiError::Transport { .. } => "Paige cannot reach the Anthropic API — check your connection, then retry",
             ApiError::Timeout { .. } => "the Anthropic API stopped answering — retry in a moment",
             ApiError::Deadline { after, .. } => {
-                return format!("the model took longer than {} s to answer — retry in a moment", after.as_secs().max(1));
+                let after = match after.as_secs() {
+                    0 => format!("{} ms", after.as_millis()),
+                    secs => format!("{secs} s"),
+                };
+                return format!("the model took longer than {after} to answer — retry in a moment");
             }
             ApiError::Refusal { .. } => "the model declined to answer this — try asking about something else",
             ApiError::MaxTokens { .. } => "the model's answer was too long and was cut off — retry",

@@ -311,6 +311,7 @@ impl ApiClient {
         let max_tokens = options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
         let mut messages = vec![json!({ "role": "user", "content": options.user_message })];
         let mut search_urls = Vec::new();
+        let mut continued = 0;
         loop {
             let body = RequestBody {
                 model: &model.id,
@@ -337,8 +338,7 @@ impl ApiClient {
                 }
                 Turn::Paused { content, search_urls: found } => {
                     search_urls.extend(found);
-                    let continued = messages.len() / 2;
-                    if continued >= MAX_PAUSE_CONTINUATIONS {
+                    if continued == MAX_PAUSE_CONTINUATIONS {
                         return Err(ApiError::InvalidResponse {
                             reason: format!(
                                 "the model paused its turn (pause_turn) {} times; Paige stopped continuing it",
@@ -346,8 +346,13 @@ impl ApiClient {
                             ),
                         });
                     }
+                    continued += 1;
                     tracing::info!(call_type = options.call_type, continued, "continuing a paused turn");
-                    messages.push(json!({ "role": "assistant", "content": content }));
+                    // One assistant turn, however often it paused: its blocks so far, in order.
+                    match messages.last_mut().and_then(|last| last["content"].as_array_mut()) {
+                        Some(blocks) if continued > 1 => blocks.extend(content),
+                        _ => messages.push(json!({ "role": "assistant", "content": content })),
+                    }
                 }
             }
         }

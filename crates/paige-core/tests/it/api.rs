@@ -15,9 +15,9 @@ use super::clock;
 
 /// The response type of these tests.
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
-struct Verdict {
-    ok: bool,
-    note: Option<String>,
+pub(crate) struct Verdict {
+    pub(crate) ok: bool,
+    pub(crate) note: Option<String>,
 }
 
 impl StructuredOutput for Verdict {
@@ -96,11 +96,11 @@ impl World {
     }
 }
 
-fn verdict() -> Value {
+pub(crate) fn verdict() -> Value {
     json!({"ok": true, "note": "fine"})
 }
 
-fn assert_failure_row(row: &ApiCall) {
+pub(crate) fn assert_failure_row(row: &ApiCall) {
     assert_eq!((row.latency_ms, row.input_tokens, row.output_tokens, row.cost_estimate), (-1, 0, 0, 0.0), "{row:?}");
 }
 
