@@ -34,18 +34,19 @@ fn assert_deadline(error: &ApiError, call_type: &str, after: Duration) {
 
 #[tokio::test]
 async fn one_deadline_covers_every_retry_of_a_call_including_the_extra_d68_attempt() {
-    let deadline = Duration::from_millis(500);
+    let deadline = Duration::from_millis(600);
     let w = world_within(deadline).await;
-    // Six attempts of 200 ms each (three, then D68's three more) would take 1.2 s.
-    w.fake.always(Matcher::Any, Reply::overloaded().delayed(Duration::from_millis(200)));
+    // Six attempts of 400 ms each (three, then D68's three more) would take 2.4 s.
+    w.fake.always(Matcher::Any, Reply::overloaded().delayed(Duration::from_millis(400)));
     let started = Instant::now();
     let error = w.client.call_with_retry::<Verdict>(&w.db, &options(&w, "explain_this", &[])).await.expect_err("late");
     let took = started.elapsed();
     assert_deadline(&error, "explain_this", deadline);
-    assert!(took >= deadline && took < Duration::from_millis(900), "ended at the deadline: {took:?}");
+    assert!(took >= deadline && took < Duration::from_millis(1800), "ended at the deadline: {took:?}");
     let rows = w.rows();
-    assert_eq!(rows.len(), w.fake.message_requests().len(), "every attempt logged, the one cut short too");
-    assert!((2..=3).contains(&rows.len()), "{} attempts within the deadline", rows.len());
+    // The attempt cut short has its row even when its request had not reached the fake yet.
+    assert!(!rows.is_empty() && rows.len() >= w.fake.message_requests().len(), "every attempt logged");
+    assert!(rows.len() < 6, "the deadline ended the retries: {} attempts", rows.len());
     rows.iter().for_each(assert_failure_row);
     assert!(!error.is_transient(), "a deadline is not tried again");
 }
@@ -57,7 +58,7 @@ async fn a_first_byte_later_than_the_deadline_ends_the_call_there_and_logs_the_a
     let started = Instant::now();
     let error = w.client.call::<Verdict>(&w.db, &options(&w, "observer_triage", &[])).await.expect_err("late");
     assert_deadline(&error, "observer_triage", Duration::from_millis(200));
-    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(started.elapsed() < Duration::from_secs(3), "not the 5 s answer: {:?}", started.elapsed());
     assert_eq!(w.latencies(), [-1]);
 }
 
@@ -73,7 +74,7 @@ async fn an_answer_that_stalls_halfway_ends_at_the_deadline() {
 #[tokio::test]
 async fn a_stream_that_stalls_midway_ends_at_the_deadline_before_its_idle_timeout() {
     let w = world_with(|settings| {
-        settings.deadlines = ModelDeadlines::all(Duration::from_millis(300));
+        settings.deadlines = ModelDeadlines::all(Duration::from_secs(1));
         settings.stream_idle_timeout = Duration::from_secs(10);
     })
     .await;
@@ -85,8 +86,8 @@ async fn a_stream_that_stalls_midway_ends_at_the_deadline_before_its_idle_timeou
         .stream_text(&w.db, &options(&w, "intake_interviewer", &[]), &mut |text| seen.push_str(text))
         .await
         .expect_err("stalled");
-    assert_deadline(&error, "intake_interviewer", Duration::from_millis(300));
-    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_deadline(&error, "intake_interviewer", Duration::from_secs(1));
+    assert!(started.elapsed() < Duration::from_secs(5), "not the idle timeout: {:?}", started.elapsed());
     assert_eq!(seen, "Hello ");
     assert_eq!(w.latencies(), [-1]);
 }
