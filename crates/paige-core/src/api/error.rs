@@ -81,9 +81,10 @@ impl ApiError {
             ApiError::Transport { .. } => "Paige cannot reach the Anthropic API — check your connection, then retry",
             ApiError::Timeout { .. } => "the Anthropic API stopped answering — retry in a moment",
             ApiError::Deadline { after, .. } => {
-                let after = match after.as_secs() {
-                    0 => format!("{} ms", after.as_millis()),
-                    secs => format!("{secs} s"),
+                let after = match after.as_millis() {
+                    ms if ms < 1000 => format!("{ms} ms"),
+                    ms if ms % 1000 == 0 => format!("{} s", ms / 1000),
+                    _ => format!("{:.1} s", after.as_secs_f64()),
                 };
                 return format!("the model took longer than {after} to answer — retry in a moment");
             }

@@ -83,25 +83,25 @@ async fn a_review_whose_answer_stalls_is_a_review_error_at_its_deadline_and_an_o
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_coach_agent_overloaded_past_its_deadline_fails_the_pipeline_for_claude_code_and_tells_the_learner() {
     let fake = FakeAnthropic::start().await.expect("fake");
-    // Overloaded, slowly: the retries alone would take well over a second.
+    // Overloaded, slowly: six attempts with their back-offs would take over 5 s.
     fake.always(Matcher::call_type("coach_agent"), Reply::overloaded().delayed(Duration::from_millis(250)));
-    let server = server_within(&fake, Duration::from_millis(600), |_| {}).await;
+    let server = server_within(&fake, Duration::from_millis(1500), |_| {}).await;
     let session = server.fixture.core.start_session(None, None).expect("session");
     let mut socket = ui(&server).await;
     let client = session_client(&server).await;
     let started = Instant::now();
     let result = call(&client, "paige_run_coaching_pipeline", args()).await;
-    assert!(started.elapsed() < Duration::from_millis(1500), "{:?}", started.elapsed());
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
     let text = error_text(&result);
     assert!(text.contains("the coach agent failed, nothing was stored") && text.contains("did not finish within"), "{text}");
-    assert!((2..=3).contains(&calls_of(&fake, "coach_agent").len()), "retried until the deadline");
+    assert!((2..6).contains(&calls_of(&fake, "coach_agent").len()), "retried until the deadline");
     assert!(server.fixture.core.db().plans_for_session(&session.id).expect("plans").is_empty());
     let notices = frames_of(&mut socket, "coaching:message", Duration::from_millis(300)).await;
     let error = notices.iter().find(|n| n["type"] == "error").unwrap_or_else(|| panic!("an error notice: {notices:?}"));
     let (sentence, _) = readable(&error["message"]);
     assert_eq!(
         sentence,
-        "Paige could not turn Claude Code's plan into phases: the model took longer than 600 ms to answer — retry in a moment."
+        "Paige could not turn Claude Code's plan into phases: the model took longer than 1.5 s to answer — retry in a moment."
     );
 }
 
@@ -161,7 +161,7 @@ async fn dashboard_issues_retry_an_overloaded_api_and_an_assessment_past_its_dea
     })
     .await;
     let (sentence, details) = readable(&payload(&frames, "dashboard:issues_error")["error"]);
-    assert!(sentence.starts_with("Paige could not assess this project's issues: the model took longer than 1 s"));
+    assert!(sentence.starts_with("Paige could not assess this project's issues: the model took longer than 1.5 s"), "{sentence}");
     assert!(details.contains("PAIGE_MODEL_DASHBOARD_TIMEOUT_MS"), "{details}");
 }
 
