@@ -10,7 +10,10 @@ use super::{ApiError, Sourced, StructuredOutput};
 pub(super) enum Turn<T> {
     Answer(Sourced<T>),
     /// The paused turn's content blocks, verbatim, and the search URLs among them.
-    Paused { content: Vec<Value>, search_urls: Vec<String> },
+    Paused {
+        content: Vec<Value>,
+        search_urls: Vec<String>,
+    },
 }
 
 #[derive(Debug, Default, Clone, Copy, Deserialize)]

@@ -72,8 +72,12 @@ impl ApiError {
         let advice = match self {
             ApiError::NotConfigured => "Paige has no Anthropic API key — add one in Settings, or set ANTHROPIC_API_KEY",
             ApiError::Authentication { .. } => "the Anthropic API rejected Paige's key — check the key in Settings",
-            ApiError::RateLimited { .. } => "the Anthropic API is limiting how often Paige may call it — wait a minute, then retry",
-            ApiError::Server { status: 529, .. } => "the Anthropic API is overloaded right now — wait a moment, then retry",
+            ApiError::RateLimited { .. } => {
+                "the Anthropic API is limiting how often Paige may call it — wait a minute, then retry"
+            }
+            ApiError::Server { status: 529, .. } => {
+                "the Anthropic API is overloaded right now — wait a moment, then retry"
+            }
             ApiError::Server { .. } => "the Anthropic API had a problem of its own — retry in a moment",
             ApiError::InvalidRequest { .. } => {
                 "the Anthropic API refused Paige's request — retry, and if it happens again report it with the details"

@@ -318,7 +318,9 @@ impl ApiClient {
                 max_tokens,
                 system: options.system_prompt,
                 messages: &messages,
-                output_config: OutputConfig { format: OutputFormat { kind: "json_schema", schema: T::output_schema() } },
+                output_config: OutputConfig {
+                    format: OutputFormat { kind: "json_schema", schema: T::output_schema() },
+                },
                 tools: options.tools,
             };
             let body = match serde_json::to_vec(&body) {

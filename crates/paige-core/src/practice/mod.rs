@@ -172,10 +172,9 @@ impl Core {
                 constraints: Some(active.clone()),
             };
             // FR-157, FR-167: appended only now, after a review that makes sense.
-            let recorded = self
-                .db()
-                .record_kata_attempt(&kata.id, &attempt)
-                .map_err(|err| error_text(&format!("{FAILED}: the attempt could not be saved — retry."), &err.to_string()))?;
+            let recorded = self.db().record_kata_attempt(&kata.id, &attempt).map_err(|err| {
+                error_text(&format!("{FAILED}: the attempt could not be saved — retry."), &err.to_string())
+            })?;
             Ok((answer, level, newly_unlocked(&recorded.kata.constraints, recorded.previous_best, level)))
         });
         match reviewed {

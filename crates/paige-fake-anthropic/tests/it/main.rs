@@ -270,10 +270,14 @@ async fn a_paused_web_search_turn_has_the_search_and_no_answer_and_the_continuat
     fake.once(Matcher::Any, Reply::text("done"));
     let paused: Value = post(&fake, "a", body(false)).await.expect("sent").json().await.expect("json");
     assert_eq!(paused["stop_reason"], "pause_turn");
-    let kinds: Vec<&str> = paused["content"].as_array().expect("blocks").iter().filter_map(|b| b["type"].as_str()).collect();
+    let kinds: Vec<&str> =
+        paused["content"].as_array().expect("blocks").iter().filter_map(|b| b["type"].as_str()).collect();
     assert_eq!(kinds, ["server_tool_use", "web_search_tool_result"]);
     let mut again = body(false);
-    again["messages"].as_array_mut().expect("messages").push(json!({"role": "assistant", "content": paused["content"]}));
+    again["messages"]
+        .as_array_mut()
+        .expect("messages")
+        .push(json!({"role": "assistant", "content": paused["content"]}));
     let done: Value = post(&fake, "a", again).await.expect("sent").json().await.expect("json");
     assert_eq!(done["stop_reason"], "end_turn");
     let recorded = fake.message_requests();

@@ -13,7 +13,9 @@ use serde_json::{Value, json};
 
 use crate::Running;
 use crate::coaching::{args, coach_reply};
-use crate::dashboard::{calls_of, dashboard_frames, gap, gh_stand_in, materials, payload, ranking, request, two_issues};
+use crate::dashboard::{
+    calls_of, dashboard_frames, gap, gh_stand_in, materials, payload, ranking, request, two_issues,
+};
 use crate::tools::{call, error_text, frames_of, ok, session_client, ui};
 
 const SHORT: Duration = Duration::from_millis(300);
@@ -48,7 +50,10 @@ async fn explain_slower_than_its_deadline_is_an_explain_error_that_says_to_retry
     let failed = frames_of(&mut socket, "explain:error", Duration::from_millis(1500)).await;
     assert!(started.elapsed() < Duration::from_secs(3), "ended at the deadline: {:?}", started.elapsed());
     let (sentence, details) = readable(&failed[0]["error"]);
-    assert_eq!(sentence, "Paige could not explain this: the model took longer than 300 ms to answer — retry in a moment.");
+    assert_eq!(
+        sentence,
+        "Paige could not explain this: the model took longer than 300 ms to answer — retry in a moment."
+    );
     assert!(details.contains("PAIGE_MODEL_EXPLAIN_TIMEOUT_MS"), "{details}");
 
     crate::explain::ask(&mut socket, "src/auth.rs", "fn login() {}").await;
@@ -93,7 +98,10 @@ async fn a_coach_agent_overloaded_past_its_deadline_fails_the_pipeline_for_claud
     let result = call(&client, "paige_run_coaching_pipeline", args()).await;
     assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
     let text = error_text(&result);
-    assert!(text.contains("the coach agent failed, nothing was stored") && text.contains("did not finish within"), "{text}");
+    assert!(
+        text.contains("the coach agent failed, nothing was stored") && text.contains("did not finish within"),
+        "{text}"
+    );
     assert!((2..6).contains(&calls_of(&fake, "coach_agent").len()), "retried until the deadline");
     assert!(server.fixture.core.db().plans_for_session(&session.id).expect("plans").is_empty());
     let notices = frames_of(&mut socket, "coaching:message", Duration::from_millis(300)).await;
@@ -161,7 +169,10 @@ async fn dashboard_issues_retry_an_overloaded_api_and_an_assessment_past_its_dea
     })
     .await;
     let (sentence, details) = readable(&payload(&frames, "dashboard:issues_error")["error"]);
-    assert!(sentence.starts_with("Paige could not assess this project's issues: the model took longer than 1.5 s"), "{sentence}");
+    assert!(
+        sentence.starts_with("Paige could not assess this project's issues: the model took longer than 1.5 s"),
+        "{sentence}"
+    );
     assert!(details.contains("PAIGE_MODEL_DASHBOARD_TIMEOUT_MS"), "{details}");
 }
 
@@ -192,7 +203,10 @@ async fn materials_continue_a_paused_web_search_and_keep_the_links_it_found() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn materials_that_keep_searching_past_their_deadline_are_a_materials_error() {
     let fake = FakeAnthropic::start().await.expect("fake");
-    fake.always(Matcher::call_type("learning_materials"), Reply::pause_turn("again").delayed(Duration::from_millis(200)));
+    fake.always(
+        Matcher::call_type("learning_materials"),
+        Reply::pause_turn("again").delayed(Duration::from_millis(200)),
+    );
     let server = server_within(&fake, Duration::from_millis(500), |_| {}).await;
     let core = server.fixture.core.clone();
     let session = core.start_session(None, Some("work".into())).expect("session").id;
@@ -204,7 +218,10 @@ async fn materials_that_keep_searching_past_their_deadline_are_a_materials_error
     })
     .await;
     let (sentence, details) = readable(&payload(&frames, "dashboard:materials_error")["error"]);
-    assert_eq!(sentence, "Paige could not find learning materials: the model took longer than 500 ms to answer — retry in a moment.");
+    assert_eq!(
+        sentence,
+        "Paige could not find learning materials: the model took longer than 500 ms to answer — retry in a moment."
+    );
     assert!(details.contains("PAIGE_MODEL_MATERIALS_TIMEOUT_MS"), "{details}");
     assert!(calls_of(&fake, "learning_materials").len() <= 3, "continuations stop at the deadline");
 }
