@@ -1,7 +1,8 @@
 //! Each feature's model-error path against the fake Messages API behaving as the real one
 //! does (issue 28): an answer slower than the call's deadline, a stalled answer, 529
 //! overloaded, a web search the API pauses. The deadline ends the call, the feature's error
-//! says what to do in its first line, and Retry (the same request again) answers.
+//! says what to do in its first line, and Retry (the same request again) answers; a wrap-up
+//! step past it counts as nothing found.
 
 use std::time::{Duration, Instant};
 
@@ -224,4 +225,24 @@ async fn materials_that_keep_searching_past_their_deadline_are_a_materials_error
     );
     assert!(details.contains("PAIGE_MODEL_MATERIALS_TIMEOUT_MS"), "{details}");
     assert!(calls_of(&fake, "learning_materials").len() <= 3, "continuations stop at the deadline");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrap_up_step_that_stalls_ends_at_its_deadline_counted_as_zero_and_the_session_completes() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    // Tried before the script's own rule for the same call type.
+    fake.always(Matcher::call_type("knowledge_gap_extraction"), Reply::json(&json!({})).stall_after(0));
+    crate::wrapup::script(&fake);
+    let server = server_within(&fake, Duration::from_millis(500), |_| {}).await;
+    let core = server.fixture.core.clone();
+    let session = core.start_session(None, Some("work".into())).expect("session").id;
+    let client = session_client(&server).await;
+    let started = Instant::now();
+    let ended = call(&client, "paige_end_session", json!({"sessionTranscript": "learner fixed the race"})).await;
+    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+    assert_eq!(
+        ok(&ended),
+        &json!({"knowledgeGaps": 0, "kataSpecs": 0, "dreyfusUpdates": 1, "memoriesStored": 1, "sessionStatus": "completed"})
+    );
+    assert_eq!(core.db().session(&session).expect("session").status, paige_core::db::SessionStatus::Completed);
 }
