@@ -82,7 +82,9 @@ impl ApiClient {
     /// [`ApiError::Refusal`]. Transient failures are retried like `call` retries them, but
     /// only when no text was delivered. Every attempt writes one `api_call_log` row: a
     /// success its latency and the stream's token counts, a failure `latency_ms = -1`. The
-    /// call type's deadline covers every attempt: then [`ApiError::Deadline`].
+    /// call type's deadline covers every attempt: then [`ApiError::Deadline`]. A paused turn
+    /// (`pause_turn`, only with server tools, which no streamed call sends) is returned as
+    /// its stop reason, not continued.
     pub async fn stream_chat(
         &self,
         db: &Db,
