@@ -417,8 +417,9 @@ export class Toasts {
       (t) => t.dataset.message === message && t.classList.contains(`toast-${kind}`),
     );
     if (showing) return;
-    const toast = el("div", `toast toast-${kind}`);
-    toast.append(...errorMessage(message));
+    // An error's details fold below its sentence; any other notice shows whole.
+    const toast = el("div", `toast toast-${kind}`, kind === "error" ? "" : message);
+    if (kind === "error") toast.append(...errorMessage(message));
     toast.dataset.message = message;
     toast.dataset.testid = "toast";
     // A click dismisses it, but not one that opens its details.

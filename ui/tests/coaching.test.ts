@@ -439,4 +439,11 @@ describe("toasts", () => {
     shown[0]!.querySelector("p")!.click();
     expect(host.querySelectorAll(".toast").length).toBe(0);
   });
+
+  it("a coaching message of several lines is shown whole, nothing folded", () => {
+    const host = document.createElement("div");
+    new Toasts(host).show("Look at login() first.\nThen the callback.", "hint");
+    expect(host.querySelector(".toast")?.textContent).toBe("Look at login() first.\nThen the callback.");
+    expect(host.querySelector("details")).toBeNull();
+  });
 });
