@@ -1,7 +1,7 @@
 // The coaching side: the coaching panel (the start view without a session; with one its
 // title, the intake interview, the plan's phases, the hint level, progress, "just show me"
 // and the end of the session), and toasts for coaching messages and nudges.
-import { el } from "./dom";
+import { el, errorMessage } from "./dom";
 import { IntakePanel } from "./intake";
 import type { ConnectionInit, HintLevel, IssueContext, PhaseSummary, ServerPayloads, SessionStarted, StepCheck } from "./protocol";
 import { NEXT_STEP, type StartRequest, StartView } from "./session-start";
@@ -414,12 +414,18 @@ export class Toasts {
    * both when its terminal starts and in the hello that follows). */
   show(message: string, kind: string): void {
     const showing = [...this.host.querySelectorAll<HTMLElement>(".toast")].some(
-      (t) => t.textContent === message && t.classList.contains(`toast-${kind}`),
+      (t) => t.dataset.message === message && t.classList.contains(`toast-${kind}`),
     );
     if (showing) return;
-    const toast = el("div", `toast toast-${kind}`, message);
+    // An error's details fold below its sentence; any other notice shows whole.
+    const toast = el("div", `toast toast-${kind}`, kind === "error" ? "" : message);
+    if (kind === "error") toast.append(...errorMessage(message));
+    toast.dataset.message = message;
     toast.dataset.testid = "toast";
-    toast.addEventListener("click", () => toast.remove());
+    // A click dismisses it, but not one that opens its details.
+    toast.addEventListener("click", (e) => {
+      if (!(e.target instanceof Element && e.target.closest("details"))) toast.remove();
+    });
     this.host.append(toast);
     setTimeout(() => toast.remove(), TOAST_MS);
   }

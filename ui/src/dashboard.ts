@@ -10,7 +10,7 @@
 // Starting and resuming go through the coaching panel (`DashboardHooks.start`), which shows
 // the request pending and any refusal. Opening a kata belongs to Practice: the dashboard
 // dispatches `paige:open-kata` (bubbling, `detail: {kataId}`) from its root.
-import { el } from "./dom";
+import { el, errorMessage } from "./dom";
 import { type OpenExternal, desktopOpener, externalLink } from "./links";
 import type {
   DashboardIssue,
@@ -477,7 +477,7 @@ function errorBox(testid: string, message: string, retry: () => void): HTMLEleme
   const error = el("div", "panel-error");
   error.dataset.testid = testid;
   error.setAttribute("role", "alert");
-  error.append(el("p", "", message));
+  error.append(...errorMessage(message));
   const button = el("button", "secondary", "Retry");
   button.type = "button";
   button.dataset.testid = `${testid}-retry`;

@@ -8,7 +8,7 @@
 // older ones' (the core answers in order unless the model's latencies cross). Closing the
 // drawer forgets what was pending; another UI's answers are ignored unless this one waits
 // for the same path.
-import { el } from "./dom";
+import { el, errorMessage } from "./dom";
 import { Drawer } from "./drawer";
 import type { ExplainResponse, PathError, TextSelection, UserExplain } from "./protocol";
 import type { Transport } from "./transport";
@@ -114,7 +114,7 @@ export class ExplainPanel {
     } else if (view.kind === "failed") {
       const box = el("div", "panel-error");
       box.dataset.testid = "explain-error";
-      box.append(el("p", "", view.error));
+      box.append(...errorMessage(view.error));
       const retry = el("button", "secondary", "Retry");
       retry.type = "button";
       retry.dataset.testid = "explain-retry";

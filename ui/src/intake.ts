@@ -5,7 +5,7 @@
 // (FR-005) with a countdown that ticks locally between states. At the transition the panel
 // shows Paige's scripted coding question. Without an interview (and without a plan) it
 // offers "Interview me first".
-import { el } from "./dom";
+import { el, errorMessage } from "./dom";
 import type { IntakeError, IntakePhase, IntakeReason, IntakeReplyDone, IntakeSentence, IntakeState, IntakeTransition } from "./protocol";
 import type { Transport } from "./transport";
 
@@ -484,7 +484,7 @@ export class IntakePanel {
     const box = el("div", "panel-error");
     box.dataset.testid = "intake-error";
     box.setAttribute("role", "alert");
-    box.append(el("p", "", `The interview hit a problem: ${failure.message}`));
+    box.append(...errorMessage(failure.message, "The interview hit a problem: "));
     if (failure.retryable) {
       const retry = el("button", "secondary", "Retry");
       retry.type = "button";

@@ -8,7 +8,7 @@
 // Reviews go to every UI and carry only the kata's id: the drawer shows the answer to its
 // own latest submission for the open kata (while N are in flight the first N-1 answers are
 // the older ones'), and ignores the rest.
-import { el } from "./dom";
+import { el, errorMessage } from "./dom";
 import { Drawer } from "./drawer";
 import type { FollowUp, KataConstraint, KataError, KataLoad, PracticeKata, PracticeKatas, ReviewResponse, UserReview } from "./protocol";
 import type { Transport } from "./transport";
@@ -341,7 +341,7 @@ export class PracticePanel {
   private errorBox(error: string, retry: () => void): HTMLElement {
     const box = el("div", "panel-error");
     box.dataset.testid = "practice-error";
-    box.append(el("p", "", error));
+    box.append(...errorMessage(error));
     const button = el("button", "secondary", "Retry");
     button.type = "button";
     button.dataset.testid = "practice-retry";

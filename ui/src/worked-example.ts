@@ -3,7 +3,7 @@
 // shown read-only in a drawer beside the editor. Never the learner's file, never a tab, never
 // written anywhere: the code is text in a <pre>.
 import type { ServerPayloads } from "./protocol";
-import { el } from "./dom";
+import { el, errorMessage } from "./dom";
 import { Drawer } from "./drawer";
 
 type State = { kind: "idle" } | { kind: "preparing" } | { kind: "failed"; error: string };
@@ -61,7 +61,7 @@ export class ShowMe {
     } else if (this.state.kind === "failed") {
       const box = el("div", "panel-error");
       box.dataset.testid = "show-me-error";
-      box.append(el("p", "", this.state.error));
+      box.append(...errorMessage(this.state.error));
       const retry = el("button", "secondary", "Retry");
       retry.type = "button";
       retry.dataset.testid = "show-me-retry";

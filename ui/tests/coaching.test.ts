@@ -424,4 +424,26 @@ describe("toasts", () => {
       "Wrapping up First task in the background.",
     ]);
   });
+
+  it("an error notice shows its sentence, folds its details, and opening them does not dismiss it", () => {
+    const host = document.createElement("div");
+    const toasts = new Toasts(host);
+    const text = "Paige could not turn Claude Code's plan into phases: the model took longer than 180 s to answer — retry in a moment.\nthe model call coach_agent did not finish within 180s";
+    toasts.show(text, "error");
+    toasts.show(text, "error");
+    const shown = host.querySelectorAll<HTMLElement>(".toast");
+    expect(shown.length).toBe(1);
+    expect(shown[0]!.querySelector(".error-sentence")?.textContent).toMatch(/^Paige could not turn .* retry in a moment\.$/);
+    shown[0]!.querySelector("summary")!.click();
+    expect(host.querySelectorAll(".toast").length).toBe(1);
+    shown[0]!.querySelector("p")!.click();
+    expect(host.querySelectorAll(".toast").length).toBe(0);
+  });
+
+  it("a coaching message of several lines is shown whole, nothing folded", () => {
+    const host = document.createElement("div");
+    new Toasts(host).show("Look at login() first.\nThen the callback.", "hint");
+    expect(host.querySelector(".toast")?.textContent).toBe("Look at login() first.\nThen the callback.");
+    expect(host.querySelector("details")).toBeNull();
+  });
 });

@@ -129,6 +129,26 @@ describe("the Explain This drawer", () => {
     expect(ui.$("explain-explanation")).not.toBeNull();
   });
 
+  it("an error shows its first line, what to do, and folds the raw chain under Details", () => {
+    ui.panel.request(request());
+    const sentence = "Paige could not explain this: Paige cannot reach the Anthropic API — check your connection, then retry.";
+    const chain = "cannot reach the Anthropic API: error sending request for url (…): tcp connect error";
+    ui.panel.error({ path: "src/app.ts", error: `${sentence}\n${chain}` });
+    const box = ui.$("explain-error")!;
+    expect(box.querySelector(".error-sentence")?.textContent).toBe(sentence);
+    const details = box.querySelector<HTMLDetailsElement>("[data-testid=error-details]")!;
+    expect(details.open).toBe(false);
+    expect(details.querySelector("summary")?.textContent).toBe("Details");
+    expect(details.querySelector("pre")?.textContent).toBe(chain);
+    expect(ui.$("explain-retry")).not.toBeNull();
+  });
+
+  it("an error of one line has no Details", () => {
+    ui.panel.request(request());
+    ui.panel.error({ path: "src/app.ts", error: "Cannot explain src/app.ts: not found" });
+    expect(ui.$("explain-error")?.querySelector("details")).toBeNull();
+  });
+
   it("an answer for an older request's file does not overwrite the latest request's", () => {
     ui.panel.request(request("src/old.ts"));
     ui.panel.request(request("src/app.ts"));

@@ -48,6 +48,8 @@ pub struct Limits {
     pub intake_timebox: Duration,
     pub intake_typing_quiet: Duration,
     pub intake_control_wait: Duration,
+    /// `PAIGE_MODEL_*_TIMEOUT_MS`: how long one model call may take, retries included.
+    pub model_deadlines: crate::api::ModelDeadlines,
 }
 
 /// The fewest connections a listener may be limited to: the load test runs 110 clients.
@@ -73,6 +75,7 @@ impl Default for Limits {
             intake_timebox: Duration::from_secs(240),
             intake_typing_quiet: Duration::from_secs(20),
             intake_control_wait: Duration::from_secs(2),
+            model_deadlines: Default::default(),
         }
     }
 }
@@ -134,6 +137,11 @@ impl Limits {
             ("PAIGE_INTAKE_CONTROL_WAIT_MS", &mut limits.intake_control_wait),
         ] {
             if let Some(n) = number(var, 100)? {
+                *field = Duration::from_millis(n);
+            }
+        }
+        for (var, field) in limits.model_deadlines.fields() {
+            if let Some(n) = number(var, 10)? {
                 *field = Duration::from_millis(n);
             }
         }
@@ -208,6 +216,22 @@ mod tests {
         assert!(err.to_string().contains("PAIGE_MAX_CONNECTIONS"), "{err}");
         let env: HashMap<String, String> = [("PAIGE_MAX_FILE_BYTES".into(), "ten".into())].into();
         assert!(Limits::from_env(&env).is_err());
+    }
+
+    #[test]
+    fn each_kind_of_model_call_has_a_deadline_from_the_environment() {
+        let env: HashMap<String, String> = [
+            ("PAIGE_MODEL_TRIAGE_TIMEOUT_MS".into(), "1500".into()),
+            ("PAIGE_MODEL_MATERIALS_TIMEOUT_MS".into(), "90000".into()),
+        ]
+        .into();
+        let deadlines = Limits::from_env(&env).expect("limits").model_deadlines;
+        assert_eq!(deadlines.for_call("observer_triage").0, Duration::from_millis(1500));
+        assert_eq!(deadlines.for_call("learning_materials").0, Duration::from_secs(90));
+        assert_eq!(deadlines.for_call("explain_this").0, Duration::from_secs(90), "unset: the default");
+        let env: HashMap<String, String> = [("PAIGE_MODEL_COACH_TIMEOUT_MS".into(), "soon".into())].into();
+        let err = Limits::from_env(&env).expect_err("not a number");
+        assert!(err.to_string().contains("PAIGE_MODEL_COACH_TIMEOUT_MS"), "{err}");
     }
 
     #[test]

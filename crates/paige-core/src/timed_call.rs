@@ -1,6 +1,6 @@
 //! One model call on the learner's behalf, as Explain This and practice reviews make it: in
-//! the live session if there is one, with one retry on a transient failure (D68), timed, and
-//! with the model's id — what their `*_completed` actions log.
+//! the live session if there is one, with one retry on a transient failure (D68), within the
+//! call type's deadline, timed, and with the model's id — what their `*_completed` actions log.
 
 use std::time::Instant;
 

@@ -16,9 +16,12 @@
 //!
 //! A [`Reply`] can be a message (answered as JSON, or as SSE events when the request has
 //! `"stream": true`), an HTTP error in the API's error shape (401, 429 with `retry-after`, 500,
-//! 529, …), a dropped connection, or any of these after a delay. A streamed message can be
-//! shaped further ([`StreamScript`]): its exact text deltas, a pause between them, and an end
-//! other than `message_stop` (cut off, an `error` event, silence).
+//! 529, …), a dropped connection, or any of these after a delay (a long wait for the first
+//! byte). A streamed message can be shaped further ([`StreamScript`]): its exact text deltas,
+//! a pause between them, and an end other than `message_stop` (cut off, an `error` event,
+//! silence); a plain answer that is to stall sends half its body, then nothing more.
+//! [`Reply::pause_turn`] is a web-search turn the API paused, as the real API pauses long
+//! ones: the client is to send it back as the assistant's turn to have it continued.
 
 mod server;
 
@@ -111,7 +114,8 @@ pub enum StreamEnd {
     CutAfter(usize),
     /// An `event: error` (as the API reports an overload mid-stream), then the body ends.
     ErrorAfter { deltas: usize, error_type: String, message: String },
-    /// The connection stays open and silent until the client gives up.
+    /// The connection stays open and silent until the client gives up. A plain (not
+    /// streamed) answer sends its head and half its body first.
     StallAfter(usize),
 }
 
@@ -241,6 +245,14 @@ impl Reply {
         Reply::message(vec![json!({"type": "text", "text": text})], "refusal")
     }
 
+    /// A web-search turn the API paused (`stop_reason: "pause_turn"`): the search's
+    /// `server_tool_use` and results, no answer yet.
+    pub fn pause_turn(query: &str) -> Reply {
+        let mut blocks = web_search_blocks(query);
+        blocks.retain(|block| block["type"] != "text");
+        Reply::message(blocks, "pause_turn")
+    }
+
     /// `stop_reason: "max_tokens"` with a truncated answer.
     pub fn max_tokens(partial: &str) -> Reply {
         Reply::message(vec![json!({"type": "text", "text": partial})], "max_tokens")
@@ -334,6 +346,7 @@ impl Reply {
     }
 
     /// Streamed, nothing more is sent after `deltas` text deltas; the connection stays open.
+    /// Not streamed, half the JSON body is sent, then nothing more.
     pub fn stall_after(self, deltas: usize) -> Reply {
         self.map_message(|m| m.stream.end = StreamEnd::StallAfter(deltas))
     }
@@ -409,6 +422,11 @@ impl RecordedRequest {
             Value::Array(blocks) => blocks.first()?.get("text")?.as_str(),
             _ => None,
         }
+    }
+
+    /// The request's `messages` (role and content), oldest first.
+    pub fn messages(&self) -> &[Value] {
+        self.body.get("messages").and_then(Value::as_array).map_or(&[], Vec::as_slice)
     }
 
     pub fn is_stream(&self) -> bool {

@@ -106,6 +106,8 @@ async fn serve_connection(stream: TcpStream, state: &State) -> std::io::Result<(
                     .unwrap_or_default();
                 if request.is_stream() {
                     write_sse(&mut write, id, &model, &message).await?;
+                } else if let StreamEnd::StallAfter(_) = message.stream.end {
+                    write_stalled_json(&mut write, &message_json(id, &model, &message)).await?;
                 } else {
                     write_json(&mut write, 200, &message_json(id, &model, &message), &[]).await?;
                 }
@@ -235,6 +237,17 @@ async fn write_json(
     out.push_str(&body);
     write.write_all(out.as_bytes()).await?;
     write.flush().await
+}
+
+/// The head of a complete JSON answer and half its body; then silence until the fake is
+/// dropped, as a connection that stalls mid-answer.
+async fn write_stalled_json(write: &mut (impl AsyncWriteExt + Unpin), body: &Value) -> std::io::Result<()> {
+    let body = body.to_string();
+    let head = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n", body.len());
+    write.write_all(head.as_bytes()).await?;
+    write.write_all(&body.as_bytes()[..body.len() / 2]).await?;
+    write.flush().await?;
+    std::future::pending().await
 }
 
 /// The Messages API's streaming shape: message_start, ping, per block start/deltas/stop,

@@ -23,6 +23,10 @@ pub enum ApiError {
     Transport { message: String },
     #[error("the Anthropic API did not answer within {after:?}")]
     Timeout { after: Duration },
+    /// The call's overall deadline passed, its retries and continuations included; `var` is
+    /// the setting that moves it. Not retried: the deadline already covered the retries.
+    #[error("the model call {call_type} did not finish within {after:?} (set {var} to wait longer)")]
+    Deadline { call_type: String, after: Duration, var: &'static str },
     /// `stop_reason: "refusal"` (EC-40), with whatever the model said.
     #[error("the model refused to answer: {text}")]
     Refusal { text: String },
@@ -56,10 +60,49 @@ impl ApiError {
             ApiError::InvalidRequest { .. } => "invalid_request",
             ApiError::Transport { .. } => "transport",
             ApiError::Timeout { .. } => "timeout",
+            ApiError::Deadline { .. } => "deadline",
             ApiError::Refusal { .. } => "refusal",
             ApiError::MaxTokens { .. } => "max_tokens",
             ApiError::InvalidResponse { .. } => "invalid_response",
         }
+    }
+
+    /// What went wrong and what the learner can do, in one sentence.
+    pub fn advice(&self) -> String {
+        let advice = match self {
+            ApiError::NotConfigured => "Paige has no Anthropic API key — add one in Settings, or set ANTHROPIC_API_KEY",
+            ApiError::Authentication { .. } => "the Anthropic API rejected Paige's key — check the key in Settings",
+            ApiError::RateLimited { .. } => {
+                "the Anthropic API is limiting how often Paige may call it — wait a minute, then retry"
+            }
+            ApiError::Server { status: 529, .. } => {
+                "the Anthropic API is overloaded right now — wait a moment, then retry"
+            }
+            ApiError::Server { .. } => "the Anthropic API had a problem of its own — retry in a moment",
+            ApiError::InvalidRequest { .. } => {
+                "the Anthropic API refused Paige's request — retry, and if it happens again report it with the details"
+            }
+            ApiError::Transport { .. } => "Paige cannot reach the Anthropic API — check your connection, then retry",
+            ApiError::Timeout { .. } => "the Anthropic API stopped answering — retry in a moment",
+            ApiError::Deadline { after, .. } => {
+                let after = match after.as_millis() {
+                    ms if ms < 1000 => format!("{ms} ms"),
+                    ms if ms % 1000 == 0 => format!("{} s", ms / 1000),
+                    _ => format!("{:.1} s", after.as_secs_f64()),
+                };
+                return format!("the model took longer than {after} to answer — retry in a moment");
+            }
+            ApiError::Refusal { .. } => "the model declined to answer this — try asking about something else",
+            ApiError::MaxTokens { .. } => "the model's answer was too long and was cut off — retry",
+            ApiError::InvalidResponse { .. } => "the model's answer was not in the shape Paige expects — retry",
+        };
+        advice.to_owned()
+    }
+
+    /// The error as a UI shows it: `what` failed, [`ApiError::advice`], then the full error as
+    /// the details (see [`crate::protocol::error_text`]).
+    pub fn readable(&self, what: &str) -> String {
+        crate::protocol::error_text(&format!("{what}: {}.", self.advice()), &self.to_string())
     }
 
     /// Classifies a non-200 answer; `body` is the API's `{"type":"error","error":{...}}` or anything else.

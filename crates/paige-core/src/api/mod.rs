@@ -3,26 +3,34 @@
 //! [`ApiClient::call`] posts one structured-output request to the Messages API, turns the
 //! answer into the caller's Rust type, and writes one `api_call_log` row per HTTP attempt —
 //! success or failure — before it returns. Transport failures are retried like the official
-//! SDKs do; [`ApiClient::call_with_retry`] adds the one extra attempt of D68 on top.
+//! SDKs do; [`ApiClient::call_with_retry`] adds the one extra attempt of D68 on top. A turn
+//! the API pauses (`stop_reason: "pause_turn"`, a long web search) is sent back to be
+//! continued, at most [`MAX_PAUSE_CONTINUATIONS`] times. Each call, all its attempts and
+//! continuations together, ends by its call type's deadline (`deadline.rs`).
 //! [`ApiClient::stream_text`] (`stream.rs`) streams a plain-text reply delta by delta.
 
+mod answer;
+mod deadline;
 mod error;
 mod schema;
 mod stream;
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::config::Config;
-use crate::db::{Db, NewApiCall};
+use crate::db::Db;
 
 pub use crate::models::{HAIKU_MODEL, Model, ModelMap, ModelTier, PRICES, Price, SONNET_MODEL, UnknownModel, price_of};
+use answer::{Turn, Usage, parse_answer};
+pub use deadline::ModelDeadlines;
 pub use error::ApiError;
 pub use schema::structured_schema;
 pub use stream::{ChatMessage, ChatRole, StreamedText};
@@ -33,6 +41,10 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// Tells the fake Messages API in tests which call this is; the real API ignores it.
 pub const CALL_TYPE_HEADER: &str = "x-paige-call-type";
+/// How often one call sends a paused turn (`pause_turn`) back to be continued.
+pub const MAX_PAUSE_CONTINUATIONS: usize = 3;
+/// The most web searches one request may make (the tool's `max_uses`).
+pub const WEB_SEARCH_MAX_USES: u32 = 5;
 
 /// A response type the model answers in: deserializable, with its structured-output schema.
 ///
@@ -48,12 +60,19 @@ pub struct ServerTool {
     #[serde(rename = "type")]
     pub kind: String,
     pub name: String,
+    /// The most times the model may use the tool in one request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_uses: Option<u32>,
 }
 
 impl ServerTool {
-    /// `{"type":"web_search_20250305","name":"web_search"}`.
+    /// `{"type":"web_search_20250305","name":"web_search","max_uses":5}`.
     pub fn web_search() -> ServerTool {
-        ServerTool { kind: "web_search_20250305".into(), name: "web_search".into() }
+        ServerTool {
+            kind: "web_search_20250305".into(),
+            name: "web_search".into(),
+            max_uses: Some(WEB_SEARCH_MAX_USES),
+        }
     }
 }
 
@@ -104,6 +123,8 @@ pub struct ApiSettings {
     pub transient_retry_delay: Duration,
     /// Per attempt, whole request and response.
     pub timeout: Duration,
+    /// Per call, every attempt and continuation included, by call type.
+    pub deadlines: ModelDeadlines,
     /// A streamed reply ([`ApiClient::stream_text`]) with no event for this long has stalled.
     pub stream_idle_timeout: Duration,
 }
@@ -121,6 +142,7 @@ impl ApiSettings {
             max_retry_after: Duration::from_secs(60),
             transient_retry_delay: Duration::from_secs(1),
             timeout: Duration::from_secs(600),
+            deadlines: ModelDeadlines::default(),
             stream_idle_timeout: Duration::from_secs(60),
         }
     }
@@ -132,6 +154,7 @@ impl ApiSettings {
             settings.base_url = url.clone();
         }
         settings.models = ModelMap::with_overrides(config.haiku_model.as_deref(), config.sonnet_model.as_deref())?;
+        settings.deadlines = config.limits.model_deadlines;
         Ok(settings)
     }
 }
@@ -159,7 +182,7 @@ impl std::fmt::Debug for ApiClient {
 
 /// What one HTTP attempt came to, before logging.
 struct Attempt<T> {
-    outcome: Result<(Sourced<T>, Usage), ApiError>,
+    outcome: Result<(Turn<T>, Usage), ApiError>,
     /// The server's `retry-after` / `retry-after-ms`, when it sent one.
     retry_after: Option<Duration>,
     /// The server's `x-should-retry`, when it sent one.
@@ -220,78 +243,12 @@ impl ApiClient {
         db: &Db,
         options: &CallOptions<'_>,
     ) -> Result<Sourced<T>, ApiError> {
-        let model = self.settings.models.resolve(options.model);
-        let hash = input_hash(options.user_message);
-        let log = |latency_ms: i64, usage: Usage| {
-            let row = NewApiCall {
-                session_id: options.session_id.map(str::to_owned),
-                call_type: options.call_type.to_owned(),
-                model: model.id.clone(),
-                input_hash: hash.clone(),
-                latency_ms,
-                input_tokens: usage.input_tokens as i64,
-                output_tokens: usage.output_tokens as i64,
-                cost_estimate: if latency_ms < 0 {
-                    0.0
-                } else {
-                    model.price.cost(usage.input_tokens, usage.output_tokens)
-                },
-            };
-            if let Err(err) = db.log_api_call(row) {
-                tracing::error!(call_type = options.call_type, "cannot log the API call: {err}");
-            }
-        };
-
-        let Some(api_key) = self.api_key() else {
-            log(-1, Usage::default());
-            return Err(ApiError::NotConfigured);
-        };
-        let max_tokens = options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-        let body = RequestBody {
-            model: &model.id,
-            max_tokens,
-            system: options.system_prompt,
-            messages: [RequestMessage { role: "user", content: options.user_message }],
-            output_config: OutputConfig { format: OutputFormat { kind: "json_schema", schema: T::output_schema() } },
-            tools: options.tools,
-        };
-        let body = match serde_json::to_vec(&body) {
-            Ok(body) => body,
-            Err(err) => {
-                log(-1, Usage::default());
-                return Err(ApiError::InvalidRequest {
-                    status: None,
-                    message: format!("cannot encode the request: {err}"),
-                });
-            }
-        };
-
-        let mut retry = 0;
-        loop {
-            let started = Instant::now();
-            let attempt = self.attempt::<T>(&api_key, options.call_type, &body, max_tokens).await;
-            match attempt.outcome {
-                Ok((answer, usage)) => {
-                    log(latency_ms(started.elapsed()), usage);
-                    return Ok(answer);
-                }
-                Err(error) => {
-                    log(-1, Usage::default());
-                    let retryable = attempt.should_retry.unwrap_or_else(|| error.is_transient());
-                    if !retryable || retry >= self.settings.max_retries {
-                        return Err(error);
-                    }
-                    let delay = self.retry_delay(retry, attempt.retry_after);
-                    tracing::warn!(call_type = options.call_type, attempt = retry + 1, ?delay, "retrying: {error}");
-                    tokio::time::sleep(delay).await;
-                    retry += 1;
-                }
-            }
-        }
+        self.within_deadline(options.call_type, self.call_continued(db, options)).await
     }
 
     /// D68: [`ApiClient::call`], and once more after `transient_retry_delay` if it failed
-    /// transiently (network, 429 or 5xx after the transport retries). Each attempt is logged.
+    /// transiently (network, 429 or 5xx after the transport retries). Each attempt is logged;
+    /// one deadline covers both.
     pub async fn call_with_retry<T: StructuredOutput>(
         &self,
         db: &Db,
@@ -306,13 +263,136 @@ impl ApiClient {
         db: &Db,
         options: &CallOptions<'_>,
     ) -> Result<Sourced<T>, ApiError> {
-        match self.call_sourced(db, options).await {
-            Err(error) if error.is_transient() => {
-                tracing::warn!(call_type = options.call_type, "transient failure, one more try: {error}");
-                tokio::time::sleep(self.settings.transient_retry_delay).await;
-                self.call_sourced(db, options).await
+        let call = async {
+            match self.call_continued(db, options).await {
+                Err(error) if error.is_transient() => {
+                    tracing::warn!(call_type = options.call_type, "transient failure, one more try: {error}");
+                    tokio::time::sleep(self.settings.transient_retry_delay).await;
+                    self.call_continued(db, options).await
+                }
+                result => result,
             }
-            result => result,
+        };
+        self.within_deadline(options.call_type, call).await
+    }
+
+    /// `call`, or [`ApiError::Deadline`] once the call type's deadline has passed. Dropping
+    /// `call` then logs its attempt in flight as failed.
+    async fn within_deadline<R>(
+        &self,
+        call_type: &str,
+        call: impl Future<Output = Result<R, ApiError>>,
+    ) -> Result<R, ApiError> {
+        let (after, var) = self.settings.deadlines.for_call(call_type);
+        match tokio::time::timeout(after, call).await {
+            Ok(result) => result,
+            Err(_) => {
+                tracing::warn!(call_type, ?after, "the model call's deadline passed");
+                Err(ApiError::Deadline { call_type: call_type.to_owned(), after, var })
+            }
+        }
+    }
+
+    /// The request, then the paused turn sent back until the model ends it (`pause_turn`,
+    /// as the API documents: the paused content as the assistant's turn, nothing added).
+    async fn call_continued<T: StructuredOutput>(
+        &self,
+        db: &Db,
+        options: &CallOptions<'_>,
+    ) -> Result<Sourced<T>, ApiError> {
+        let model = self.settings.models.resolve(options.model);
+        let log = |latency_ms: i64, input_tokens: u64, output_tokens: u64| {
+            stream::log_attempt(db, options, model, latency_ms, input_tokens, output_tokens);
+        };
+        let Some(api_key) = self.api_key() else {
+            log(-1, 0, 0);
+            return Err(ApiError::NotConfigured);
+        };
+        let max_tokens = options.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        let mut messages = vec![json!({ "role": "user", "content": options.user_message })];
+        let mut search_urls = Vec::new();
+        let mut continued = 0;
+        loop {
+            let body = RequestBody {
+                model: &model.id,
+                max_tokens,
+                system: options.system_prompt,
+                messages: &messages,
+                output_config: OutputConfig {
+                    format: OutputFormat { kind: "json_schema", schema: T::output_schema() },
+                },
+                tools: options.tools,
+            };
+            let body = match serde_json::to_vec(&body) {
+                Ok(body) => body,
+                Err(err) => {
+                    log(-1, 0, 0);
+                    return Err(ApiError::InvalidRequest {
+                        status: None,
+                        message: format!("cannot encode the request: {err}"),
+                    });
+                }
+            };
+            match self.retried::<T>(&api_key, options.call_type, &body, max_tokens, &log).await? {
+                Turn::Answer(sourced) => {
+                    search_urls.extend(sourced.search_urls);
+                    return Ok(Sourced { answer: sourced.answer, search_urls });
+                }
+                Turn::Paused { content, search_urls: found } => {
+                    search_urls.extend(found);
+                    if continued == MAX_PAUSE_CONTINUATIONS {
+                        return Err(ApiError::InvalidResponse {
+                            reason: format!(
+                                "the model paused its turn (pause_turn) {} times; Paige stopped continuing it",
+                                continued + 1
+                            ),
+                        });
+                    }
+                    continued += 1;
+                    tracing::info!(call_type = options.call_type, continued, "continuing a paused turn");
+                    // One assistant turn, however often it paused: its blocks so far, in order.
+                    match messages.last_mut().and_then(|last| last["content"].as_array_mut()) {
+                        Some(blocks) if continued > 1 => blocks.extend(content),
+                        _ => messages.push(json!({ "role": "assistant", "content": content })),
+                    }
+                }
+            }
+        }
+    }
+
+    /// One request, retried on transient failures (the SDKs' schedule); every attempt logged,
+    /// one dropped mid-flight too.
+    async fn retried<T: StructuredOutput>(
+        &self,
+        api_key: &str,
+        call_type: &str,
+        body: &[u8],
+        max_tokens: u32,
+        log: &(dyn Fn(i64, u64, u64) + Sync),
+    ) -> Result<Turn<T>, ApiError> {
+        let mut retry = 0;
+        loop {
+            let started = Instant::now();
+            let mut unfinished = stream::UnfinishedRow { log, finished: false };
+            let attempt = self.attempt::<T>(api_key, call_type, body, max_tokens).await;
+            unfinished.finished = true;
+            match attempt.outcome {
+                Ok((turn, usage)) => {
+                    log(latency_ms(started.elapsed()), usage.input_tokens, usage.output_tokens);
+                    return Ok(turn);
+                }
+                Err(error) => {
+                    log(-1, 0, 0);
+                    let retryable = attempt.should_retry.unwrap_or_else(|| error.is_transient());
+                    if !retryable || retry >= self.settings.max_retries {
+                        return Err(error);
+                    }
+                    let delay = self.retry_delay(retry, attempt.retry_after);
+                    tracing::warn!(call_type, attempt = retry + 1, ?delay, "retrying: {error}");
+                    tokio::time::sleep(delay).await;
+                    retry += 1;
+                }
+            }
         }
     }
 
@@ -432,49 +512,12 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     (delay.is_finite() && delay >= 0.0).then(|| Duration::from_secs_f64(delay))
 }
 
-fn parse_answer<T: StructuredOutput>(bytes: &[u8], max_tokens: u32) -> Result<(Sourced<T>, Usage), ApiError> {
-    let response: MessageResponse = serde_json::from_slice(bytes)
-        .map_err(|err| ApiError::InvalidResponse { reason: format!("not a Messages API response: {err}") })?;
-    let mut texts = response.content.iter().filter_map(|block| match block {
-        ContentBlock::Text { text } => Some(text.as_str()),
-        _ => None,
-    });
-    match response.stop_reason.as_deref() {
-        Some("refusal") => return Err(ApiError::Refusal { text: texts.collect::<Vec<_>>().join("\n") }),
-        Some("max_tokens") => return Err(ApiError::MaxTokens { max_tokens }),
-        Some("end_turn" | "stop_sequence") => {}
-        other => {
-            return Err(ApiError::InvalidResponse { reason: format!("unexpected stop_reason {other:?}") });
-        }
-    }
-    // Server-tool turns (web search) come before the answer: the final text block is the JSON.
-    let Some(answer) = texts.next_back() else {
-        return Err(ApiError::InvalidResponse { reason: "the response has no text block".into() });
-    };
-    let value = serde_json::from_str::<T>(answer).map_err(|err| ApiError::InvalidResponse {
-        reason: format!("the answer does not match {}: {err}", std::any::type_name::<T>()),
-    })?;
-    let search_urls = response
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            // An error result holds an object, not a list: no URLs.
-            ContentBlock::WebSearchToolResult { content } => content.as_array(),
-            _ => None,
-        })
-        .flatten()
-        .filter(|result| result["type"] == "web_search_result")
-        .filter_map(|result| result["url"].as_str().map(str::to_owned))
-        .collect();
-    Ok((Sourced { answer: value, search_urls }, response.usage))
-}
-
 #[derive(Serialize)]
 struct RequestBody<'a> {
     model: &'a str,
     max_tokens: u32,
     system: &'a str,
-    messages: [RequestMessage<'a>; 1],
+    messages: &'a [Value],
     output_config: OutputConfig<'a>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     tools: &'a [ServerTool],
@@ -496,31 +539,4 @@ struct OutputFormat<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     schema: &'a Value,
-}
-
-#[derive(Deserialize)]
-struct MessageResponse {
-    content: Vec<ContentBlock>,
-    stop_reason: Option<String>,
-    usage: Usage,
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum ContentBlock {
-    Text {
-        text: String,
-    },
-    WebSearchToolResult {
-        #[serde(default)]
-        content: Value,
-    },
-    #[serde(other)]
-    Other,
-}
-
-#[derive(Debug, Default, Clone, Copy, Deserialize)]
-struct Usage {
-    input_tokens: u64,
-    output_tokens: u64,
 }

@@ -81,8 +81,21 @@ impl ApiClient {
     /// `stream_idle_timeout` is [`ApiError::Timeout`]; `stop_reason: "refusal"` is
     /// [`ApiError::Refusal`]. Transient failures are retried like `call` retries them, but
     /// only when no text was delivered. Every attempt writes one `api_call_log` row: a
-    /// success its latency and the stream's token counts, a failure `latency_ms = -1`.
+    /// success its latency and the stream's token counts, a failure `latency_ms = -1`. The
+    /// call type's deadline covers every attempt: then [`ApiError::Deadline`]. A paused turn
+    /// (`pause_turn`, only with server tools, which no streamed call sends) is returned as
+    /// its stop reason, not continued.
     pub async fn stream_chat(
+        &self,
+        db: &Db,
+        options: &CallOptions<'_>,
+        history: &[ChatMessage],
+        on_text: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<StreamedText, ApiError> {
+        self.within_deadline(options.call_type, self.stream_retried(db, options, history, on_text)).await
+    }
+
+    async fn stream_retried(
         &self,
         db: &Db,
         options: &CallOptions<'_>,
@@ -276,9 +289,9 @@ struct StreamAttempt {
 
 /// Logs an attempt as failed when the call is dropped before the attempt ends: the request
 /// was sent, so it still gets its row.
-struct UnfinishedRow<'a> {
-    log: &'a (dyn Fn(i64, u64, u64) + Sync),
-    finished: bool,
+pub(super) struct UnfinishedRow<'a> {
+    pub log: &'a (dyn Fn(i64, u64, u64) + Sync),
+    pub finished: bool,
 }
 
 impl Drop for UnfinishedRow<'_> {
@@ -290,7 +303,7 @@ impl Drop for UnfinishedRow<'_> {
 }
 
 /// One `api_call_log` row, as [`ApiClient::call`] writes it: a failure (`latency_ms < 0`) costs nothing.
-fn log_attempt(
+pub(super) fn log_attempt(
     db: &Db,
     options: &CallOptions<'_>,
     model: &Model,

@@ -87,8 +87,15 @@ impl Core {
             session_id: Some(&session.id),
             ..CallOptions::new(coach_agent::CALL_TYPE, coach_agent::MODEL, coach_agent::SYSTEM_PROMPT, &user_message)
         };
-        let mut coached: CoachAgentResponse =
-            self.api().call_with_retry(self.db(), &options).await.map_err(PipelineError::Coach)?;
+        let mut coached: CoachAgentResponse = match self.api().call_with_retry(self.db(), &options).await {
+            Ok(coached) => coached,
+            Err(err) => {
+                // Claude Code gets the error as the tool's answer; the learner sees it too.
+                let text = err.readable("Paige could not turn Claude Code's plan into phases");
+                self.broadcast(ServerMessage::notice(MessageKind::Error, text));
+                return Err(PipelineError::Coach(err));
+            }
+        };
         coached.memory_connection = memory_connection(coached.memory_connection.take(), &relevant);
         let core = self.clone();
         let (session_id, plan_text) = (session.id.clone(), input.plan_text.clone());

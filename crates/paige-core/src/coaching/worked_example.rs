@@ -86,7 +86,7 @@ impl Core {
             .api()
             .call_with_retry(self.db(), &options)
             .await
-            .map_err(|err| format!("Paige could not make an example: {err}"))?;
+            .map_err(|err| err.readable("Paige could not make an example"))?;
         if answer.example_code.trim().is_empty() {
             return Err("Paige's model answered without an example; try again.".into());
         }

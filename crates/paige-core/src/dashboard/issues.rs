@@ -136,7 +136,7 @@ impl Core {
             .api()
             .call_with_retry::<IssueAssessmentResponse>(self.db(), &options)
             .await
-            .map_err(|err| format!("Paige could not assess this project's issues: {err}"))?;
+            .map_err(|err| err.readable("Paige could not assess this project's issues"))?;
         Ok(top_issues(answer.issues, &assessment.listed))
     }
 }

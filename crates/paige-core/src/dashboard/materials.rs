@@ -108,7 +108,7 @@ impl Core {
             .api()
             .call_with_retry_sourced::<LearningMaterialsResponse>(self.db(), &options)
             .await
-            .map_err(|err| format!("Paige could not find learning materials: {err}"))?;
+            .map_err(|err| err.readable("Paige could not find learning materials"))?;
         tracing::debug!(gaps = research.gaps.len(), urls = sourced.search_urls.len(), "learning materials");
         Ok(verified(sourced.answer.recommendations, &sourced.search_urls))
     }

@@ -80,7 +80,7 @@ impl Core {
                 }));
             }
             Err(err) => {
-                let error = format!("Paige could not explain this: {err}");
+                let error = err.readable("Paige could not explain this");
                 let data = json!({ "path": request.path, "model": model, "latencyMs": latency_ms, "success": false, "error": error });
                 self.log_action(ActionType::ExplainCompleted, data);
                 self.broadcast(ServerMessage::ExplainError(PathError { path: request.path, error }));

@@ -77,7 +77,7 @@ pub(super) async fn interviewer_reply(
             }
             Err(err) => {
                 tracing::warn!(turn, "intake: the interviewer's model call failed: {err}");
-                why = format!("the interviewer's model call failed: {err}");
+                why = err.readable("the interviewer's model call failed");
                 break;
             }
         }

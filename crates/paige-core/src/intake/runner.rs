@@ -206,7 +206,13 @@ impl Runner {
             }
             Done::Reply { turn, reply } => {
                 if let Some(why) = &reply.fallback {
-                    let message = format!("Paige asked a prepared question instead: {why}.");
+                    // A model error's details stay below the sentence (`protocol::error_text`).
+                    let (reason, details) = why.split_once('\n').unwrap_or((why, ""));
+                    let reason = reason.trim_end_matches('.');
+                    let message = crate::protocol::error_text(
+                        &format!("Paige asked a prepared question instead: {reason}."),
+                        details,
+                    );
                     core.broadcast(ServerMessage::IntakeError(IntakeError { message, retryable: false }));
                 }
                 self.turn = self.turn.max(turn);

@@ -21,7 +21,7 @@ use crate::prompts::practice_review::{
 };
 use crate::protocol::{
     FollowUp, FollowUpKind, KataError, KataLoad, KataView, PracticeKata, PracticeKatas, PracticeSubmit, ReviewResponse,
-    ServerMessage, SolutionReview, UserReview,
+    ServerMessage, SolutionReview, UserReview, error_text,
 };
 
 /// At most this many previous same-constraint attempts (the latest) go to the model, so a
@@ -160,8 +160,10 @@ impl Core {
         );
         let crate::timed_call::Timed { answer, latency_ms, model } =
             self.timed_call::<PracticeReviewResponse>(prompt::CALL_TYPE, prompt::MODEL, &system, &message).await;
-        let reviewed = answer.map_err(|err| err.to_string()).and_then(|answer| {
-            let level = valid_level(answer.level)?;
+        const FAILED: &str = "Paige could not review this solution";
+        let reviewed = answer.map_err(|err| err.readable(FAILED)).and_then(|answer| {
+            let level = valid_level(answer.level)
+                .map_err(|why| error_text(&format!("{FAILED}: the model's answer made no sense — retry."), &why))?;
             let attempt = KataAttempt {
                 code: request.code.clone(),
                 review: Some(answer.feedback.clone()),
@@ -170,10 +172,9 @@ impl Core {
                 constraints: Some(active.clone()),
             };
             // FR-157, FR-167: appended only now, after a review that makes sense.
-            let recorded = self
-                .db()
-                .record_kata_attempt(&kata.id, &attempt)
-                .map_err(|err| format!("the attempt could not be saved: {err}"))?;
+            let recorded = self.db().record_kata_attempt(&kata.id, &attempt).map_err(|err| {
+                error_text(&format!("{FAILED}: the attempt could not be saved — retry."), &err.to_string())
+            })?;
             Ok((answer, level, newly_unlocked(&recorded.kata.constraints, recorded.previous_best, level)))
         });
         match reviewed {
@@ -182,8 +183,7 @@ impl Core {
                 self.log_action(ActionType::ReviewCompleted, data);
                 self.broadcast(reply(request.reply, kata.id, answer, level, unlocked));
             }
-            Err(reason) => {
-                let error = format!("Paige could not review this solution: {reason}");
+            Err(error) => {
                 let data = json!({ "kataId": kata.id, "model": model, "latencyMs": latency_ms, "success": false, "error": error });
                 self.log_action(ActionType::ReviewCompleted, data);
                 self.broadcast(ServerMessage::ReviewError(KataError { kata_id: kata.id, error }));

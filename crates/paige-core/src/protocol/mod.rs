@@ -39,3 +39,12 @@ pub use envelope::{Decoded, decode, encode};
 pub use intake::*;
 pub use practice::*;
 pub use server::*;
+
+/// An error text as every error payload carries it (`explain:error`, `review:error`,
+/// `dashboard:*_error`, …): its first line says what is wrong and what to do, in one
+/// sentence; the lines after it, when there are any, are the details (the raw error chain),
+/// which the UI shows folded.
+pub fn error_text(sentence: &str, details: &str) -> String {
+    let sentence = sentence.replace('\n', " ");
+    if details.trim().is_empty() { sentence } else { format!("{sentence}\n{details}") }
+}

@@ -15,9 +15,9 @@ use super::clock;
 
 /// The response type of these tests.
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
-struct Verdict {
-    ok: bool,
-    note: Option<String>,
+pub(crate) struct Verdict {
+    pub(crate) ok: bool,
+    pub(crate) note: Option<String>,
 }
 
 impl StructuredOutput for Verdict {
@@ -96,11 +96,11 @@ impl World {
     }
 }
 
-fn verdict() -> Value {
+pub(crate) fn verdict() -> Value {
     json!({"ok": true, "note": "fine"})
 }
 
-fn assert_failure_row(row: &ApiCall) {
+pub(crate) fn assert_failure_row(row: &ApiCall) {
     assert_eq!((row.latency_ms, row.input_tokens, row.output_tokens, row.cost_estimate), (-1, 0, 0, 0.0), "{row:?}");
 }
 
@@ -143,7 +143,7 @@ async fn sonnet_request_carries_its_model_id_custom_max_tokens_and_the_given_too
     let body = &w.fake.message_requests()[0].body;
     assert_eq!(body["model"], "claude-sonnet-4-5-20250929");
     assert_eq!(body["max_tokens"], 8192);
-    assert_eq!(body["tools"], json!([{"type": "web_search_20250305", "name": "web_search"}]));
+    assert_eq!(body["tools"], json!([{"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]));
 }
 
 #[tokio::test]

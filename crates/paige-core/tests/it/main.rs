@@ -2,6 +2,7 @@
 
 mod agent_token;
 mod api;
+mod api_deadline;
 mod api_stream;
 mod bash_rules;
 mod bindings;

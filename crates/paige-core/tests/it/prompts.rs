@@ -200,9 +200,9 @@ fn dreyfus_stage_is_filled_into_the_prompts_that_take_it() {
 }
 
 #[test]
-fn learning_materials_runs_with_the_web_search_tool() {
+fn learning_materials_runs_with_the_web_search_tool_capped_at_five_searches() {
     let tools = serde_json::to_value(prompts::learning_materials::tools()).expect("tools");
-    assert_eq!(tools, json!([{"type": "web_search_20250305", "name": "web_search"}]));
+    assert_eq!(tools, json!([{"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]));
 }
 
 #[test]

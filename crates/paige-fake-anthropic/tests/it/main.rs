@@ -245,3 +245,42 @@ async fn a_stalled_stream_sends_nothing_after_its_deltas_and_keeps_the_connectio
     }
     assert_eq!(text_deltas(&sse_events(&received)), ["a"]);
 }
+
+#[tokio::test]
+async fn a_stalled_plain_answer_sends_its_head_and_half_its_body_then_nothing() {
+    let fake = FakeAnthropic::start().await.expect("start");
+    fake.always(Matcher::Any, Reply::text("a complete answer that never arrives").stall_after(0));
+    let mut response = post(&fake, "a", body(false)).await.expect("the head arrives");
+    assert_eq!(response.status(), 200);
+    let length: usize = response.headers()["content-length"].to_str().expect("ascii").parse().expect("number");
+    let mut received = Vec::new();
+    while let Ok(chunk) = tokio::time::timeout(Duration::from_millis(300), response.chunk()).await {
+        match chunk {
+            Ok(Some(chunk)) => received.extend_from_slice(&chunk),
+            other => panic!("the body ended instead of stalling: {other:?}"),
+        }
+    }
+    assert_eq!(received.len(), length / 2, "half the body, then silence");
+}
+
+#[tokio::test]
+async fn a_paused_web_search_turn_has_the_search_and_no_answer_and_the_continuation_is_recorded() {
+    let fake = FakeAnthropic::start().await.expect("start");
+    fake.once(Matcher::Any, Reply::pause_turn("rust ownership"));
+    fake.once(Matcher::Any, Reply::text("done"));
+    let paused: Value = post(&fake, "a", body(false)).await.expect("sent").json().await.expect("json");
+    assert_eq!(paused["stop_reason"], "pause_turn");
+    let kinds: Vec<&str> =
+        paused["content"].as_array().expect("blocks").iter().filter_map(|b| b["type"].as_str()).collect();
+    assert_eq!(kinds, ["server_tool_use", "web_search_tool_result"]);
+    let mut again = body(false);
+    again["messages"]
+        .as_array_mut()
+        .expect("messages")
+        .push(json!({"role": "assistant", "content": paused["content"]}));
+    let done: Value = post(&fake, "a", again).await.expect("sent").json().await.expect("json");
+    assert_eq!(done["stop_reason"], "end_turn");
+    let recorded = fake.message_requests();
+    assert_eq!(recorded[1].messages().len(), 2);
+    assert_eq!(recorded[1].messages()[1]["content"], paused["content"], "the paused content went back verbatim");
+}

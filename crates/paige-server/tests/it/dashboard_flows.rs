@@ -337,7 +337,11 @@ async fn materials_research_the_top_five_open_gaps_with_web_search_and_keep_only
     assert_eq!(urls, ["https://doc.rust-lang.org/book", found[1]], "only web-search results (SC-086)");
     assert_eq!(resources[0]["type"], "documentation");
     let call = &calls_of(&fake, "learning_materials")[0];
-    assert_eq!(call.body["tools"], json!([{"type": "web_search_20250305", "name": "web_search"}]), "FR-176");
+    assert_eq!(
+        call.body["tools"],
+        json!([{"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]),
+        "FR-176"
+    );
     let message = user_message(call);
     let topics: Vec<&str> =
         message["knowledge_gaps"].as_array().expect("gaps").iter().filter_map(|g| g["topic"].as_str()).collect();

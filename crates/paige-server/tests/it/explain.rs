@@ -14,7 +14,7 @@ use crate::tools::{call, frames_of, ok, session_client, ui};
 
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-fn explained() -> Value {
+pub(crate) fn explained() -> Value {
     json!({
         "explanation": "login() is declared but does nothing yet.",
         "key_concepts": ["functions", "stubs"],
@@ -33,7 +33,7 @@ fn request(path: &str, selected: &str) -> String {
     .to_string()
 }
 
-async fn ask(socket: &mut Socket, path: &str, selected: &str) {
+pub(crate) async fn ask(socket: &mut Socket, path: &str, selected: &str) {
     socket.send(Message::Text(request(path, selected).into())).await.expect("send");
 }
 

@@ -192,7 +192,13 @@ async fn a_reply_flagged_twice_or_a_failing_interviewer_gives_way_to_a_prepared_
     let frames = through(&mut socket, "intake:reply_done").await;
     assert_eq!(of(&frames, "intake:reply_done"), [json!({"turn": 3, "text": BACKGROUND_QUESTIONS[2]})]);
     let errors = of(&frames, "intake:error");
-    assert!(errors[0]["message"].as_str().is_some_and(|m| m.contains("model call failed")), "{errors:?}");
+    let message = errors[0]["message"].as_str().expect("message");
+    let (sentence, details) = message.split_once('\n').expect("a sentence, then details");
+    assert_eq!(
+        sentence,
+        "Paige asked a prepared question instead: the interviewer's model call failed: the Anthropic API had a problem of its own — retry in a moment."
+    );
+    assert!(details.contains("HTTP 500"), "{details}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

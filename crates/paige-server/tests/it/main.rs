@@ -17,6 +17,7 @@ mod intake;
 mod intake_corpus;
 mod keepalive;
 mod mcp;
+mod model_errors;
 mod observer;
 mod practice;
 mod reserve;

@@ -17,7 +17,7 @@ use crate::tools::{call, ok, session_client, ui};
 
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn send(socket: &mut Socket, kind: &str, payload: Value) {
+pub(crate) async fn send(socket: &mut Socket, kind: &str, payload: Value) {
     socket.send(Message::Text(json!({"type": kind, "payload": payload}).to_string().into())).await.expect("send");
 }
 
@@ -25,7 +25,7 @@ fn of(frames: &[Value], kind: &str) -> Vec<Value> {
     frames.iter().filter(|f| f["type"] == kind).map(|f| f["payload"].clone()).collect()
 }
 
-fn triage(should_nudge: bool, confidence: f64, signal: &str) -> Value {
+pub(crate) fn triage(should_nudge: bool, confidence: f64, signal: &str) -> Value {
     json!({
         "should_nudge": should_nudge, "confidence": confidence, "signal": signal,
         "reasoning": "the learner is in the wrong file",
@@ -33,7 +33,7 @@ fn triage(should_nudge: bool, confidence: f64, signal: &str) -> Value {
     })
 }
 
-fn settings() -> ObserverSettings {
+pub(crate) fn settings() -> ObserverSettings {
     ObserverSettings {
         idle_check: Duration::from_millis(50),
         quiet_output: Duration::from_millis(200),
@@ -60,7 +60,7 @@ async fn watched(reply: Reply) -> (FakeAnthropic, Running) {
     (fake, server)
 }
 
-fn triage_calls(fake: &FakeAnthropic) -> Vec<Value> {
+pub(crate) fn triage_calls(fake: &FakeAnthropic) -> Vec<Value> {
     fake.message_requests()
         .iter()
         .filter(|r| r.call_type() == Some("observer_triage"))

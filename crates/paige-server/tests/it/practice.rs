@@ -19,7 +19,7 @@ type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStre
 
 const TOPIC: &str = "Async error handling";
 
-fn reviewed(level: i64, passed: bool) -> Value {
+pub(crate) fn reviewed(level: i64, passed: bool) -> Value {
     json!({
         "correct": passed,
         "feedback": "The retry waits, but a rejected fetch escapes the loop.",
@@ -35,7 +35,7 @@ fn constraint(title: &str, min_level: u8) -> KataConstraint {
 }
 
 /// A kata on a gap from a finished session (no session is live), with `constraints`.
-fn seed_kata(core: &Core, constraints: Vec<KataConstraint>) -> String {
+pub(crate) fn seed_kata(core: &Core, constraints: Vec<KataConstraint>) -> String {
     let db = core.db();
     let past = db
         .create_session(NewSession {
@@ -76,11 +76,11 @@ fn attempt(code: &str, level: u8, constraints: Vec<KataConstraint>) -> KataAttem
     }
 }
 
-async fn send(socket: &mut Socket, frame: Value) {
+pub(crate) async fn send(socket: &mut Socket, frame: Value) {
     socket.send(Message::Text(frame.to_string().into())).await.expect("send");
 }
 
-fn review(kata: &str, code: &str, titles: &[&str]) -> Value {
+pub(crate) fn review(kata: &str, code: &str, titles: &[&str]) -> Value {
     json!({"type": "user:review", "payload": {"kataId": kata, "userCode": code, "activeConstraintTitles": titles}})
 }
 
