@@ -331,7 +331,14 @@ export class Dashboard {
       box.append(el("p", "dash-quiet", "Paige is reading the project's issues…"));
       return withSkeleton(box, "issues-skeleton", 3);
     }
-    if (slot.kind === "error") return withError(box, "dash-issues-error", `No issues: ${slot.error}`, () => this.refreshIssues());
+    if (slot.kind === "error") {
+      // Without `gh` (or not logged in) the issues are not an error to fix first: a quiet
+      // note, and the coaching panel takes an issue number or URL typed by hand.
+      const note = withError(box, "dash-issues-error", `No GitHub issues here: ${slot.error}`, () => this.refreshIssues());
+      note.querySelector(".panel-error")?.classList.replace("panel-error", "dash-quiet-error");
+      note.append(el("p", "dash-quiet", "You can still start: type an issue number or URL, or say what to work on, in the coaching panel."));
+      return note;
+    }
     if (!slot.value.length) {
       box.append(el("p", "dash-quiet", "The project has no open issues."));
       return box;

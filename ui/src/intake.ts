@@ -25,7 +25,31 @@ const REASON_TEXT: Record<IntakeReason, string> = {
   timebox: "time is up",
   projects_cap: "we talked about two projects",
   gate: "Paige has heard enough to start",
+  skipped: "you skipped it for now",
 };
+
+/** What each trait the guard scores means, in the learner's words. */
+const TRAIT_WORDS: Record<(typeof TRAITS)[number], string> = {
+  adaptability: "how you adapt when things change",
+  creativity: "how you come up with ideas",
+  reasoning: "how you reason through a problem",
+};
+
+/** The key in localStorage that opens the guard's debug panel by default ("1"). */
+export const DEBUG_SETTING = "paige.debug";
+
+/** How close the interview is to its gate, in the learner's words, and as a fraction (0–1):
+ * each trait counts up to its threshold τ. */
+export function gateProgress(state: Pick<IntakeState, "confidence" | "tau">): { fraction: number; text: string } {
+  const share = (t: (typeof TRAITS)[number]) => (state.tau[t] > 0 ? Math.min(1, state.confidence[t] / state.tau[t]) : 1);
+  const fraction = TRAITS.reduce((sum, t) => sum + share(t), 0) / TRAITS.length;
+  const missing = TRAITS.filter((t) => share(t) < 1);
+  if (missing.length === 0) return { fraction, text: "Paige has heard enough: the coding starts after this answer." };
+  const heard = TRAITS.length - missing.length;
+  const words = missing.map((t) => TRAIT_WORDS[t]);
+  const list = words.length > 1 ? `${words.slice(0, -1).join(", ")} and ${words.at(-1)}` : words[0];
+  return { fraction, text: `Paige has a picture of ${heard} of ${TRAITS.length} things. Still to hear: ${list}.` };
+}
 
 /** `mm:ss`, whole seconds rounded up (so 00:00 means the time is over); minutes grow past 59. */
 export function countdownText(ms: number): string {
@@ -46,6 +70,8 @@ export interface IntakeOptions {
   /** Called when whether the panel has anything to show may have changed, so its host can
    * re-render around it. */
   onChange?: () => void;
+  /** Whether the guard's debug panel starts open (default: the `paige.debug` setting). */
+  debugOpen?: boolean;
 }
 
 interface Line {
@@ -100,6 +126,7 @@ export class IntakePanel {
   ) {
     this.now = options.now ?? Date.now;
     this.onChange = options.onChange ?? (() => {});
+    this.debug.open = options.debugOpen ?? debugSetting();
     this.root.dataset.testid = "intake";
     this.transcript.dataset.testid = "intake-transcript";
     this.transcript.setAttribute("role", "log");
@@ -244,6 +271,11 @@ export class IntakePanel {
   private start(): void {
     this.transport.send("intake:start", {});
     this.change(() => {
+      // Taking a skipped interview after all: its state follows.
+      if (this.ended?.reason === "skipped") {
+        this.ended = null;
+        this.phase = null;
+      }
       this.pending = true;
       this.failure = null;
     });
@@ -368,9 +400,8 @@ export class IntakePanel {
   }
 
   private buildDebug(): void {
-    // A developer aid (FR-005), open so the guard can be watched while testing and in demos;
-    // the learner can fold it away.
-    this.debug.open = true;
+    // A developer aid (FR-005): closed unless asked for (its summary, or the setting
+    // `localStorage["paige.debug"] = "1"`); the learner sees progress in words instead.
     this.debug.dataset.testid = "intake-debug";
     const f = this.fields;
     f.countdown.dataset.testid = "intake-countdown";
@@ -422,7 +453,8 @@ export class IntakePanel {
     else {
       this.input.disabled = !this.canAnswer();
       this.send.disabled = !this.canAnswer() || this.input.value.trim() === "";
-      parts.push(this.form);
+      if (this.guard) parts.push(this.renderProgress(this.guard));
+      parts.push(this.form, this.renderSkip());
     }
     this.renderDebug();
     parts.push(this.debug);
@@ -495,13 +527,56 @@ export class IntakePanel {
     return box;
   }
 
+  private renderProgress(guard: IntakeState): HTMLElement {
+    const box = el("div", "intake-progress");
+    box.dataset.testid = "intake-progress";
+    const { fraction, text } = gateProgress(guard);
+    const meter = el("meter");
+    meter.min = 0;
+    meter.max = 1;
+    meter.value = fraction;
+    meter.setAttribute("aria-label", "How close Paige is to starting the coding");
+    const minutes = Math.max(1, Math.ceil(this.remaining() / 60_000));
+    box.append(meter, el("p", "", `${text} At most ${minutes} min left.`));
+    return box;
+  }
+
+  private renderSkip(): HTMLElement {
+    const skip = el("button", "link intake-skip", "Skip for now");
+    skip.type = "button";
+    skip.dataset.testid = "intake-skip";
+    skip.title = "Go straight to the coding; you can take the interview later";
+    skip.addEventListener("click", () => this.transport.send("intake:skip", {}));
+    return skip;
+  }
+
   private renderCoding(): HTMLElement {
     const box = el("section", "intake-coding");
     box.dataset.testid = "intake-coding-question";
     const reason = this.ended?.reason ?? this.guard?.reason;
+    if (reason === "skipped") {
+      box.append(el("p", "intake-why", "You skipped the interview for now: Claude Code plans from the work itself."));
+      const again = el("button", "secondary", "Take the interview now");
+      again.type = "button";
+      again.dataset.testid = "intake-take-later";
+      again.addEventListener("click", () => this.start());
+      box.append(again);
+      return box;
+    }
     box.append(el("h4", "", "Your coding task"));
     if (this.ended) box.append(el("p", "intake-question", this.ended.codingQuestion));
-    box.append(el("p", "intake-next", "Coding starts now: Claude Code in the terminal has the task."));
+    // A step the learner can take: where to answer, and what happens then.
+    const next = el("p", "intake-next");
+    next.dataset.testid = "intake-next-step";
+    next.textContent =
+      "Next: answer in the terminal, where Claude Code has this task — type how you would start and press Enter. " +
+      "Claude Code plans with you, and the phases appear here.";
+    box.append(next);
+    const go = el("button", "primary", "Go to the terminal");
+    go.type = "button";
+    go.dataset.testid = "intake-go-terminal";
+    go.addEventListener("click", () => this.root.dispatchEvent(new CustomEvent(FOCUS_TERMINAL_EVENT, { bubbles: true })));
+    box.append(go);
     if (reason) box.append(el("p", "intake-why", `The interview ended because ${REASON_TEXT[reason]}.`));
     return box;
   }
@@ -537,6 +612,17 @@ export class IntakePanel {
         return item;
       }),
     );
+  }
+}
+
+/** Asks the page to put the keys in the terminal (main.ts listens). */
+export const FOCUS_TERMINAL_EVENT = "paige:focus-terminal";
+
+function debugSetting(): boolean {
+  try {
+    return globalThis.localStorage?.getItem(DEBUG_SETTING) === "1";
+  } catch {
+    return false;
   }
 }
 

@@ -4,6 +4,7 @@ import { CoachingPanel, Toasts } from "./coaching";
 import { Dashboard, OPEN_KATA_EVENT } from "./dashboard";
 import { ExplainPanel } from "./explain";
 import { Explorer } from "./explorer";
+import { FOCUS_TERMINAL_EVENT } from "./intake";
 import { LazyEditor } from "./lazy-editor";
 import { ObserverStatus, nudgeText } from "./observer";
 import { PracticePanel } from "./practice";
@@ -98,7 +99,12 @@ q(".practice-button").addEventListener("click", () => practice.showList());
 app.addEventListener(OPEN_KATA_EVENT, (event) => practice.openKata((event as CustomEvent<{ kataId: string }>).detail.kataId));
 const observer = new ObserverStatus(q(".observer"), transport);
 const toasts = new Toasts(q(".toasts"));
-mountTerminal(q(".terminal"), transport);
+const terminal = mountTerminal(q(".terminal"), transport);
+// The interview's hand-over: "Go to the terminal" gives it the keys.
+app.addEventListener(FOCUS_TERMINAL_EVENT, () => {
+  q(".terminal").scrollIntoView({ block: "nearest" });
+  terminal.focus();
+});
 
 function route(frame: ServerFrame): void {
   switch (frame.type) {
@@ -146,6 +152,10 @@ function route(frame: ServerFrame): void {
       return coaching.sessionEnded(frame.payload);
     case "session:completed":
       return coaching.sessionCompleted(frame.payload);
+    case "session:wrapping_up":
+      return coaching.wrappingUp(frame.payload);
+    case "coaching:agent_activity":
+      return coaching.agentActivity(frame.payload);
     case "coaching:issue_context":
       return coaching.issueContext(frame.payload);
     case "coaching:plan_ready":

@@ -147,6 +147,34 @@ impl Core {
         self.send_intake(Input::Answer(text))
     }
 
+    /// `intake:skip`: the learner skips the interview for now. It stops, the skip is logged,
+    /// and every UI gets the hand-over with reason `skipped` (no coding question: Claude Code
+    /// plans from the work itself). `intake:start` takes it up again later, where it stopped.
+    pub(crate) fn intake_skip(&self) -> Result<(), IntakeError> {
+        let session = self.active_session().ok_or_else(|| refusal("No interview is running.", false))?;
+        let running = {
+            let mut current = lock(&self.intakes().current);
+            match current.as_ref() {
+                Some(r) if r.session_id == session.id && !r.inputs.is_closed() => {}
+                _ => return Err(refusal("No interview is running.", false)),
+            }
+            if lock(&current.as_ref().expect("checked").view).state.phase == IntakePhase::Coding {
+                return Err(refusal("The interview is already over.", false));
+            }
+            current.take()
+        };
+        // Dropping the runner's inputs ends its loop.
+        drop(running);
+        self.log_action(ActionType::IntakeTransition, json!({ "reason": "skipped" }));
+        self.broadcast(ServerMessage::IntakeTransition(crate::protocol::IntakeTransition {
+            session_id: session.id,
+            reason: crate::protocol::IntakeReason::Skipped,
+            reasons: vec![crate::protocol::IntakeReason::Skipped],
+            coding_question: String::new(),
+        }));
+        Ok(())
+    }
+
     fn send_intake(&self, input: Input) -> Result<(), IntakeError> {
         let session = self.active_session().map(|s| s.id);
         let current = lock(&self.intakes().current);

@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::TOKEN;
 use crate::tools::{call, error_text, frames_of, ok, session_client, ui};
 
-fn script(fake: &FakeAnthropic) {
+pub(crate) fn script(fake: &FakeAnthropic) {
     let gaps = json!({
         "knowledge_gaps": [{ "topic": "Async ordering", "evidence": "redirected before the token arrived",
                              "severity": "medium", "related_concepts": ["await"] }],
