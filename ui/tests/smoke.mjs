@@ -142,6 +142,9 @@ try {
     // The fixture is no GitHub repository (and gh may be missing): the panel says why, quietly.
     const why = await page.locator('[data-testid="issues-error"]').textContent({ timeout: 15_000 });
     if (!why?.startsWith("No GitHub issues: ")) throw new Error(`issues line: ${JSON.stringify(why)}`);
+    // No red box for it, and a field to type an issue's number or URL instead.
+    if (await page.locator('[data-testid="start-view"] .panel-error').count()) throw new Error("the start view shows an error box");
+    await page.waitForSelector('[data-testid="start-issue-ref"]:not([disabled])');
     const next = await page.locator('[data-testid="start-next"]').textContent();
     if (!next?.includes("Claude Code in the terminal plans the work")) throw new Error(`next step: ${JSON.stringify(next)}`);
   });
@@ -166,6 +169,13 @@ try {
     const question = await page.locator('[data-testid="intake-line"][data-role="interviewer"]').textContent();
     if (!question?.includes("project")) throw new Error(`first question ${JSON.stringify(question)}`);
     await page.waitForSelector('[data-testid="intake-input"]:not([disabled])');
+  });
+  await check("the interview shows how close it is to the coding in words, offers Skip for now, and keeps the guard's debug panel closed", async () => {
+    const progress = await page.locator('[data-testid="intake-progress"]').textContent({ timeout: 5_000 });
+    if (!/^Paige has a picture of 0 of 3 things\. Still to hear: .* At most 1 min left\.$/.test(progress ?? "")) throw new Error(`progress ${JSON.stringify(progress)}`);
+    await page.waitForSelector('[data-testid="intake-skip"]', { state: "visible" });
+    if (await page.locator('[data-testid="intake-debug"]').evaluate((d) => d.open)) throw new Error("the debug panel is open");
+    if (await page.locator('[data-testid="intake-zero-runs"]').isVisible()) throw new Error("the guard's zeroRuns shows without asking");
   });
   await check("an answer gets the interviewer's streamed reply; the timebox waits for its end, then the coding question follows within 1 s", async () => {
     await page.evaluate(`(() => {${RECORDER}})()`);
@@ -193,6 +203,33 @@ try {
     // Coding starts: the panel waits for Claude Code's plan.
     await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 2_000 });
   });
+  await check("the hand-over says where to answer and Go to the terminal gives it the keys", async () => {
+    const next = await page.locator('[data-testid="intake-next-step"]').textContent();
+    if (!next?.startsWith("Next: answer in the terminal")) throw new Error(`next step ${JSON.stringify(next)}`);
+    await page.click('[data-testid="intake-go-terminal"]');
+    await waitFor("the terminal to have the keys", () => page.evaluate(() => !!document.activeElement?.closest('[data-testid="terminal"]')));
+  });
+  await check("while Claude Code plans, its tool calls show in the panel as its hooks arrive", async () => {
+    const waiting = await page.locator('[data-testid="plan-waiting"]').textContent();
+    if (!waiting?.includes("Waiting for Claude Code to start on the plan")) throw new Error(`before: ${JSON.stringify(waiting)}`);
+    const hook = await fetch(`${base}/hooks/pre-tool-use`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${info.agentToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ session_id: "cc", hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: join(project, "src", "greet.js") }, cwd: project }),
+    });
+    if (!hook.ok) throw new Error(`hook: ${hook.status}`);
+    const call = await page.locator('[data-testid="agent-call"]').first().textContent({ timeout: 5_000 });
+    if (call !== `Read ${join(project, "src", "greet.js")}`) throw new Error(`the call shown: ${JSON.stringify(call)}`);
+    const now = await page.locator('[data-testid="plan-waiting"] .plan-wait-text').textContent();
+    if (now !== "Claude Code is reading the code…") throw new Error(`waiting line ${JSON.stringify(now)}`);
+  });
+  await check("toasts sit left of the coaching panel, never over its session controls", async () => {
+    const { toastsRight, coachingLeft } = await page.evaluate(() => {
+      const toasts = document.querySelector(".toasts");
+      return { toastsRight: toasts.getBoundingClientRect().right, coachingLeft: document.querySelector('[data-testid="coaching"]').getBoundingClientRect().left };
+    });
+    if (toastsRight > coachingLeft) throw new Error(`toasts end at ${toastsRight}, the coaching panel starts at ${coachingLeft}`);
+  });
   await check("after the transition the guard's debug panel shows the reason, zeroRuns, projectsUsed, stopCheck and the confidence bars; the coding question shows once", async () => {
     const problems = judgeDebug(await page.evaluate(`(() => {${DEBUG_FACTS}})()`));
     if (problems.length) throw new Error(problems.join("; "));
@@ -215,6 +252,15 @@ try {
     if (!question?.includes("project")) throw new Error(`first question ${JSON.stringify(question)}`);
     const countdown = await page.locator('[data-testid="intake-countdown"]').textContent();
     if (countdown !== "00:05" && countdown !== "00:04") throw new Error(`countdown ${JSON.stringify(countdown)}`);
+  });
+  await check("Skip for now ends the interview at once: it says so, offers it again, and the panel waits for the plan", async () => {
+    await page.click('[data-testid="intake-skip"]');
+    const skipped = await page.locator('[data-testid="intake-coding-question"]').textContent({ timeout: 5_000 });
+    if (!skipped?.includes("You skipped the interview for now")) throw new Error(`after the skip: ${JSON.stringify(skipped)}`);
+    await page.waitForSelector('[data-testid="intake-take-later"]');
+    await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 2_000 });
+    const frames = await page.evaluate(() => window.paige.framesOf("intake:transition").map((f) => f.reason));
+    if (frames.at(-1) !== "skipped") throw new Error(`transitions: ${JSON.stringify(frames)}`);
   });
   await check("a file created on disk appears in the explorer", async () => {
     writeFileSync(join(project, "src", "added.js"), "// new\n");
