@@ -27,9 +27,9 @@ impl Core {
     /// Whether a kickoff was typed into Claude Code's terminal for `session_id` at or after
     /// `since`.
     fn kickoff_typed_since(&self, session_id: &str, since: chrono::DateTime<chrono::Utc>) -> bool {
-        self.db()
-            .recent_actions(session_id, 20, Some(ActionType::CoachingMessage))
-            .is_ok_and(|actions| actions.iter().any(|a| a.created_at >= since && a.data.as_ref().is_some_and(|d| d["kind"] == "kickoff")))
+        self.db().recent_actions(session_id, 20, Some(ActionType::CoachingMessage)).is_ok_and(|actions| {
+            actions.iter().any(|a| a.created_at >= since && a.data.as_ref().is_some_and(|d| d["kind"] == "kickoff"))
+        })
     }
 
     /// What Claude Code should be told now to start the active session: `None` without one,

@@ -42,7 +42,10 @@ async fn pre_tool_use(server: &Running, tool: &str, input: Value) {
 /// A session with the coached plan of `coaching::coach_reply` (two phases, the first active).
 async fn planned(fake: &FakeAnthropic) -> (Running, String) {
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&crate::coaching::coach_reply()));
-    fake.always(Matcher::call_type("memory_retrieval_filter"), Reply::json(&json!({"relevant_memories": [], "discarded": []})));
+    fake.always(
+        Matcher::call_type("memory_retrieval_filter"),
+        Reply::json(&json!({"relevant_memories": [], "discarded": []})),
+    );
     let server = crate::coaching_server(fake).await;
     let core = server.fixture.core.clone();
     let session = core.start_session(Some(7), Some("Login fails".into())).expect("session").id;
@@ -55,14 +58,20 @@ async fn planned(fake: &FakeAnthropic) -> (Running, String) {
 async fn claude_codes_tool_calls_reach_the_panel_while_the_plan_is_awaited_and_stop_once_it_came() {
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&crate::coaching::coach_reply()));
-    fake.always(Matcher::call_type("memory_retrieval_filter"), Reply::json(&json!({"relevant_memories": [], "discarded": []})));
+    fake.always(
+        Matcher::call_type("memory_retrieval_filter"),
+        Reply::json(&json!({"relevant_memories": [], "discarded": []})),
+    );
     let server = crate::coaching_server(&fake).await;
     let session = server.fixture.core.start_session(Some(7), Some("Login fails".into())).expect("session").id;
     let mut ui = connect(&server).await;
     let path = server.fixture.core.project_root().path().join("src/auth.rs");
     pre_tool_use(&server, "Read", json!({"file_path": path})).await;
     let activity = next_of(&mut ui, "coaching:agent_activity").await;
-    assert_eq!(activity["payload"], json!({"sessionId": session, "tool": "Read", "detail": path.display().to_string()}));
+    assert_eq!(
+        activity["payload"],
+        json!({"sessionId": session, "tool": "Read", "detail": path.display().to_string()})
+    );
     let client = session_client(&server).await;
     ok(&call(&client, "paige_get_session_state", json!({"include": ["phase"]})).await);
     let activity = next_of(&mut ui, "coaching:agent_activity").await;
