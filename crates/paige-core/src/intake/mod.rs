@@ -81,6 +81,10 @@ impl Core {
             return Ok(());
         }
         let cannot = |err: &dyn std::fmt::Display| refusal(format!("Cannot start the interview: {err}"), true);
+        // Skipped earlier and taken up now: a fresh interview, not the old one's spent timebox.
+        if self.intake_was_skipped(&session.id) && self.db().delete_intake(&session.id).map_err(|err| cannot(&err))? {
+            tracing::info!("the skipped interview starts afresh");
+        }
         let title = session.issue_title.clone().unwrap_or_default();
         let config = guard_config(&self.config().limits);
         let config_json = serde_json::to_value(&config).map_err(|err| cannot(&err))?;
@@ -149,7 +153,7 @@ impl Core {
 
     /// `intake:skip`: the learner skips the interview for now. It stops, the skip is logged,
     /// and every UI gets the hand-over with reason `skipped` (no coding question: Claude Code
-    /// plans from the work itself). `intake:start` takes it up again later, where it stopped.
+    /// plans from the work itself). A later `intake:start` begins it afresh.
     pub(crate) fn intake_skip(&self) -> Result<(), IntakeError> {
         let session = self.active_session().ok_or_else(|| refusal("No interview is running.", false))?;
         let running = {
@@ -173,6 +177,13 @@ impl Core {
             coding_question: String::new(),
         }));
         Ok(())
+    }
+
+    /// Whether the session's interview last ended by `intake:skip`.
+    fn intake_was_skipped(&self, session_id: &str) -> bool {
+        self.db()
+            .recent_actions(session_id, 1, Some(ActionType::IntakeTransition))
+            .is_ok_and(|last| last.first().and_then(|a| a.data.as_ref()).is_some_and(|d| d["reason"] == "skipped"))
     }
 
     fn send_intake(&self, input: Input) -> Result<(), IntakeError> {

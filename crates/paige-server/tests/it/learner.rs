@@ -174,7 +174,14 @@ async fn skipping_the_first_sessions_interview_logs_it_hands_over_and_lets_the_k
     send(&mut ui, json!({"type": "intake:skip", "payload": {}})).await;
     let error = next_of(&mut ui, "intake:error").await;
     assert_eq!(error["payload"]["message"], "No interview is running.");
-    // Taken later after all: the interview comes back.
+    // Taken up ten minutes later: a fresh interview with its whole timebox, not the spent one.
+    server.fixture.clock.advance(chrono::Duration::minutes(10));
     send(&mut ui, json!({"type": "intake:start", "payload": {}})).await;
-    next_of(&mut ui, "intake:state").await;
+    next_of(&mut ui, "intake:reply_done").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    send(&mut ui, json!({"type": "intake:start", "payload": {}})).await;
+    let state = next_of(&mut ui, "intake:state").await["payload"].clone();
+    assert_eq!(state["phase"], "background", "{state}");
+    assert_eq!(state["remainingMs"], state["timeboxMs"], "{state}");
+    assert_eq!(state["transcript"].as_array().map(Vec::len), Some(1), "only the new first question: {state}");
 }
