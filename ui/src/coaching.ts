@@ -108,6 +108,9 @@ export class CoachingPanel {
   private readonly drawer: WorkedExampleDrawer;
   /** The session's intake interview (intake.ts); main routes the intake:* frames to it. */
   readonly intake: IntakePanel;
+  /** Told after each redraw whether the session's interview was skipped (the dashboard
+   * offers it again). */
+  onInterviewSkipped: (skipped: boolean) => void = () => {};
 
   constructor(
     private readonly host: HTMLElement,
@@ -326,6 +329,7 @@ export class CoachingPanel {
       this.host.replaceChildren(title, ...this.renderSession(this.session));
     }
     this.host.dataset.mode = this.mode;
+    this.onInterviewSkipped(this.mode === "session" && this.intake.skipped);
     if (focused?.isConnected && document.activeElement !== focused) focused.focus();
   }
 

@@ -141,6 +141,16 @@ export class IntakePanel {
     return this.phase !== null;
   }
 
+  /** Whether the learner skipped this session's interview (and has not taken it since). */
+  get skipped(): boolean {
+    return this.ended?.reason === "skipped";
+  }
+
+  /** Starts (or takes up again) the interview: `intake:start`. */
+  begin(): void {
+    this.start();
+  }
+
   /** Whether the interview is still before its transition. */
   get interviewing(): boolean {
     return this.phase !== null && this.phase !== "coding";

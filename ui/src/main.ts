@@ -89,7 +89,11 @@ const explorer = new Explorer(q(".explorer"), transport, (path) => editor.open(p
 for (const event of ["pointerenter", "focusin"]) q(".explorer").addEventListener(event, () => editor.preload(), { once: true });
 const coaching = new CoachingPanel(q(".coaching"), transport, q(".layout"));
 // The launch screen, while no file is open; Start and Resume go through the coaching panel.
-const dashboard = new Dashboard(transport, { start: (request) => coaching.requestStart(request) });
+const dashboard = new Dashboard(transport, {
+  start: (request) => coaching.requestStart(request),
+  interview: () => coaching.intake.begin(),
+});
+coaching.onInterviewSkipped = (skipped) => dashboard.offerInterview(skipped);
 empty.append(dashboard.root);
 const explain = new ExplainPanel(q(".layout"), transport);
 editor.onExplain = (request) => explain.request(request);

@@ -5,6 +5,7 @@
 // hand-over and closed debug panel; the explorer's hinted folders.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CoachingPanel, REPLAN_AFTER_MS, activityLine } from "../src/coaching";
+import { Dashboard } from "../src/dashboard";
 import { Explorer } from "../src/explorer";
 import { DEBUG_SETTING, FOCUS_TERMINAL_EVENT, IntakePanel, gateProgress } from "../src/intake";
 import type { IntakeState, PhaseSummary, SessionStarted, TreeNode } from "../src/protocol";
@@ -211,6 +212,22 @@ describe("the interview for a first-time learner", () => {
     expect(ui.sent.at(-1)).toEqual({ type: "intake:start", payload: {} });
     ui.panel.state(intakeState());
     expect(ui.$("intake-input")).not.toBeNull();
+  });
+
+  it("a skipped interview is offered again on the dashboard, and taking it there sends intake:start", () => {
+    const ui = setup();
+    const { sent, transport } = recordingTransport();
+    const dashboard = new Dashboard(transport, { start: () => {}, interview: () => ui.panel.intake.begin(), openExternal: null });
+    ui.panel.onInterviewSkipped = (skipped) => dashboard.offerInterview(skipped);
+    const offer = () => dashboard.root.querySelector<HTMLElement>('[data-testid="dash-interview-start"]');
+    ui.panel.sessionStarted(started());
+    ui.panel.intake.state(intakeState());
+    expect(offer()).toBeNull();
+    ui.panel.intake.transition({ sessionId: "s-1", reason: "skipped", reasons: ["skipped"], codingQuestion: "" });
+    offer()!.click();
+    expect(ui.sent.at(-1)).toEqual({ type: "intake:start", payload: {} });
+    expect(offer()).toBeNull();
+    expect(sent.some((m) => m.type === "intake:start")).toBe(false);
   });
 
   it("the hand-over to coding says where to answer, with a button that gives the terminal the keys", () => {
