@@ -212,6 +212,7 @@ try {
   await check("while Claude Code plans, its tool calls show in the panel as its hooks arrive", async () => {
     const waiting = await page.locator('[data-testid="plan-waiting"]').textContent();
     if (!waiting?.includes("Waiting for Claude Code to start on the plan")) throw new Error(`before: ${JSON.stringify(waiting)}`);
+    const sentAt = Date.now();
     const hook = await fetch(`${base}/hooks/pre-tool-use`, {
       method: "POST",
       headers: { authorization: `Bearer ${info.agentToken}`, "content-type": "application/json" },
@@ -220,6 +221,7 @@ try {
     if (!hook.ok) throw new Error(`hook: ${hook.status}`);
     const call = await page.locator('[data-testid="agent-call"]').first().textContent({ timeout: 5_000 });
     if (call !== `Read ${join(project, "src", "greet.js")}`) throw new Error(`the call shown: ${JSON.stringify(call)}`);
+    console.log(`hook to panel: ${Date.now() - sentAt} ms`);
     const now = await page.locator('[data-testid="plan-waiting"] .plan-wait-text').textContent();
     if (now !== "Claude Code is reading the code…") throw new Error(`waiting line ${JSON.stringify(now)}`);
   });

@@ -65,7 +65,7 @@ impl Core {
         let message = if terminal {
             "Asked Claude Code to plan again: it reads the code, then the phases appear here."
         } else {
-            "No Claude Code is running in Paige's terminal: run `paige claude` in the project to start it with the task."
+            "No Claude Code runs in Paige's terminal: in your own terminal, start (or restart) `paige claude` in the project; it starts with the task."
         };
         self.broadcast(ServerMessage::CoachingMessage(CoachingMessage {
             message: message.to_owned(),
