@@ -7,6 +7,7 @@
 //! prompt (`/api/session/kickoff`); Claude Code's SessionStart context carries them too.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::json;
@@ -24,14 +25,6 @@ const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
 
 impl Core {
-    /// Whether a kickoff was typed into Claude Code's terminal for `session_id` at or after
-    /// `since`.
-    fn kickoff_typed_since(&self, session_id: &str, since: chrono::DateTime<chrono::Utc>) -> bool {
-        self.db().recent_actions(session_id, 20, Some(ActionType::CoachingMessage)).is_ok_and(|actions| {
-            actions.iter().any(|a| a.created_at >= since && a.data.as_ref().is_some_and(|d| d["kind"] == "kickoff"))
-        })
-    }
-
     /// What Claude Code should be told now to start the active session: `None` without one,
     /// once it has a plan, or while its intake interview runs.
     pub fn coaching_kickoff(&self) -> Option<String> {
@@ -63,7 +56,8 @@ impl Core {
         let Some(session) = self.active_session() else { return };
         let (core, cancel) = (self.clone(), self.shutdown_token());
         let quiet = self.config().limits.observer.quiet_output;
-        let since = self.now();
+        // A newer delivery (a replan) supersedes this one: only one is ever typed.
+        let generation = self.kickoff_generation().fetch_add(1, Ordering::SeqCst) + 1;
         self.tasks().spawn(async move {
             let deadline = tokio::time::Instant::now() + WAIT;
             // The UI starts a first session's interview right after the session: give it
@@ -73,7 +67,9 @@ impl Core {
                 _ = tokio::time::sleep(POLL * 2) => {}
             }
             loop {
-                if core.active_session().map(|s| s.id) != Some(session.id.clone()) {
+                if core.active_session().map(|s| s.id) != Some(session.id.clone())
+                    || core.kickoff_generation().load(Ordering::SeqCst) != generation
+                {
                     return;
                 }
                 if tokio::time::Instant::now() >= deadline {
@@ -93,10 +89,6 @@ impl Core {
                         }
                         continue;
                     };
-                    // Another delivery (a replan while this one waited) typed it already.
-                    if core.kickoff_typed_since(&session.id, since) {
-                        return;
-                    }
                     let typed = terminal
                         .write(PASTE_START)
                         .and_then(|()| terminal.write(text.as_bytes()))
