@@ -1,13 +1,17 @@
 // The intake interview (issue 18): a short, time-boxed conversation about the learner's past
 // projects before a session's coding, in its own panel inside the coaching panel's session
 // view. The interviewer's replies stream in sentence by sentence; the learner's typing and
-// answers go up (`intake:typing`, `intake:answer`); the guard's state shows in a debug panel
-// (FR-005) with a countdown that ticks locally between states. At the transition the panel
-// shows Paige's scripted coding question. Without an interview (and without a plan) it
-// offers "Interview me first".
+// answers go up (`intake:typing`, `intake:answer`); progress toward the gate shows in words,
+// the guard's state in a closed debug panel (`intake-guard.ts`, FR-005) with a countdown that
+// ticks locally. "Skip for now" ends it (`intake:skip`; it can be taken later). At the
+// transition the panel shows Paige's scripted coding question and the next step. Without an
+// interview (and without a plan) it offers "Interview me first".
 import { el } from "./dom";
+import { GuardDebug, debugSetting, gateProgress } from "./intake-guard";
 import type { IntakeError, IntakePhase, IntakeReason, IntakeReplyDone, IntakeSentence, IntakeState, IntakeTransition } from "./protocol";
 import type { Transport } from "./transport";
+
+export { DEBUG_SETTING, TRAITS, countdownText, gateProgress, reasonText } from "./intake-guard";
 
 /** How often the countdown is redrawn between states. */
 export const TICK_MS = 250;
@@ -19,7 +23,6 @@ export const TYPING_REPEAT_MS = 5000;
  * countdown then counts from when the state arrived. */
 const SKEW_MS = 5000;
 
-export const TRAITS = ["adaptability", "creativity", "reasoning"] as const;
 
 const REASON_TEXT: Record<IntakeReason, string> = {
   timebox: "time is up",
@@ -27,42 +30,6 @@ const REASON_TEXT: Record<IntakeReason, string> = {
   gate: "Paige has heard enough to start",
   skipped: "you skipped it for now",
 };
-
-/** What each trait the guard scores means, in the learner's words. */
-const TRAIT_WORDS: Record<(typeof TRAITS)[number], string> = {
-  adaptability: "how you adapt when things change",
-  creativity: "how you come up with ideas",
-  reasoning: "how you reason through a problem",
-};
-
-/** The key in localStorage that opens the guard's debug panel by default ("1"). */
-export const DEBUG_SETTING = "paige.debug";
-
-/** How close the interview is to its gate, in the learner's words, and as a fraction (0–1):
- * each trait counts up to its threshold τ. */
-export function gateProgress(state: Pick<IntakeState, "confidence" | "tau">): { fraction: number; text: string } {
-  const share = (t: (typeof TRAITS)[number]) => (state.tau[t] > 0 ? Math.min(1, state.confidence[t] / state.tau[t]) : 1);
-  const fraction = TRAITS.reduce((sum, t) => sum + share(t), 0) / TRAITS.length;
-  const missing = TRAITS.filter((t) => share(t) < 1);
-  if (missing.length === 0) return { fraction, text: "Paige has heard enough: the coding starts after this answer." };
-  const heard = TRAITS.length - missing.length;
-  const words = missing.map((t) => TRAIT_WORDS[t]);
-  const list = words.length > 1 ? `${words.slice(0, -1).join(", ")} and ${words.at(-1)}` : words[0];
-  return { fraction, text: `Paige has a picture of ${heard} of ${TRAITS.length} things. Still to hear: ${list}.` };
-}
-
-/** `mm:ss`, whole seconds rounded up (so 00:00 means the time is over); minutes grow past 59. */
-export function countdownText(ms: number): string {
-  const seconds = Math.max(0, Math.ceil(ms / 1000));
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${pad(Math.floor(seconds / 60))}:${pad(seconds % 60)}`;
-}
-
-/** "timebox", or "timebox (also: gate)" when several criteria applied at once. */
-export function reasonText(reason: IntakeReason, reasons: IntakeReason[]): string {
-  const also = reasons.filter((r) => r !== reason);
-  return also.length ? `${reason} (also: ${also.join(", ")})` : reason;
-}
 
 export interface IntakeOptions {
   /** The clock the countdown reads (ms since the epoch, as the server's `atMs`). */
@@ -109,16 +76,7 @@ export class IntakePanel {
   private readonly input = el("textarea", "intake-input");
   private readonly send = el("button", "primary intake-send", "Send");
   private readonly form = el("form", "intake-form");
-  private readonly debug = el("details", "intake-debug");
-  private readonly fields = {
-    countdown: el("span", "intake-countdown"),
-    zeroRuns: el("span"),
-    projects: el("span"),
-    stopCheck: el("span"),
-    reason: el("span"),
-    bars: el("div", "intake-bars"),
-    pillars: el("ul", "intake-pillars"),
-  };
+  private readonly debug: GuardDebug;
 
   constructor(
     private readonly transport: Pick<Transport, "send">,
@@ -126,13 +84,12 @@ export class IntakePanel {
   ) {
     this.now = options.now ?? Date.now;
     this.onChange = options.onChange ?? (() => {});
-    this.debug.open = options.debugOpen ?? debugSetting();
+    this.debug = new GuardDebug(options.debugOpen ?? debugSetting());
     this.root.dataset.testid = "intake";
     this.transcript.dataset.testid = "intake-transcript";
     this.transcript.setAttribute("role", "log");
     this.transcript.setAttribute("aria-live", "polite");
     this.buildForm();
-    this.buildDebug();
     this.render();
   }
 
@@ -350,7 +307,7 @@ export class IntakePanel {
 
   private syncTimer(): void {
     const ticking = this.clock !== null && this.clock.frozen === null && this.phase === "background";
-    if (ticking && this.timer === null) this.timer = setInterval(() => this.renderCountdown(), TICK_MS);
+    if (ticking && this.timer === null) this.timer = setInterval(() => this.debug.countdown(this.remaining(), this.clock !== null), TICK_MS);
     if (!ticking) this.stopTimer();
   }
 
@@ -409,31 +366,6 @@ export class IntakePanel {
     this.form.append(this.input, this.send);
   }
 
-  private buildDebug(): void {
-    // A developer aid (FR-005): closed unless asked for (its summary, or the setting
-    // `localStorage["paige.debug"] = "1"`); the learner sees progress in words instead.
-    this.debug.dataset.testid = "intake-debug";
-    const f = this.fields;
-    f.countdown.dataset.testid = "intake-countdown";
-    f.zeroRuns.dataset.testid = "intake-zero-runs";
-    f.projects.dataset.testid = "intake-projects";
-    f.stopCheck.dataset.testid = "intake-stop-check";
-    f.reason.dataset.testid = "intake-reason";
-    f.pillars.dataset.testid = "intake-pillars";
-    const facts = el("dl", "intake-facts");
-    const fact = (label: string, value: HTMLElement) => {
-      const dd = el("dd");
-      dd.append(value);
-      facts.append(el("dt", "", label), dd);
-    };
-    fact("Time left", f.countdown);
-    fact("zeroRuns", f.zeroRuns);
-    fact("projectsUsed", f.projects);
-    fact("stopCheck", f.stopCheck);
-    fact("Reason", f.reason);
-    this.debug.append(el("summary", "", "Interview guard"), facts, el("h4", "", "Confidence per trait (marker: τ)"), f.bars, el("h4", "", "Latest pillars"), f.pillars);
-  }
-
   private render(): void {
     this.syncTimer();
     // Redrawing takes the answer box out of the page for a moment, which drops its focus:
@@ -466,8 +398,8 @@ export class IntakePanel {
       if (this.guard) parts.push(this.renderProgress(this.guard));
       parts.push(this.form, this.renderSkip());
     }
-    this.renderDebug();
-    parts.push(this.debug);
+    this.debug.render(this.guard, this.ended, this.remaining(), this.clock !== null);
+    parts.push(this.debug.root);
     this.root.replaceChildren(...parts);
     // The learner's turn: the answer box they were typing in keeps (or takes back) the keys.
     if (this.phase !== "coding" && this.canAnswer() && (focused || document.activeElement === document.body)) {
@@ -591,79 +523,10 @@ export class IntakePanel {
     return box;
   }
 
-  private renderCountdown(): void {
-    const remaining = this.remaining();
-    this.fields.countdown.textContent = this.clock ? countdownText(remaining) : "–";
-    this.fields.countdown.dataset.remainingMs = String(Math.round(remaining));
-    this.fields.countdown.classList.toggle("intake-countdown-low", remaining <= 30_000);
-  }
-
-  private renderDebug(): void {
-    const f = this.fields;
-    const g = this.guard;
-    this.renderCountdown();
-    f.zeroRuns.textContent = g ? String(g.zeroRuns) : "–";
-    f.projects.textContent = g ? String(g.projectsUsed) : "–";
-    f.stopCheck.textContent = g ? String(g.stopCheck) : "–";
-    f.stopCheck.dataset.value = g ? String(g.stopCheck) : "";
-    const reason = this.ended ? reasonText(this.ended.reason, this.ended.reasons) : g?.reason ? reasonText(g.reason, g.reasons) : "–";
-    f.reason.textContent = reason;
-    f.bars.replaceChildren(...TRAITS.map((trait) => confBar(trait, g?.confidence[trait] ?? 0, g?.tau[trait] ?? 0, g?.weights[trait] ?? 0)));
-    const pillars = g?.lastPillars;
-    if (!pillars) {
-      f.pillars.replaceChildren(el("li", "intake-quiet", "No answer scored yet."));
-      return;
-    }
-    f.pillars.replaceChildren(
-      ...TRAITS.map((trait) => {
-        const item = el("li");
-        item.dataset.trait = trait;
-        item.append(el("strong", "", `${trait} ${pillars[trait].score}`), el("span", "intake-rationale", pillars[trait].rationale));
-        return item;
-      }),
-    );
-  }
 }
 
 /** Asks the page to put the keys in the terminal (main.ts listens). */
 export const FOCUS_TERMINAL_EVENT = "paige:focus-terminal";
-
-function debugSetting(): boolean {
-  try {
-    return globalThis.localStorage?.getItem(DEBUG_SETTING) === "1";
-  } catch {
-    return false;
-  }
-}
-
-/** One trait's confidence as a bar, with a marker at its threshold τ and the numbers beside. */
-function confBar(trait: string, conf: number, tau: number, weight: number): HTMLElement {
-  const row = el("div", "intake-conf");
-  row.dataset.testid = `intake-conf-${trait}`;
-  row.dataset.conf = String(conf);
-  row.dataset.tau = String(tau);
-  const met = conf >= tau && tau > 0;
-  row.classList.toggle("intake-conf-met", met);
-  const bar = el("div", "intake-bar");
-  bar.setAttribute("role", "meter");
-  bar.setAttribute("aria-label", `${trait} confidence`);
-  bar.setAttribute("aria-valuemin", "0");
-  bar.setAttribute("aria-valuemax", "1");
-  bar.setAttribute("aria-valuenow", String(conf));
-  bar.title = `W = ${weight.toFixed(2)}, conf = ${conf.toFixed(2)}, τ = ${tau.toFixed(2)}`;
-  const fill = el("span", "intake-bar-fill");
-  fill.style.width = `${percent(conf)}%`;
-  const marker = el("span", "intake-bar-tau");
-  marker.style.left = `${percent(tau)}%`;
-  bar.append(fill, marker);
-  const value = el("span", "intake-conf-value", `${conf.toFixed(2)} / τ ${tau.toFixed(2)}`);
-  row.append(el("span", "intake-conf-trait", trait), value, bar);
-  return row;
-}
-
-function percent(fraction: number): number {
-  return Math.round(Math.min(1, Math.max(0, fraction)) * 1000) / 10;
-}
 
 /** Sentences as they stream, one space between them unless they bring their own. */
 function joinSentence(text: string, sentence: string): string {
