@@ -9,6 +9,10 @@ import type { Transport } from "./transport";
 import { ShowMe, WorkedExampleDrawer } from "./worked-example";
 
 const TOAST_MS = 8000;
+/** After this long without a plan the panel offers to ask Claude Code to plan again. */
+export const REPLAN_AFTER_MS = 3 * 60_000;
+/** The tool calls kept to show while Claude Code plans, newest last. */
+const ACTIVITY_KEPT = 6;
 
 export const HINT_LEVELS: { level: HintLevel; label: string; title: string }[] = [
   { level: "none", label: "None", title: "No hints: find your own way" },
@@ -72,6 +76,18 @@ interface Session {
 
 type Mode = "connecting" | "start" | "session" | "wrapping";
 
+/** What Claude Code is doing while the session waits for its plan, in a line. */
+export function planWaitText(activity: ServerPayloads["coaching:agent_activity"][]): string {
+  if (activity.length === 0) return "Waiting for Claude Code to start on the plan…";
+  return "Claude Code is reading the code…";
+}
+
+/** One tool call, as shown in the waiting list: "Read src/main.rs". */
+export function activityLine(activity: ServerPayloads["coaching:agent_activity"]): string {
+  const tool = activity.tool.replace(/^mcp__paige__/, "");
+  return activity.detail ? `${tool} ${activity.detail}` : tool;
+}
+
 export class CoachingPanel {
   private mode: Mode = "connecting";
   private session: Session | null = null;
@@ -81,17 +97,28 @@ export class CoachingPanel {
   private level: HintLevel = "none";
   private plan: { difficulty: string; memoryConnection: string | null } | null = null;
   private endError: string | null = null;
+  /** Claude Code's tool calls while the session waits for its plan, newest last. */
+  private activity: ServerPayloads["coaching:agent_activity"][] = [];
+  /** Since when (local clock) the session has waited for a plan; reset by a replan. */
+  private waitingSince = 0;
+  private replanTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly now: () => number;
   private readonly start: StartView;
   private readonly showMe: ShowMe;
   private readonly drawer: WorkedExampleDrawer;
   /** The session's intake interview (intake.ts); main routes the intake:* frames to it. */
   readonly intake: IntakePanel;
+  /** Told after each redraw whether the session's interview was skipped (the dashboard
+   * offers it again). */
+  onInterviewSkipped: (skipped: boolean) => void = () => {};
 
   constructor(
     private readonly host: HTMLElement,
     private readonly transport: Pick<Transport, "send">,
     drawerHost: HTMLElement = host,
+    now: () => number = Date.now,
   ) {
+    this.now = now;
     this.start = new StartView({
       request: (request: StartRequest) => this.sendStart(request),
       refresh: () => this.transport.send("session:list", {}),
@@ -127,6 +154,8 @@ export class CoachingPanel {
     this.level = currentPhase(this.phases)?.hintLevel ?? msg.hintLevel;
     this.plan = null;
     this.endError = null;
+    this.activity = [];
+    this.waitingSince = this.now();
     this.mode = "session";
     this.showMe.reset();
     this.drawer.close();
@@ -136,6 +165,22 @@ export class CoachingPanel {
 
   sessionResumed(msg: ServerPayloads["session:resumed"]): void {
     this.sessionStarted(msg.restoredState);
+  }
+
+  /** `session:wrapping_up`: the session's wrap-up started — from this panel's End button,
+   * another window's, or Claude Code (`paige_end_session`, its SessionEnd): all look alike. */
+  wrappingUp(msg: ServerPayloads["session:wrapping_up"]): void {
+    if (this.session?.id !== msg.sessionId || this.mode !== "session") return;
+    this.mode = "wrapping";
+    this.endError = null;
+    this.render();
+  }
+
+  /** `coaching:agent_activity`: a tool call Claude Code made while the plan is awaited. */
+  agentActivity(msg: ServerPayloads["coaching:agent_activity"]): void {
+    if (this.session?.id !== msg.sessionId || this.phases.length > 0) return;
+    this.activity = [...this.activity, msg].slice(-ACTIVITY_KEPT);
+    this.render();
   }
 
   /** `session:ended`: this panel's session is over. Not while this panel waits for its own
@@ -232,6 +277,7 @@ export class CoachingPanel {
 
   private toStart(notice: string | null): void {
     this.session = null;
+    this.activity = [];
     this.phases = [];
     this.checks.clear();
     this.plan = null;
@@ -248,6 +294,18 @@ export class CoachingPanel {
     this.endError = null;
     this.render();
     this.transport.send("session:end", {});
+  }
+
+  private replan(): void {
+    this.transport.send("coaching:replan", {});
+    this.activity = [];
+    this.waitingSince = this.now();
+    this.render();
+  }
+
+  /** The learner marks the phase in progress done (as Claude Code's `paige_update_phase`). */
+  private markDone(phase: PhaseSummary): void {
+    this.transport.send("coaching:phase_done", { phase: phase.number });
   }
 
   private changeLevel(level: HintLevel): void {
@@ -271,6 +329,7 @@ export class CoachingPanel {
       this.host.replaceChildren(title, ...this.renderSession(this.session));
     }
     this.host.dataset.mode = this.mode;
+    this.onInterviewSkipped(this.mode === "session" && this.intake.skipped);
     if (focused?.isConnected && document.activeElement !== focused) focused.focus();
   }
 
@@ -289,16 +348,61 @@ export class CoachingPanel {
       head.append(labels);
     }
     const parts: HTMLElement[] = [head];
-    if (this.intake.shown(this.phases.length > 0)) parts.push(this.intake.root);
-    if (this.phases.length > 0) {
+    const hasPlan = this.phases.length > 0;
+    this.syncReplanTimer(!hasPlan && !this.intake.interviewing && this.mode === "session");
+    if (hasPlan) {
       parts.push(...this.renderPlan());
-    } else if (!this.intake.interviewing) {
-      const waiting = el("p", "session-waiting", `Waiting for the plan. ${NEXT_STEP}`);
-      waiting.dataset.testid = "plan-waiting";
-      parts.push(waiting);
+      // The plan comes first; a finished interview folds away below it.
+      if (this.intake.shown(true)) parts.push(this.intake.interviewing ? this.intake.root : this.foldedIntake());
+    } else {
+      if (this.intake.shown(false)) parts.push(this.intake.root);
+      if (!this.intake.interviewing) parts.push(this.renderWaiting());
     }
     parts.push(this.renderFooter());
     return parts;
+  }
+
+  private foldedIntake(): HTMLElement {
+    const fold = el("details", "intake-fold");
+    fold.dataset.testid = "intake-fold";
+    fold.append(el("summary", "", "Getting to know you (done)"), this.intake.root);
+    return fold;
+  }
+
+  /** While Claude Code plans: what it does, and after a few minutes "plan again". */
+  private renderWaiting(): HTMLElement {
+    const box = el("div", "session-waiting");
+    box.dataset.testid = "plan-waiting";
+    box.setAttribute("role", "status");
+    box.append(el("p", "plan-wait-text", planWaitText(this.activity)));
+    if (this.activity.length > 0) {
+      const list = el("ul", "agent-activity");
+      list.dataset.testid = "agent-activity";
+      for (const call of this.activity) {
+        const item = el("li", "", activityLine(call));
+        item.dataset.testid = "agent-call";
+        list.append(item);
+      }
+      box.append(list);
+    }
+    box.append(el("p", "muted", NEXT_STEP));
+    if (this.now() - this.waitingSince >= REPLAN_AFTER_MS && this.mode === "session") {
+      box.append(el("p", "plan-slow", "No plan yet after a few minutes."));
+      const again = el("button", "secondary", "Ask Claude Code to plan again");
+      again.type = "button";
+      again.dataset.testid = "replan";
+      again.addEventListener("click", () => this.replan());
+      box.append(again);
+    }
+    return box;
+  }
+
+  /** Re-renders when the "plan again" offer is due (only while a plan is awaited). */
+  private syncReplanTimer(waiting: boolean): void {
+    if (this.replanTimer !== null) clearTimeout(this.replanTimer);
+    this.replanTimer = null;
+    const due = this.waitingSince + REPLAN_AFTER_MS - this.now();
+    if (waiting && due > 0) this.replanTimer = setTimeout(() => this.render(), due + 50);
   }
 
   private renderPlan(): HTMLElement[] {
@@ -328,6 +432,7 @@ export class CoachingPanel {
         reason.dataset.testid = "hint-reason";
         item.append(reason);
       }
+      if (isCurrent && this.mode === "session") item.append(this.renderLevels(), this.renderPhaseActions(phase));
       const check = this.checks.get(phase.number);
       if (check) item.append(this.renderCheck(check));
       else if (isCurrent && phase.testFilter) {
@@ -339,13 +444,24 @@ export class CoachingPanel {
       list.append(item);
     }
     const parts: HTMLElement[] = [progress, list];
-    if (current && this.mode === "session") parts.push(this.renderLevels(), this.showMe.root);
+    if (current && this.mode === "session") parts.push(this.showMe.root);
     if (this.plan) {
       const meta = el("p", "plan-meta", `Difficulty: ${this.plan.difficulty}`);
       if (this.plan.memoryConnection) meta.append(el("br"), document.createTextNode(this.plan.memoryConnection));
       parts.push(meta);
     }
     return parts;
+  }
+
+  private renderPhaseActions(phase: PhaseSummary): HTMLElement {
+    const row = el("div", "phase-actions");
+    const done = el("button", "secondary", "Mark phase done");
+    done.type = "button";
+    done.dataset.testid = "phase-done";
+    done.title = "Tell Paige and Claude Code you finished this phase";
+    done.addEventListener("click", () => this.markDone(phase));
+    row.append(done);
+    return row;
   }
 
   private renderCheck(check: StepCheck): HTMLElement {

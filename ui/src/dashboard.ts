@@ -54,6 +54,8 @@ export interface DashboardHooks {
   openExternal?: OpenExternal | null;
   /** Now, for "started 3 h ago" (tests). */
   now?: () => number;
+  /** Takes the interview the learner skipped (through the coaching panel). */
+  interview?: () => void;
 }
 
 /** A section still waiting, answered, or failed. */
@@ -99,6 +101,8 @@ export class Dashboard {
   private materials: Slot<MaterialRecommendation[]> = { kind: "loading" };
   private stateError: string | null = null;
   private linkError: string | null = null;
+  /** The session's interview was skipped: offered again here. */
+  private interviewOffered = false;
   private quiet: ReturnType<typeof setTimeout> | null = null;
   private readonly openExternal: OpenExternal | null;
   private readonly now: () => number;
@@ -133,6 +137,13 @@ export class Dashboard {
     if (refresh || this.issues.kind === "error") this.issues = { kind: "loading" };
     if (refresh || this.materials.kind !== "ready") this.waitForMaterials();
     this.transport.send("dashboard:request", refresh ? { statsPeriod: period, refresh } : { statsPeriod: period });
+    this.render();
+  }
+
+  /** Whether to offer the interview the learner skipped in the active session. */
+  offerInterview(offer: boolean): void {
+    if (offer === this.interviewOffered) return;
+    this.interviewOffered = offer;
     this.render();
   }
 
@@ -236,10 +247,23 @@ export class Dashboard {
       parts.push(error);
     }
     if (this.stateError) parts.push(errorBox("state-error", `Could not load the dashboard: ${this.stateError}`, () => this.load()));
+    if (this.interviewOffered && this.hooks.interview) parts.push(this.renderInterviewOffer(this.hooks.interview));
     const top = el("div", "dash-top");
     top.append(this.renderSkills(), this.renderStats());
     parts.push(top, this.renderSessions(), this.renderIssues(), this.renderKatas(), this.renderMaterials());
     this.root.replaceChildren(...parts);
+  }
+
+  private renderInterviewOffer(interview: () => void): HTMLElement {
+    const box = el("section", "dash-interview");
+    box.dataset.testid = "dash-interview";
+    box.append(el("p", "dash-quiet", "You skipped Paige's short interview. A few minutes about your past projects help the coaching start where you are."));
+    const take = el("button", "secondary", "Take the interview");
+    take.type = "button";
+    take.dataset.testid = "dash-interview-start";
+    take.addEventListener("click", interview);
+    box.append(take);
+    return box;
   }
 
   private renderPeriods(): HTMLElement {
@@ -331,7 +355,14 @@ export class Dashboard {
       box.append(el("p", "dash-quiet", "Paige is reading the project's issues…"));
       return withSkeleton(box, "issues-skeleton", 3);
     }
-    if (slot.kind === "error") return withError(box, "dash-issues-error", `No issues: ${slot.error}`, () => this.refreshIssues());
+    if (slot.kind === "error") {
+      // Without `gh` (or not logged in) the issues are not an error to fix first: a quiet
+      // note, and the coaching panel takes an issue number or URL typed by hand.
+      const note = withError(box, "dash-issues-error", `No GitHub issues here: ${slot.error}`, () => this.refreshIssues());
+      note.querySelector(".panel-error")?.classList.replace("panel-error", "dash-quiet-error");
+      note.append(el("p", "dash-quiet", "You can still start: type an issue number or URL, or say what to work on, in the coaching panel."));
+      return note;
+    }
     if (!slot.value.length) {
       box.append(el("p", "dash-quiet", "The project has no open issues."));
       return box;

@@ -2,7 +2,7 @@
 // coach's hint glows (`explorer:hint_files`).
 import type { HintStyle, ServerPayloads, TreeNode } from "./protocol";
 import type { Transport } from "./transport";
-import { applyTreeUpdate } from "./tree";
+import { applyTreeUpdate, foldersHolding } from "./tree";
 
 export class Explorer {
   private root: TreeNode | null = null;
@@ -62,11 +62,13 @@ export class Explorer {
     }
     const list = document.createElement("ul");
     list.className = "tree";
-    for (const child of this.root.children ?? []) list.append(this.renderNode(child, 0));
+    const holding = foldersHolding(this.hints.keys());
+    for (const child of this.root.children ?? []) list.append(this.renderNode(child, 0, holding));
     this.host.replaceChildren(list);
   }
 
-  private renderNode(node: TreeNode, depth: number): HTMLElement {
+  /** `holding`: the folders with a hinted file inside. */
+  private renderNode(node: TreeNode, depth: number, holding: Set<string>): HTMLElement {
     const item = document.createElement("li");
     const row = document.createElement("div");
     row.className = `tree-row ${node.type}`;
@@ -76,6 +78,12 @@ export class Explorer {
     const hint = this.hints.get(node.path);
     if (hint) row.classList.add("hint-glow", `hint-${hint}`);
     const open = this.expanded.has(node.path);
+    // A collapsed folder shows that it holds a hinted file (its hint would be hidden).
+    if (node.type === "directory" && !open && holding.has(node.path)) {
+      row.classList.add("hint-inside");
+      row.dataset.hintInside = "true";
+      row.title = "Holds a file the coach points to";
+    }
     const icon = node.type === "directory" ? (open ? "▾" : "▸") : "·";
     row.append(
       Object.assign(document.createElement("span"), { className: "tree-icon", textContent: icon }),
@@ -85,7 +93,7 @@ export class Explorer {
     item.append(row);
     if (node.type === "directory" && open) {
       const list = document.createElement("ul");
-      for (const child of node.children ?? []) list.append(this.renderNode(child, depth + 1));
+      for (const child of node.children ?? []) list.append(this.renderNode(child, depth + 1, holding));
       item.append(list);
     }
     return item;

@@ -1,13 +1,17 @@
 // The intake interview (issue 18): a short, time-boxed conversation about the learner's past
 // projects before a session's coding, in its own panel inside the coaching panel's session
 // view. The interviewer's replies stream in sentence by sentence; the learner's typing and
-// answers go up (`intake:typing`, `intake:answer`); the guard's state shows in a debug panel
-// (FR-005) with a countdown that ticks locally between states. At the transition the panel
-// shows Paige's scripted coding question. Without an interview (and without a plan) it
-// offers "Interview me first".
+// answers go up (`intake:typing`, `intake:answer`); progress toward the gate shows in words,
+// the guard's state in a closed debug panel (`intake-guard.ts`, FR-005) with a countdown that
+// ticks locally. "Skip for now" ends it (`intake:skip`; it can be taken later). At the
+// transition the panel shows Paige's scripted coding question and the next step. Without an
+// interview (and without a plan) it offers "Interview me first".
 import { el, errorMessage } from "./dom";
+import { GuardDebug, debugSetting, gateProgress } from "./intake-guard";
 import type { IntakeError, IntakePhase, IntakeReason, IntakeReplyDone, IntakeSentence, IntakeState, IntakeTransition } from "./protocol";
 import type { Transport } from "./transport";
+
+export { DEBUG_SETTING, TRAITS, countdownText, gateProgress, reasonText } from "./intake-guard";
 
 /** How often the countdown is redrawn between states. */
 export const TICK_MS = 250;
@@ -19,26 +23,13 @@ export const TYPING_REPEAT_MS = 5000;
  * countdown then counts from when the state arrived. */
 const SKEW_MS = 5000;
 
-export const TRAITS = ["adaptability", "creativity", "reasoning"] as const;
 
 const REASON_TEXT: Record<IntakeReason, string> = {
   timebox: "time is up",
   projects_cap: "we talked about two projects",
   gate: "Paige has heard enough to start",
+  skipped: "you skipped it for now",
 };
-
-/** `mm:ss`, whole seconds rounded up (so 00:00 means the time is over); minutes grow past 59. */
-export function countdownText(ms: number): string {
-  const seconds = Math.max(0, Math.ceil(ms / 1000));
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${pad(Math.floor(seconds / 60))}:${pad(seconds % 60)}`;
-}
-
-/** "timebox", or "timebox (also: gate)" when several criteria applied at once. */
-export function reasonText(reason: IntakeReason, reasons: IntakeReason[]): string {
-  const also = reasons.filter((r) => r !== reason);
-  return also.length ? `${reason} (also: ${also.join(", ")})` : reason;
-}
 
 export interface IntakeOptions {
   /** The clock the countdown reads (ms since the epoch, as the server's `atMs`). */
@@ -46,6 +37,8 @@ export interface IntakeOptions {
   /** Called when whether the panel has anything to show may have changed, so its host can
    * re-render around it. */
   onChange?: () => void;
+  /** Whether the guard's debug panel starts open (default: the `paige.debug` setting). */
+  debugOpen?: boolean;
 }
 
 interface Line {
@@ -83,16 +76,7 @@ export class IntakePanel {
   private readonly input = el("textarea", "intake-input");
   private readonly send = el("button", "primary intake-send", "Send");
   private readonly form = el("form", "intake-form");
-  private readonly debug = el("details", "intake-debug");
-  private readonly fields = {
-    countdown: el("span", "intake-countdown"),
-    zeroRuns: el("span"),
-    projects: el("span"),
-    stopCheck: el("span"),
-    reason: el("span"),
-    bars: el("div", "intake-bars"),
-    pillars: el("ul", "intake-pillars"),
-  };
+  private readonly debug: GuardDebug;
 
   constructor(
     private readonly transport: Pick<Transport, "send">,
@@ -100,18 +84,28 @@ export class IntakePanel {
   ) {
     this.now = options.now ?? Date.now;
     this.onChange = options.onChange ?? (() => {});
+    this.debug = new GuardDebug(options.debugOpen ?? debugSetting());
     this.root.dataset.testid = "intake";
     this.transcript.dataset.testid = "intake-transcript";
     this.transcript.setAttribute("role", "log");
     this.transcript.setAttribute("aria-live", "polite");
     this.buildForm();
-    this.buildDebug();
     this.render();
   }
 
   /** Whether this session has an interview (running or over). */
   get known(): boolean {
     return this.phase !== null;
+  }
+
+  /** Whether the learner skipped this session's interview (and has not taken it since). */
+  get skipped(): boolean {
+    return this.ended?.reason === "skipped";
+  }
+
+  /** Starts (or takes up again) the interview: `intake:start`. */
+  begin(): void {
+    this.start();
   }
 
   /** Whether the interview is still before its transition. */
@@ -244,6 +238,11 @@ export class IntakePanel {
   private start(): void {
     this.transport.send("intake:start", {});
     this.change(() => {
+      // Taking a skipped interview after all: its state follows.
+      if (this.ended?.reason === "skipped") {
+        this.ended = null;
+        this.phase = null;
+      }
       this.pending = true;
       this.failure = null;
     });
@@ -308,7 +307,7 @@ export class IntakePanel {
 
   private syncTimer(): void {
     const ticking = this.clock !== null && this.clock.frozen === null && this.phase === "background";
-    if (ticking && this.timer === null) this.timer = setInterval(() => this.renderCountdown(), TICK_MS);
+    if (ticking && this.timer === null) this.timer = setInterval(() => this.debug.countdown(this.remaining(), this.clock !== null), TICK_MS);
     if (!ticking) this.stopTimer();
   }
 
@@ -367,32 +366,6 @@ export class IntakePanel {
     this.form.append(this.input, this.send);
   }
 
-  private buildDebug(): void {
-    // A developer aid (FR-005), open so the guard can be watched while testing and in demos;
-    // the learner can fold it away.
-    this.debug.open = true;
-    this.debug.dataset.testid = "intake-debug";
-    const f = this.fields;
-    f.countdown.dataset.testid = "intake-countdown";
-    f.zeroRuns.dataset.testid = "intake-zero-runs";
-    f.projects.dataset.testid = "intake-projects";
-    f.stopCheck.dataset.testid = "intake-stop-check";
-    f.reason.dataset.testid = "intake-reason";
-    f.pillars.dataset.testid = "intake-pillars";
-    const facts = el("dl", "intake-facts");
-    const fact = (label: string, value: HTMLElement) => {
-      const dd = el("dd");
-      dd.append(value);
-      facts.append(el("dt", "", label), dd);
-    };
-    fact("Time left", f.countdown);
-    fact("zeroRuns", f.zeroRuns);
-    fact("projectsUsed", f.projects);
-    fact("stopCheck", f.stopCheck);
-    fact("Reason", f.reason);
-    this.debug.append(el("summary", "", "Interview guard"), facts, el("h4", "", "Confidence per trait (marker: τ)"), f.bars, el("h4", "", "Latest pillars"), f.pillars);
-  }
-
   private render(): void {
     this.syncTimer();
     // Redrawing takes the answer box out of the page for a moment, which drops its focus:
@@ -422,10 +395,11 @@ export class IntakePanel {
     else {
       this.input.disabled = !this.canAnswer();
       this.send.disabled = !this.canAnswer() || this.input.value.trim() === "";
-      parts.push(this.form);
+      if (this.guard) parts.push(this.renderProgress(this.guard));
+      parts.push(this.form, this.renderSkip());
     }
-    this.renderDebug();
-    parts.push(this.debug);
+    this.debug.render(this.guard, this.ended, this.remaining(), this.clock !== null);
+    parts.push(this.debug.root);
     this.root.replaceChildren(...parts);
     // The learner's turn: the answer box they were typing in keeps (or takes back) the keys.
     if (this.phase !== "coding" && this.canAnswer() && (focused || document.activeElement === document.body)) {
@@ -495,79 +469,64 @@ export class IntakePanel {
     return box;
   }
 
+  private renderProgress(guard: IntakeState): HTMLElement {
+    const box = el("div", "intake-progress");
+    box.dataset.testid = "intake-progress";
+    const { fraction, text } = gateProgress(guard);
+    const meter = el("meter");
+    meter.min = 0;
+    meter.max = 1;
+    meter.value = fraction;
+    meter.setAttribute("aria-label", "How close Paige is to starting the coding");
+    const minutes = Math.max(1, Math.ceil(this.remaining() / 60_000));
+    box.append(meter, el("p", "", `${text} At most ${minutes} min left.`));
+    return box;
+  }
+
+  private renderSkip(): HTMLElement {
+    const skip = el("button", "link intake-skip", "Skip for now");
+    skip.type = "button";
+    skip.dataset.testid = "intake-skip";
+    skip.title = "Go straight to the coding; you can take the interview later";
+    skip.addEventListener("click", () => this.transport.send("intake:skip", {}));
+    return skip;
+  }
+
   private renderCoding(): HTMLElement {
     const box = el("section", "intake-coding");
     box.dataset.testid = "intake-coding-question";
     const reason = this.ended?.reason ?? this.guard?.reason;
+    if (reason === "skipped") {
+      box.append(el("p", "intake-why", "You skipped the interview for now: Claude Code plans from the work itself."));
+      const again = el("button", "secondary", "Take the interview now");
+      again.type = "button";
+      again.dataset.testid = "intake-take-later";
+      again.addEventListener("click", () => this.start());
+      box.append(again);
+      return box;
+    }
     box.append(el("h4", "", "Your coding task"));
     if (this.ended) box.append(el("p", "intake-question", this.ended.codingQuestion));
-    box.append(el("p", "intake-next", "Coding starts now: Claude Code in the terminal has the task."));
+    // A step the learner can take: where to answer, and what happens then.
+    const next = el("p", "intake-next");
+    next.dataset.testid = "intake-next-step";
+    next.textContent =
+      "Next: answer in the terminal, where Claude Code has this task — type how you would start and press Enter. " +
+      "Claude Code plans with you, and the phases appear here.";
+    box.append(next);
+    const go = el("button", "primary", "Go to the terminal");
+    go.type = "button";
+    go.dataset.testid = "intake-go-terminal";
+    go.addEventListener("click", () => this.root.dispatchEvent(new CustomEvent(FOCUS_TERMINAL_EVENT, { bubbles: true })));
+    box.append(go);
     if (reason) box.append(el("p", "intake-why", `The interview ended because ${REASON_TEXT[reason]}.`));
     return box;
   }
 
-  private renderCountdown(): void {
-    const remaining = this.remaining();
-    this.fields.countdown.textContent = this.clock ? countdownText(remaining) : "–";
-    this.fields.countdown.dataset.remainingMs = String(Math.round(remaining));
-    this.fields.countdown.classList.toggle("intake-countdown-low", remaining <= 30_000);
-  }
-
-  private renderDebug(): void {
-    const f = this.fields;
-    const g = this.guard;
-    this.renderCountdown();
-    f.zeroRuns.textContent = g ? String(g.zeroRuns) : "–";
-    f.projects.textContent = g ? String(g.projectsUsed) : "–";
-    f.stopCheck.textContent = g ? String(g.stopCheck) : "–";
-    f.stopCheck.dataset.value = g ? String(g.stopCheck) : "";
-    const reason = this.ended ? reasonText(this.ended.reason, this.ended.reasons) : g?.reason ? reasonText(g.reason, g.reasons) : "–";
-    f.reason.textContent = reason;
-    f.bars.replaceChildren(...TRAITS.map((trait) => confBar(trait, g?.confidence[trait] ?? 0, g?.tau[trait] ?? 0, g?.weights[trait] ?? 0)));
-    const pillars = g?.lastPillars;
-    if (!pillars) {
-      f.pillars.replaceChildren(el("li", "intake-quiet", "No answer scored yet."));
-      return;
-    }
-    f.pillars.replaceChildren(
-      ...TRAITS.map((trait) => {
-        const item = el("li");
-        item.dataset.trait = trait;
-        item.append(el("strong", "", `${trait} ${pillars[trait].score}`), el("span", "intake-rationale", pillars[trait].rationale));
-        return item;
-      }),
-    );
-  }
 }
 
-/** One trait's confidence as a bar, with a marker at its threshold τ and the numbers beside. */
-function confBar(trait: string, conf: number, tau: number, weight: number): HTMLElement {
-  const row = el("div", "intake-conf");
-  row.dataset.testid = `intake-conf-${trait}`;
-  row.dataset.conf = String(conf);
-  row.dataset.tau = String(tau);
-  const met = conf >= tau && tau > 0;
-  row.classList.toggle("intake-conf-met", met);
-  const bar = el("div", "intake-bar");
-  bar.setAttribute("role", "meter");
-  bar.setAttribute("aria-label", `${trait} confidence`);
-  bar.setAttribute("aria-valuemin", "0");
-  bar.setAttribute("aria-valuemax", "1");
-  bar.setAttribute("aria-valuenow", String(conf));
-  bar.title = `W = ${weight.toFixed(2)}, conf = ${conf.toFixed(2)}, τ = ${tau.toFixed(2)}`;
-  const fill = el("span", "intake-bar-fill");
-  fill.style.width = `${percent(conf)}%`;
-  const marker = el("span", "intake-bar-tau");
-  marker.style.left = `${percent(tau)}%`;
-  bar.append(fill, marker);
-  const value = el("span", "intake-conf-value", `${conf.toFixed(2)} / τ ${tau.toFixed(2)}`);
-  row.append(el("span", "intake-conf-trait", trait), value, bar);
-  return row;
-}
-
-function percent(fraction: number): number {
-  return Math.round(Math.min(1, Math.max(0, fraction)) * 1000) / 10;
-}
+/** Asks the page to put the keys in the terminal (main.ts listens). */
+export const FOCUS_TERMINAL_EVENT = "paige:focus-terminal";
 
 /** Sentences as they stream, one space between them unless they bring their own. */
 function joinSentence(text: string, sentence: string): string {

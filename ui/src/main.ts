@@ -4,6 +4,7 @@ import { CoachingPanel, Toasts } from "./coaching";
 import { Dashboard, OPEN_KATA_EVENT } from "./dashboard";
 import { ExplainPanel } from "./explain";
 import { Explorer } from "./explorer";
+import { FOCUS_TERMINAL_EVENT } from "./intake";
 import { LazyEditor } from "./lazy-editor";
 import { ObserverStatus, nudgeText } from "./observer";
 import { PracticePanel } from "./practice";
@@ -88,7 +89,11 @@ const explorer = new Explorer(q(".explorer"), transport, (path) => editor.open(p
 for (const event of ["pointerenter", "focusin"]) q(".explorer").addEventListener(event, () => editor.preload(), { once: true });
 const coaching = new CoachingPanel(q(".coaching"), transport, q(".layout"));
 // The launch screen, while no file is open; Start and Resume go through the coaching panel.
-const dashboard = new Dashboard(transport, { start: (request) => coaching.requestStart(request) });
+const dashboard = new Dashboard(transport, {
+  start: (request) => coaching.requestStart(request),
+  interview: () => coaching.intake.begin(),
+});
+coaching.onInterviewSkipped = (skipped) => dashboard.offerInterview(skipped);
 empty.append(dashboard.root);
 const explain = new ExplainPanel(q(".layout"), transport);
 editor.onExplain = (request) => explain.request(request);
@@ -98,7 +103,12 @@ q(".practice-button").addEventListener("click", () => practice.showList());
 app.addEventListener(OPEN_KATA_EVENT, (event) => practice.openKata((event as CustomEvent<{ kataId: string }>).detail.kataId));
 const observer = new ObserverStatus(q(".observer"), transport);
 const toasts = new Toasts(q(".toasts"));
-mountTerminal(q(".terminal"), transport);
+const terminal = mountTerminal(q(".terminal"), transport);
+// The interview's hand-over: "Go to the terminal" gives it the keys.
+app.addEventListener(FOCUS_TERMINAL_EVENT, () => {
+  q(".terminal").scrollIntoView({ block: "nearest" });
+  terminal.focus();
+});
 
 function route(frame: ServerFrame): void {
   switch (frame.type) {
@@ -146,6 +156,10 @@ function route(frame: ServerFrame): void {
       return coaching.sessionEnded(frame.payload);
     case "session:completed":
       return coaching.sessionCompleted(frame.payload);
+    case "session:wrapping_up":
+      return coaching.wrappingUp(frame.payload);
+    case "coaching:agent_activity":
+      return coaching.agentActivity(frame.payload);
     case "coaching:issue_context":
       return coaching.issueContext(frame.payload);
     case "coaching:plan_ready":

@@ -29,6 +29,15 @@ export function resumableLine(session: SessionOptions["resumable"][number], now:
   return parts.join(" · ");
 }
 
+/** The issue a learner typed: "12", "#12" or the issue's URL (…/issues/12); null when it
+ * is none of these. */
+export function parseIssueRef(text: string): number | null {
+  const typed = text.trim();
+  const match = /^#?(\d+)$/.exec(typed) ?? /^https?:\/\/\S+\/issues\/(\d+)(?:[/?#]\S*)?$/.exec(typed);
+  const number = match ? Number(match[1]) : NaN;
+  return Number.isSafeInteger(number) && number > 0 ? number : null;
+}
+
 /** "just now", "5 min ago", "3 h ago", "2 days ago". */
 export function ago(ms: number): string {
   const minutes = Math.max(0, Math.round(ms / 60_000));
@@ -54,6 +63,7 @@ export class StartView {
   private notice: string | null = null;
   private title = "";
   private description = "";
+  private issueRef = "";
 
   constructor(private readonly actions: StartViewActions) {
     this.root.dataset.testid = "start-view";
@@ -125,7 +135,8 @@ export class StartView {
       return section;
     }
     if (this.options.issuesError) {
-      const quiet = el("p", "start-quiet", `No GitHub issues: ${this.options.issuesError}`);
+      // Not an error to fix before starting: the issue can be typed in the form below.
+      const quiet = el("p", "start-quiet", `No GitHub issues: ${this.options.issuesError.replace(/\.?$/, ".")} Type an issue number or URL below, or say what you want to work on.`);
       quiet.dataset.testid = "issues-error";
       section.append(quiet);
       return section;
@@ -196,6 +207,16 @@ export class StartView {
     description.value = this.description;
     description.disabled = busy;
     description.addEventListener("input", () => (this.description = description.value));
+    const issueLabel = el("label", "start-quiet", "GitHub issue (optional): number or URL");
+    const issue = el("input", "start-issue-field");
+    issue.dataset.testid = "start-issue-ref";
+    issue.name = "issue";
+    issue.id = "start-issue-ref";
+    issue.placeholder = "e.g. 12 or https://github.com/owner/repo/issues/12";
+    issue.value = this.issueRef;
+    issue.disabled = busy;
+    issueLabel.htmlFor = issue.id;
+    issue.addEventListener("input", () => (this.issueRef = issue.value));
     const submit = el("button", "primary", "Start");
     submit.type = "submit";
     submit.dataset.testid = "start-submit";
@@ -205,15 +226,27 @@ export class StartView {
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const typed = this.title.trim();
-      if (!typed) {
-        hint.textContent = "Say in a few words what you want to work on.";
+      const more = this.description.trim();
+      const ref = this.issueRef.trim();
+      const issueNumber = ref ? parseIssueRef(ref) : null;
+      if (ref && issueNumber === null) {
+        hint.textContent = "An issue is its number (12, #12) or its URL (…/issues/12).";
+        issue.focus();
+        return;
+      }
+      if (!typed && issueNumber === null) {
+        hint.textContent = "Say in a few words what you want to work on, or give an issue.";
         title.focus();
         return;
       }
-      const more = this.description.trim();
-      this.request({ type: "session:start", payload: more ? { title: typed, description: more } : { title: typed } });
+      // With an issue, Paige reads it with `gh` when it can; the typed words stand in otherwise.
+      const payload: ClientPayloads["session:start"] = {};
+      if (issueNumber !== null) payload.issueNumber = issueNumber;
+      if (typed) payload.title = typed;
+      if (more) payload.description = more;
+      this.request({ type: "session:start", payload });
     });
-    form.append(label, title, description, hint, submit);
+    form.append(label, title, description, issueLabel, issue, hint, submit);
     return form;
   }
 

@@ -77,3 +77,14 @@ export function applyTreeUpdate(root: TreeNode, update: ServerPayloads["fs:tree_
       break;
   }
 }
+
+/** Every folder that holds one of `paths` at any depth ("src", "src/auth" for
+ * "src/auth/login.rs"): a collapsed one shows it holds a hinted file. */
+export function foldersHolding(paths: Iterable<string>): Set<string> {
+  const folders = new Set<string>();
+  for (const path of paths) {
+    const parts = path.split("/").filter(Boolean);
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join("/"));
+  }
+  return folders;
+}

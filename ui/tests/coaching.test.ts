@@ -107,7 +107,9 @@ describe("the coaching panel without a session", () => {
 
   it("without GitHub issues it says why quietly and keeps the typed form", () => {
     ui.panel.sessionOptions({ issues: [], issuesError: "gh is not installed", resumable: [] });
-    expect(ui.$("issues-error")?.textContent).toBe("No GitHub issues: gh is not installed");
+    expect(ui.$("issues-error")?.textContent).toBe(
+      "No GitHub issues: gh is not installed. Type an issue number or URL below, or say what you want to work on.",
+    );
     expect(ui.$$("start-issue")).toHaveLength(0);
     expect(ui.$("start-form")).not.toBeNull();
   });

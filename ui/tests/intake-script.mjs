@@ -100,7 +100,8 @@ export function judgeRecording(log, streamEndedAt) {
 /** What the debug panel must show after the timebox transition, as a list of problems. */
 export function judgeDebug(facts) {
   const problems = [];
-  if (facts.open !== true) problems.push("the debug panel is not open");
+  // A developer's panel: closed unless asked for (its facts are there all the same).
+  if (facts.open !== false) problems.push(`the debug panel is not closed by default (open: ${facts.open})`);
   if (!facts.reason?.startsWith("timebox")) problems.push(`reason ${JSON.stringify(facts.reason)}`);
   if (!facts.why?.includes("time is up")) problems.push(`the coding question's why: ${JSON.stringify(facts.why)}`);
   if (facts.zeroRuns !== "0" || facts.projects !== "1" || facts.stopCheck !== "false") {

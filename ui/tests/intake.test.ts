@@ -349,7 +349,7 @@ describe("the transition and errors", () => {
     ui.panel.transition({ sessionId: "s-1", reason: "timebox", reasons: ["timebox", "gate"], codingQuestion: "Add retries to the uploader." });
     const question = ui.$("intake-coding-question")!;
     expect(question.textContent).toContain("Add retries to the uploader.");
-    expect(question.textContent).toContain("Coding starts now: Claude Code in the terminal has the task.");
+    expect(question.textContent).toContain("Next: answer in the terminal, where Claude Code has this task");
     expect(question.textContent).toContain("time is up");
     expect(ui.$("intake-reason")!.textContent).toBe("timebox (also: gate)");
     expect(ui.$("intake-input")).toBeNull();

@@ -36,7 +36,29 @@ writeFileSync(join(project, "src", "greet.js"), "export function greet(name) {\n
 const explanation = { ...promptExample("explain-this"), related_files: ["README.md"] };
 // The intake interview's model calls are scripted by intake-script.mjs; its timebox is
 // TIMEBOX_MS here (only the interview reads it).
-const fake = await startFakeAnthropic({ replies: { explain_this: explanation, ...intakeReplies }, delays: { explain_this: 800 } });
+// Claude Code's plan becomes two phases on the fixture's src/greet.js (issue 28's panel).
+const greetPhase = (number, title) => ({
+  number, title, description: `${title} in src/greet.js.`, expected_files: ["src/greet.js"], hint_level: "file",
+  hints: { file_hints: [{ path: "src/greet.js", style: "suggested" }], line_hints: [] }, knowledge_gap_opportunities: [],
+});
+const coachPlan = { phases: [greetPhase(1, "Find the greeting"), greetPhase(2, "Say bonjour")], memory_connection: null, estimated_difficulty: "beginner" };
+const fake = await startFakeAnthropic({
+  replies: { explain_this: explanation, coach_agent: coachPlan, memory_retrieval_filter: promptExample("memory-retrieval-filter"), ...intakeReplies },
+  // The wrap-up's first call takes a moment, as the model's does: its notice stays on screen.
+  delays: { explain_this: 800, knowledge_gap_extraction: 1500 },
+});
+/** One MCP tool call as Claude Code makes it (2026-07-28, stateless), with the agent token. */
+async function mcpCall(base, token, name, args) {
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "smoke", version: "1" } };
+  const reply = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, _meta: meta } }),
+  });
+  const text = await reply.text();
+  if (reply.status !== 200 || !text.includes('"result"') || text.includes('"isError":true')) throw new Error(`${name}: HTTP ${reply.status} ${text.slice(0, 300)}`);
+}
 const server = spawn(bin, ["serve", "--project", project, "--port", "0", "--data-dir", dataDir, "--ui-dir", dist], {
   env: { ...process.env, ANTHROPIC_API_KEY: "sk-ant-smoke", ANTHROPIC_BASE_URL: fake.base, PAIGE_TOKEN: TOKEN, RUST_LOG: "warn", PAIGE_INTAKE_TIMEBOX_MS: String(TIMEBOX_MS) },
   stdio: ["ignore", "inherit", "inherit"],
@@ -142,6 +164,9 @@ try {
     // The fixture is no GitHub repository (and gh may be missing): the panel says why, quietly.
     const why = await page.locator('[data-testid="issues-error"]').textContent({ timeout: 15_000 });
     if (!why?.startsWith("No GitHub issues: ")) throw new Error(`issues line: ${JSON.stringify(why)}`);
+    // No red box for it, and a field to type an issue's number or URL instead.
+    if (await page.locator('[data-testid="start-view"] .panel-error').count()) throw new Error("the start view shows an error box");
+    await page.waitForSelector('[data-testid="start-issue-ref"]:not([disabled])');
     const next = await page.locator('[data-testid="start-next"]').textContent();
     if (!next?.includes("Claude Code in the terminal plans the work")) throw new Error(`next step: ${JSON.stringify(next)}`);
   });
@@ -166,6 +191,13 @@ try {
     const question = await page.locator('[data-testid="intake-line"][data-role="interviewer"]').textContent();
     if (!question?.includes("project")) throw new Error(`first question ${JSON.stringify(question)}`);
     await page.waitForSelector('[data-testid="intake-input"]:not([disabled])');
+  });
+  await check("the interview shows how close it is to the coding in words, offers Skip for now, and keeps the guard's debug panel closed", async () => {
+    const progress = await page.locator('[data-testid="intake-progress"]').textContent({ timeout: 5_000 });
+    if (!/^Paige has a picture of 0 of 3 things\. Still to hear: .* At most 1 min left\.$/.test(progress ?? "")) throw new Error(`progress ${JSON.stringify(progress)}`);
+    await page.waitForSelector('[data-testid="intake-skip"]', { state: "visible" });
+    if (await page.locator('[data-testid="intake-debug"]').evaluate((d) => d.open)) throw new Error("the debug panel is open");
+    if (await page.locator('[data-testid="intake-zero-runs"]').isVisible()) throw new Error("the guard's zeroRuns shows without asking");
   });
   await check("an answer gets the interviewer's streamed reply; the timebox waits for its end, then the coding question follows within 1 s", async () => {
     await page.evaluate(`(() => {${RECORDER}})()`);
@@ -193,6 +225,35 @@ try {
     // Coding starts: the panel waits for Claude Code's plan.
     await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 2_000 });
   });
+  await check("the hand-over says where to answer and Go to the terminal gives it the keys", async () => {
+    const next = await page.locator('[data-testid="intake-next-step"]').textContent();
+    if (!next?.startsWith("Next: answer in the terminal")) throw new Error(`next step ${JSON.stringify(next)}`);
+    await page.click('[data-testid="intake-go-terminal"]');
+    await waitFor("the terminal to have the keys", () => page.evaluate(() => !!document.activeElement?.closest('[data-testid="terminal"]')));
+  });
+  await check("while Claude Code plans, its tool calls show in the panel as its hooks arrive", async () => {
+    const waiting = await page.locator('[data-testid="plan-waiting"]').textContent();
+    if (!waiting?.includes("Waiting for Claude Code to start on the plan")) throw new Error(`before: ${JSON.stringify(waiting)}`);
+    const sentAt = Date.now();
+    const hook = await fetch(`${base}/hooks/pre-tool-use`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${info.agentToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ session_id: "cc", hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: join(project, "src", "greet.js") }, cwd: project }),
+    });
+    if (!hook.ok) throw new Error(`hook: ${hook.status}`);
+    const call = await page.locator('[data-testid="agent-call"]').first().textContent({ timeout: 5_000 });
+    if (call !== `Read ${join(project, "src", "greet.js")}`) throw new Error(`the call shown: ${JSON.stringify(call)}`);
+    console.log(`hook to panel: ${Date.now() - sentAt} ms`);
+    const now = await page.locator('[data-testid="plan-waiting"] .plan-wait-text').textContent();
+    if (now !== "Claude Code is reading the code…") throw new Error(`waiting line ${JSON.stringify(now)}`);
+  });
+  await check("toasts sit left of the coaching panel, never over its session controls", async () => {
+    const { toastsRight, coachingLeft } = await page.evaluate(() => {
+      const toasts = document.querySelector(".toasts");
+      return { toastsRight: toasts.getBoundingClientRect().right, coachingLeft: document.querySelector('[data-testid="coaching"]').getBoundingClientRect().left };
+    });
+    if (toastsRight > coachingLeft) throw new Error(`toasts end at ${toastsRight}, the coaching panel starts at ${coachingLeft}`);
+  });
   await check("after the transition the guard's debug panel shows the reason, zeroRuns, projectsUsed, stopCheck and the confidence bars; the coding question shows once", async () => {
     const problems = judgeDebug(await page.evaluate(`(() => {${DEBUG_FACTS}})()`));
     if (problems.length) throw new Error(problems.join("; "));
@@ -202,8 +263,40 @@ try {
     if (lines.some((l) => question && l.includes(question))) throw new Error(`the transcript repeats the coding question: ${JSON.stringify(lines)}`);
     await page.screenshot({ path: join(artifacts, "browser-intake.png") });
   });
+  await check("once the plan arrives it comes first, the finished interview folds away, and the hint levels sit in the current phase", async () => {
+    const asked = Date.now();
+    const planned = mcpCall(base, info.agentToken, "paige_run_coaching_pipeline", { planText: "1. Find the greeting\n2. Say bonjour", issueSummary: "Greet in French" });
+    await page.waitForSelector('[data-testid="phases"]', { timeout: 15_000 });
+    // The fake model answers at once: this is Paige's own time, pipeline call to phases on screen.
+    console.log(`plan call to phases on screen: ${Date.now() - asked} ms (fake model, no model time)`);
+    await planned;
+    const order = await page.evaluate(() => [...document.querySelectorAll('[data-testid="phases"], [data-testid="intake-fold"]')].map((e) => e.dataset.testid));
+    if (JSON.stringify(order) !== '["phases","intake-fold"]') throw new Error(`order ${JSON.stringify(order)}`);
+    if (await page.locator('[data-testid="intake-fold"]').evaluate((d) => d.open)) throw new Error("the finished interview is unfolded");
+    await page.waitForSelector('[data-testid="phase"][data-current="true"] [data-testid="hint-levels"]');
+    if ((await page.locator('[data-testid="plan-waiting"]').count()) !== 0) throw new Error("still waiting for the plan");
+  });
+  await check("a collapsed folder shows it holds the hinted file", async () => {
+    await page.waitForSelector('[data-testid="tree-item"][data-path="src/greet.js"].hint-glow', { timeout: 10_000 });
+    await page.click('[data-testid="tree-item"][data-path="src"]');
+    await page.waitForSelector('[data-testid="tree-item"][data-path="src"][data-hint-inside="true"]', { timeout: 2_000 });
+    await page.click('[data-testid="tree-item"][data-path="src"]');
+    await page.waitForSelector('[data-testid="tree-item"][data-path="src/greet.js"].hint-glow', { timeout: 2_000 });
+  });
+  await check("the learner marks the phase done: it shows done and the next phase is the current one", async () => {
+    await page.click('[data-testid="phase"][data-current="true"] [data-testid="phase-done"]');
+    await page.waitForSelector('[data-testid="phase"][data-number="1"][data-status="complete"]', { timeout: 5_000 });
+    await page.waitForSelector('[data-testid="phase"][data-number="2"][data-current="true"][data-status="active"]', { timeout: 5_000 });
+  });
+  await check("ending from Claude Code (paige_end_session) shows the same wrap-up notice as the End button and puts the hints out", async () => {
+    const ending = mcpCall(base, info.agentToken, "paige_end_session", { sessionTranscript: "Learner: done" });
+    const notice = await page.locator('[data-testid="wrapping-up"]').textContent({ timeout: 5_000 });
+    if (notice !== "Wrapping up… Paige is noting what you learned.") throw new Error(`notice ${JSON.stringify(notice)}`);
+    await ending;
+    await page.waitForSelector('[data-testid="start-notice"]', { timeout: 30_000 });
+    if (await page.locator(".tree-row.hint-glow, .tree-row.hint-inside").count()) throw new Error("hints still lit after the session");
+  });
   await check("a later session offers Interview me first, and clicking it starts the interview", async () => {
-    await page.click('[data-testid="end-session"]');
     await page.waitForSelector('[data-testid="start-form"]', { timeout: 30_000 });
     await page.fill('[data-testid="start-title"]', "Say goodbye in French");
     await page.click('[data-testid="start-submit"]');
@@ -215,6 +308,15 @@ try {
     if (!question?.includes("project")) throw new Error(`first question ${JSON.stringify(question)}`);
     const countdown = await page.locator('[data-testid="intake-countdown"]').textContent();
     if (countdown !== "00:05" && countdown !== "00:04") throw new Error(`countdown ${JSON.stringify(countdown)}`);
+  });
+  await check("Skip for now ends the interview at once: it says so, offers it again, and the panel waits for the plan", async () => {
+    await page.click('[data-testid="intake-skip"]');
+    const skipped = await page.locator('[data-testid="intake-coding-question"]').textContent({ timeout: 5_000 });
+    if (!skipped?.includes("You skipped the interview for now")) throw new Error(`after the skip: ${JSON.stringify(skipped)}`);
+    await page.waitForSelector('[data-testid="intake-take-later"]');
+    await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 2_000 });
+    const frames = await page.evaluate(() => window.paige.framesOf("intake:transition").map((f) => f.reason));
+    if (frames.at(-1) !== "skipped") throw new Error(`transitions: ${JSON.stringify(frames)}`);
   });
   await check("a file created on disk appears in the explorer", async () => {
     writeFileSync(join(project, "src", "added.js"), "// new\n");

@@ -181,6 +181,11 @@ impl Core {
     /// becomes active its hints in place of the last ones. Already in that
     /// status → success, no change (EC-32).
     pub fn update_phase(&self, number: i64, status: PhaseStatus) -> Result<PhaseView, AgentError> {
+        self.update_phase_by(number, status, "claude_code")
+    }
+
+    /// [`Core::update_phase`], logged with who moved the phase (`by`: `claude_code`, `learner`).
+    pub(crate) fn update_phase_by(&self, number: i64, status: PhaseStatus, by: &str) -> Result<PhaseView, AgentError> {
         let session = self.require_session()?;
         let plan = self.current_plan(&session.id)?.ok_or(AgentError::NoPlan)?;
         let phase = self
@@ -193,7 +198,8 @@ impl Core {
             phase
         } else {
             let updated = self.db().set_phase_status(&phase.id, status)?;
-            let data = json!({ "phaseId": updated.id, "phaseNumber": updated.number, "title": updated.title });
+            let data =
+                json!({ "phaseId": updated.id, "phaseNumber": updated.number, "title": updated.title, "by": by });
             match status {
                 PhaseStatus::Active => {
                     self.log_action(ActionType::PhaseStarted, data);

@@ -42,6 +42,8 @@ pub struct Core {
     wrapups: crate::coaching::WrapUps,
     /// The transcript the last hook named, for a UI `session:end`.
     last_transcript: crate::coaching::LastTranscript,
+    /// The newest kickoff delivery: an older one still waiting gives way to it.
+    kickoff_generation: std::sync::atomic::AtomicU64,
     /// The phases' step checks (`checks/`).
     checks: crate::checks::StepChecks,
     /// The live session's Observer (`observer/`).
@@ -108,6 +110,7 @@ impl Core {
             memory: Arc::new(crate::memory::Memory::disabled("memory is not configured")),
             wrapups: Default::default(),
             last_transcript: Default::default(),
+            kickoff_generation: Default::default(),
             checks: Default::default(),
             observer: Default::default(),
             intakes: Default::default(),
@@ -314,6 +317,10 @@ impl Core {
 
     pub(crate) fn wrapups(&self) -> &crate::coaching::WrapUps {
         &self.wrapups
+    }
+
+    pub(crate) fn kickoff_generation(&self) -> &std::sync::atomic::AtomicU64 {
+        &self.kickoff_generation
     }
 
     pub(crate) fn last_transcript(&self) -> &crate::coaching::LastTranscript {

@@ -222,12 +222,28 @@ impl Core {
             }
             ClientMessage::SessionList(_) => Some(ServerMessage::SessionOptions(self.session_options())),
             ClientMessage::CoachingShowMe(_) => self.show_me().err().map(ServerMessage::CoachingWorkedExampleError),
+            // `coaching:phase_update` follows for every UI; only a refusal answers the sender.
+            ClientMessage::CoachingPhaseDone(done) => self.learner_completes_phase(done.phase).err().map(|err| {
+                let code = match err {
+                    crate::agent::AgentError::Project(_) | crate::agent::AgentError::Db(_) => ErrorCode::Internal,
+                    _ => ErrorCode::InvalidMessage,
+                };
+                ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": "coaching:phase_done" })))
+            }),
+            ClientMessage::CoachingReplan(_) => self.request_replan().err().map(|err| {
+                ServerMessage::ConnectionError(error(
+                    ErrorCode::InvalidMessage,
+                    err.to_string(),
+                    json!({ "type": "coaching:replan" }),
+                ))
+            }),
             // The interview's state answers the sender; its questions and scores follow for every UI.
             ClientMessage::IntakeStart(_) => self.intake_start(from).err().map(ServerMessage::IntakeError),
             ClientMessage::IntakeTyping(typing) => {
                 self.intake_typing(typing.typing);
                 None
             }
+            ClientMessage::IntakeSkip(_) => self.intake_skip().err().map(ServerMessage::IntakeError),
             ClientMessage::IntakeAnswer(answer) => {
                 self.intake_answer(answer.text).err().map(ServerMessage::IntakeError)
             }

@@ -468,6 +468,7 @@ impl PaigeMcp {
         if self.core.active_session().is_some() {
             let mcp_session = parts.0.headers.get("mcp-session-id").and_then(|v| v.to_str().ok());
             self.core.log_action(ActionType::McpToolCall, json!({ "toolName": tool, "sessionId": mcp_session }));
+            self.core.agent_activity(tool, "");
         }
     }
 }

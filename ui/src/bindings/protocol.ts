@@ -11,6 +11,8 @@ export interface ClientPayloads {
   "session:end": Empty;
   "session:list": Empty;
   "coaching:show_me": Empty;
+  "coaching:phase_done": PhaseDone;
+  "coaching:replan": Empty;
   "file:open": PathPayload;
   "file:save": FileSave;
   "file:close": PathPayload;
@@ -31,6 +33,7 @@ export interface ClientPayloads {
   "intake:start": Empty;
   "intake:typing": IntakeTyping;
   "intake:answer": IntakeAnswer;
+  "intake:skip": Empty;
   "terminal:input": TerminalInput;
   "terminal:resize": TerminalSize;
 }
@@ -62,6 +65,7 @@ export interface ServerPayloads {
   "session:resumed": SessionResumed;
   "session:ended": SessionEnded;
   "session:completed": SessionCompleted;
+  "session:wrapping_up": WrappingUp;
   "coaching:phase_update": PhaseUpdate;
   "coaching:message": CoachingMessage;
   "coaching:issue_context": IssueContext;
@@ -70,6 +74,7 @@ export interface ServerPayloads {
   "coaching:worked_example": WorkedExample;
   "coaching:worked_example_error": WorkedExampleError;
   "coaching:step_check": StepCheck;
+  "coaching:agent_activity": AgentActivity;
   "observer:nudge": ObserverNudge;
   "observer:status": ObserverStatus;
   "explain:response": ExplainResponse;
@@ -86,6 +91,21 @@ export interface ServerPayloads {
   "intake:transition": IntakeTransition;
   "intake:error": IntakeError;
 }
+
+/**
+ * `coaching:agent_activity`: what Claude Code is doing while the session waits for its plan
+ * (issue 28) — one tool call as its PreToolUse hook or MCP call reaches Paige, so the panel
+ * shows progress instead of an open-ended wait. Sent only while the session has no plan.
+ */
+export type AgentActivity = { sessionId: string, 
+/**
+ * The tool's name as Claude Code calls it (`Read`, `Grep`, `paige_get_session_state`…).
+ */
+tool: string, 
+/**
+ * What it works on, in a few words: a path, a pattern, a command (may be empty).
+ */
+detail: string, };
 
 /**
  * Where an anchored comment balloon points.
@@ -266,7 +286,7 @@ export type IntakePillars = { adaptability: IntakePillar, creativity: IntakePill
 /**
  * Why the interview handed over to coding.
  */
-export type IntakeReason = "timebox" | "projects_cap" | "gate";
+export type IntakeReason = "timebox" | "projects_cap" | "gate" | "skipped";
 
 /**
  * `intake:reply_done`: the interviewer's reply `turn` finished (the spec's `response.done`);
@@ -380,6 +400,11 @@ export type PathPayload = { path: string, };
  * Dashboard statistics window.
  */
 export type Period = "7d" | "30d" | "all";
+
+/**
+ * `coaching:phase_done`: the learner marks a phase of the current plan done.
+ */
+export type PhaseDone = { phase: number, };
 
 export type PhaseStatus = "pending" | "active" | "complete";
 
@@ -578,3 +603,10 @@ export type WorkedExample = { phase: number, title: string, explanation: string,
  * `coaching:worked_example_error`: the example could not be made; the panel offers a retry.
  */
 export type WorkedExampleError = { phase: number | null, error: string, };
+
+/**
+ * `session:wrapping_up`: the session's wrap-up started — from the panel's End button, Claude
+ * Code's `paige_end_session` or its SessionEnd — so every ending looks the same;
+ * `session:ended` and `session:completed` follow.
+ */
+export type WrappingUp = { sessionId: string, };

@@ -7,6 +7,7 @@
 //! prompt (`/api/session/kickoff`); Claude Code's SessionStart context carries them too.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::json;
@@ -55,6 +56,8 @@ impl Core {
         let Some(session) = self.active_session() else { return };
         let (core, cancel) = (self.clone(), self.shutdown_token());
         let quiet = self.config().limits.observer.quiet_output;
+        // A newer delivery (a replan) supersedes this one: only one is ever typed.
+        let generation = self.kickoff_generation().fetch_add(1, Ordering::SeqCst) + 1;
         self.tasks().spawn(async move {
             let deadline = tokio::time::Instant::now() + WAIT;
             // The UI starts a first session's interview right after the session: give it
@@ -64,7 +67,9 @@ impl Core {
                 _ = tokio::time::sleep(POLL * 2) => {}
             }
             loop {
-                if core.active_session().map(|s| s.id) != Some(session.id.clone()) {
+                if core.active_session().map(|s| s.id) != Some(session.id.clone())
+                    || core.kickoff_generation().load(Ordering::SeqCst) != generation
+                {
                     return;
                 }
                 if tokio::time::Instant::now() >= deadline {

@@ -8,6 +8,7 @@ mod fading;
 pub(crate) mod github;
 mod hints;
 mod kickoff;
+mod learner;
 mod lifecycle;
 mod pipeline;
 mod record;
@@ -15,6 +16,7 @@ mod session_end;
 mod worked_example;
 mod wrapup;
 
+pub use learner::ReplanError;
 pub use lifecycle::StartRequest;
 pub(crate) use lifecycle::current_phase;
 pub use pipeline::{PipelineError, PipelineInput, PipelineOutput, PipelinePhase};

@@ -22,12 +22,14 @@ const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
 pub(crate) struct LastTranscript(Mutex<Option<PathBuf>>);
 
 impl Core {
-    /// After every hook: remembers its `transcript_path`; after `SessionEnd`, wraps up the
+    /// After every hook: remembers its `transcript_path`; shows a tool call in the panel while
+    /// the session waits for its plan; after `SessionEnd`, wraps up the
     /// active coaching session in the background (not when the reason is `clear`).
     pub fn after_hook(self: &Arc<Core>, event: crate::governance::HookEvent, input: &HookInput) {
         if let Some(path) = &input.transcript_path {
             *self.last_transcript().0.lock().unwrap_or_else(|p| p.into_inner()) = Some(path.clone());
         }
+        self.hook_activity(event, input);
         if event != crate::governance::HookEvent::SessionEnd
             || input.reason.as_deref() == Some("clear")
             || self.active_session().is_none()

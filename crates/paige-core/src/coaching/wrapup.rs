@@ -145,6 +145,15 @@ impl Core {
         // Nothing nudges the learner (or types into Claude Code, waiting on
         // `paige_end_session`) once the session is wrapping up.
         self.stop_observer(&session_id);
+        // However the wrap-up started (the panel, `paige_end_session`, SessionEnd), every UI
+        // shows it the same way, and the session's hints go out now, not at the end.
+        self.broadcast(ServerMessage::SessionWrappingUp(crate::protocol::WrappingUp {
+            session_id: session_id.clone(),
+        }));
+        self.clear_hints();
+        if let Err(err) = self.clear_highlights(None) {
+            tracing::warn!("cannot clear the hints at the wrap-up: {err}");
+        }
         let transcript = last_bytes(transcript, MAX_TRANSCRIPT_BYTES);
         let core = self.clone();
         self.tasks().spawn(async move {

@@ -55,6 +55,13 @@ impl Db {
         Ok(row)
     }
 
+    /// Forgets the session's interview and its guard inputs (a skipped interview taken up
+    /// again starts afresh, its timebox from its new first question); true if there was one.
+    pub fn delete_intake(&self, session_id: &str) -> Result<bool, DbError> {
+        let deleted = self.conn().execute("DELETE FROM intake_interviews WHERE session_id = ?1", [session_id])?;
+        Ok(deleted == 1)
+    }
+
     /// The session of the newest interview, if any.
     pub fn latest_intake_session(&self) -> Result<Option<String>, DbError> {
         let id = self

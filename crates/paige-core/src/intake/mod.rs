@@ -81,6 +81,10 @@ impl Core {
             return Ok(());
         }
         let cannot = |err: &dyn std::fmt::Display| refusal(format!("Cannot start the interview: {err}"), true);
+        // Skipped earlier and taken up now: a fresh interview, not the old one's spent timebox.
+        if self.intake_was_skipped(&session.id) && self.db().delete_intake(&session.id).map_err(|err| cannot(&err))? {
+            tracing::info!("the skipped interview starts afresh");
+        }
         let title = session.issue_title.clone().unwrap_or_default();
         let config = guard_config(&self.config().limits);
         let config_json = serde_json::to_value(&config).map_err(|err| cannot(&err))?;
@@ -145,6 +149,41 @@ impl Core {
             return Err(refusal("An empty answer was not sent.", false));
         }
         self.send_intake(Input::Answer(text))
+    }
+
+    /// `intake:skip`: the learner skips the interview for now. It stops, the skip is logged,
+    /// and every UI gets the hand-over with reason `skipped` (no coding question: Claude Code
+    /// plans from the work itself). A later `intake:start` begins it afresh.
+    pub(crate) fn intake_skip(&self) -> Result<(), IntakeError> {
+        let session = self.active_session().ok_or_else(|| refusal("No interview is running.", false))?;
+        let running = {
+            let mut current = lock(&self.intakes().current);
+            match current.as_ref() {
+                Some(r) if r.session_id == session.id && !r.inputs.is_closed() => {}
+                _ => return Err(refusal("No interview is running.", false)),
+            }
+            if lock(&current.as_ref().expect("checked").view).state.phase == IntakePhase::Coding {
+                return Err(refusal("The interview is already over.", false));
+            }
+            current.take()
+        };
+        // Dropping the runner's inputs ends its loop.
+        drop(running);
+        self.log_action(ActionType::IntakeTransition, json!({ "reason": "skipped" }));
+        self.broadcast(ServerMessage::IntakeTransition(crate::protocol::IntakeTransition {
+            session_id: session.id,
+            reason: crate::protocol::IntakeReason::Skipped,
+            reasons: vec![crate::protocol::IntakeReason::Skipped],
+            coding_question: String::new(),
+        }));
+        Ok(())
+    }
+
+    /// Whether the session's interview last ended by `intake:skip`.
+    fn intake_was_skipped(&self, session_id: &str) -> bool {
+        self.db()
+            .recent_actions(session_id, 1, Some(ActionType::IntakeTransition))
+            .is_ok_and(|last| last.first().and_then(|a| a.data.as_ref()).is_some_and(|d| d["reason"] == "skipped"))
     }
 
     fn send_intake(&self, input: Input) -> Result<(), IntakeError> {

@@ -57,6 +57,10 @@ client_messages! {
     SessionList(Empty) = "session:list",
     /// Paige's extension: "just show me" — a worked example for the current phase.
     CoachingShowMe(Empty) = "coaching:show_me",
+    /// Paige's extension: the learner marks a phase done (as `paige_update_phase` would).
+    CoachingPhaseDone(super::PhaseDone) = "coaching:phase_done",
+    /// Paige's extension: ask Claude Code to plan again (the kickoff, delivered again).
+    CoachingReplan(Empty) = "coaching:replan",
     FileOpen(PathPayload) = "file:open",
     FileSave(FileSave) = "file:save",
     FileClose(PathPayload) = "file:close",
@@ -82,6 +86,8 @@ client_messages! {
     IntakeTyping(super::IntakeTyping) = "intake:typing",
     /// Paige's extension: the learner's interview answer.
     IntakeAnswer(super::IntakeAnswer) = "intake:answer",
+    /// Paige's extension: skip the interview for now (it can be taken later).
+    IntakeSkip(Empty) = "intake:skip",
     TerminalInput(TerminalInput) = "terminal:input",
     TerminalResize(TerminalSize) = "terminal:resize",
 }

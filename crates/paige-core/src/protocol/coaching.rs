@@ -85,3 +85,34 @@ pub struct StepCheck {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub command: Option<String>,
 }
+
+/// `coaching:agent_activity`: what Claude Code is doing while the session waits for its plan
+/// (issue 28) — one tool call as its PreToolUse hook or MCP call reaches Paige, so the panel
+/// shows progress instead of an open-ended wait. Sent only while the session has no plan.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentActivity {
+    pub session_id: String,
+    /// The tool's name as Claude Code calls it (`Read`, `Grep`, `paige_get_session_state`…).
+    pub tool: String,
+    /// What it works on, in a few words: a path, a pattern, a command (may be empty).
+    pub detail: String,
+}
+
+/// `session:wrapping_up`: the session's wrap-up started — from the panel's End button, Claude
+/// Code's `paige_end_session` or its SessionEnd — so every ending looks the same;
+/// `session:ended` and `session:completed` follow.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WrappingUp {
+    pub session_id: String,
+}
+
+/// `coaching:phase_done`: the learner marks a phase of the current plan done.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseDone {
+    pub phase: i64,
+}

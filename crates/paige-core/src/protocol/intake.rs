@@ -47,6 +47,8 @@ pub enum IntakeReason {
     Timebox,
     ProjectsCap,
     Gate,
+    /// The learner skipped the interview for now (`intake:skip`); it can be taken later.
+    Skipped,
 }
 
 /// Where the interview is.

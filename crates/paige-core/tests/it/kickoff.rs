@@ -55,3 +55,33 @@ async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_
     assert_eq!(got, format!("\u{1b}[200~{kickoff}\u{1b}[201~\r"), "pasted whole, then Enter");
     t.core.close_terminal(conn);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asking_claude_code_to_plan_again_while_a_kickoff_waits_types_it_once_not_twice() {
+    let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
+    let typed = t.project.path().join("typed");
+    let command = AgentCommand {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), format!("stty raw -echo; cat > '{}'", typed.display()).into()],
+        cwd: t.project.path().to_owned(),
+        banner: None,
+        env: Vec::new(),
+        accepts_nudges: true,
+        clear_env: false,
+    };
+    let conn = t.core.connect();
+    let _output = t.core.open_terminal(conn, &command).expect("terminal");
+    let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
+    t.core.begin_coaching_session(request).expect("session");
+    // The learner asks again before the first kickoff was typed: both deliveries wait.
+    t.core.request_replan().expect("replan");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !std::fs::read_to_string(&typed).unwrap_or_default().contains("\u{1b}[201~\r") && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Long enough for a second delivery's next look at the terminal.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let got = std::fs::read_to_string(&typed).unwrap_or_default();
+    assert_eq!(got.matches("\u{1b}[200~").count(), 1, "pasted once: {got:?}");
+    t.core.close_terminal(conn);
+}

@@ -12,17 +12,21 @@ fn reply(t: &super::TestCore, frame: Value) -> Option<Value> {
 
 #[test]
 fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
-    // The spec's 23 client types and Paige's seven: `session:list`, `coaching:show_me`,
-    // `practice:list`, `practice:kata_request` and the intake interview's three.
-    assert_eq!(ClientMessage::TYPES.len(), 30);
+    // The spec's 23 client types and Paige's ten: `session:list`, `coaching:show_me`,
+    // `coaching:phase_done`, `coaching:replan`, `practice:list`, `practice:kata_request` and
+    // the intake interview's four.
+    assert_eq!(ClientMessage::TYPES.len(), 33);
     for extension in [
         "session:list",
         "coaching:show_me",
+        "coaching:phase_done",
+        "coaching:replan",
         "practice:list",
         "practice:kata_request",
         "intake:start",
         "intake:typing",
         "intake:answer",
+        "intake:skip",
     ] {
         assert!(ClientMessage::TYPES.contains(&extension), "{extension}");
     }
@@ -67,6 +71,8 @@ fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
         "coaching:worked_example",
         "coaching:worked_example_error",
         "coaching:step_check",
+        "coaching:agent_activity",
+        "session:wrapping_up",
         "practice:katas",
         "practice:kata_error",
         "intake:sentence",

@@ -16,6 +16,7 @@ mod instance;
 mod intake;
 mod intake_corpus;
 mod keepalive;
+mod learner;
 mod mcp;
 mod model_errors;
 mod observer;

@@ -150,6 +150,8 @@ pub(super) async fn interview(day: &mut Day) {
     let frames = day.ask("intake:start", json!({}), &["intake:state"]).await;
     let state = frames.iter().find(|f| f["type"] == "intake:state").expect("state");
     assert_eq!(state["payload"]["phase"], "coding", "{state}");
+    // Over: nothing left to skip.
+    day.ask("intake:skip", json!({}), &["intake:error"]).await;
 }
 
 /// Claude Code, over MCP, fills the issue panel, plans, starts phase 1 and steers the editor.
@@ -157,7 +159,9 @@ pub(super) async fn claude_code_plans(day: &mut Day) {
     let client = session_client(&day.server).await;
     let issue = json!({"number": 7, "title": "Login fails", "summary": "The OAuth callback races the redirect."});
     ok(&call(&client, "paige_show_issue_context", issue).await);
-    day.until(&["coaching:issue_context"]).await;
+    // Planless: Claude Code's calls show in the panel, and the learner may ask for a plan again.
+    day.until(&["coaching:issue_context", "coaching:agent_activity"]).await;
+    day.ask("coaching:replan", json!({}), &["coaching:message"]).await;
     ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
     day.until(&["coaching:plan_ready", "explorer:hint_files", "editor:highlight_lines"]).await;
     ok(&call(&client, "paige_update_phase", json!({"phase": 1, "status": "active"})).await);
@@ -288,13 +292,15 @@ pub(super) async fn claude_code_hooks(day: &mut Day) {
 
     let session = day.server.fixture.core.active_session().expect("session").id;
     day.ask("session:resume", json!({"sessionId": session}), &["session:resumed"]).await;
+    // The learner marks phase 2 done from the panel.
+    day.ask("coaching:phase_done", json!({"phase": 2}), &["coaching:phase_update"]).await;
     let client = session_client(&day.server).await;
     ok(&call(&client, "paige_update_phase", json!({"phase": 1, "status": "complete"})).await);
     day.until(&["coaching:phase_update"]).await;
     client.cancel().await.expect("close");
 
     assert_eq!(hook(day, "SessionEnd", "SessionEnd", json!({"reason": "other"})).await["decision"], "none");
-    day.until(&["session:ended", "session:completed"]).await;
+    day.until(&["session:wrapping_up", "session:ended", "session:completed"]).await;
 }
 
 /// The wrap-up's gap and kata on the dashboard and in practice; a second session the UI ends.
