@@ -158,3 +158,77 @@ fn through_paige_hook_a_new_file_is_restorable_and_a_lost_end_undoes_nothing() {
     assert_eq!(std::fs::read_to_string(project.join("src/mine.rs")).ok().as_deref(), Some("// the learner's\n"));
     paige.wait_for("lost its end", Duration::from_secs(10));
 }
+
+/// A call that creates 90,000 files (a generator, an unpacked archive), then another call,
+/// through `paige hook` as Claude Code runs it. Undoing 90,000 new files takes Paige a while
+/// (issue 32), and while it does, no hook is ever answered fail-open: the next PreToolUse is
+/// either answered (the call runs, watched) or denied because Paige could not check it —
+/// never let through unwatched. Once the undo is done the 90,000 files are in the version
+/// store, the next call is watched again, and the learner's file is as it was. The file
+/// count is `PAIGE_BIG_CALL_FILES` (5,000 when unset, as in CI; 90,000 for the full case,
+/// which takes minutes here until issue 32 makes the undo proportional).
+#[test]
+fn a_call_that_creates_many_files_never_lets_the_next_call_through_unwatched() {
+    let files: usize = std::env::var("PAIGE_BIG_CALL_FILES").ok().and_then(|n| n.parse().ok()).unwrap_or(5_000);
+    let world = World::ready();
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src")).expect("mkdir");
+    std::fs::write(project.join("src/main.rs"), "fn main() {}\n").expect("main");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    let bash = |fixture: &str, id: &str| {
+        let name = if fixture == "pre-tool-use" { "PreToolUse-Bash" } else { "PostToolUse-Bash" };
+        let patch = json!({"tool_use_id": id, "tool_input": {"command": "cargo build", "description": "scripted"}});
+        let started = std::time::Instant::now();
+        let (status, stdout, stderr) = world.run_stdin(&["hook", fixture], &payload(&world, name, patch));
+        (status.code(), format!("{stdout}{stderr}"), started.elapsed())
+    };
+    let (code, told, _) = bash("pre-tool-use", "big");
+    assert_eq!(code, Some(0), "{told}");
+    let made = std::time::Instant::now();
+    for i in 0..files {
+        let dir = project.join(format!("gen/d{:03}", i / 1000));
+        if i % 1000 == 0 {
+            std::fs::create_dir_all(&dir).expect("mkdir");
+        }
+        std::fs::write(dir.join(format!("f{i}.txt")), i.to_string()).expect("write");
+    }
+    eprintln!("{files} files made in {:?}", made.elapsed());
+    let settle = std::time::Instant::now();
+    let (_, told, took) = bash("post-tool-use", "big");
+    eprintln!("PostToolUse after {files} new files: {took:?}: {:.300}", told);
+    // Every later call until the undo is done: answered and watched, or denied — never let
+    // through because Paige did not answer.
+    let deadline = std::time::Instant::now() + Duration::from_secs(900);
+    let mut calls = 0;
+    loop {
+        calls += 1;
+        let id = format!("next{calls}");
+        let (code, told, took) = bash("pre-tool-use", &id);
+        match code {
+            Some(0) => {
+                assert!(!told.contains("did not answer"), "answered fail-open: {told}");
+                std::fs::write(project.join("src/extra.rs"), "// the next call's\n").expect("write");
+                let (_, told, _) = bash("post-tool-use", &id);
+                assert!(told.contains("src/extra.rs (created): undone"), "the next call is watched: {told:.2000}");
+                eprintln!(
+                    "the next call ran, watched, {:?} after the PostToolUse ({took:?}); {calls} calls",
+                    settle.elapsed()
+                );
+                break;
+            }
+            Some(2) => assert!(told.contains("denied (fail closed)"), "{told}"),
+            other => panic!("the next PreToolUse exited {other:?}: {told}"),
+        }
+        assert!(std::time::Instant::now() < deadline, "the undo of {files} files never ended");
+    }
+    assert_eq!(walkdir_count(&project.join("gen")), 0, "every generated file was undone");
+    assert_eq!(std::fs::read_to_string(project.join("src/main.rs")).ok().as_deref(), Some("fn main() {}\n"));
+    drop(paige);
+}
+
+/// Regular files under `dir` (0 when it is gone).
+fn walkdir_count(dir: &std::path::Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries.flatten().map(|e| if e.file_type().is_ok_and(|t| t.is_dir()) { walkdir_count(&e.path()) } else { 1 }).sum()
+}

@@ -19,7 +19,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use paige_core::governance::{HookDecision, HookEvent, ToolCall};
 
-/// How long Paige may take to answer (PAIGE_HOOK_TIMEOUT_MS overrides).
+/// How long Paige may take to answer a PreToolUse (PAIGE_HOOK_TIMEOUT_MS overrides): the call
+/// waits for it. Events that may settle a watch window wait longer by default (the undo of a
+/// call's changes takes time proportional to them): up to a second under Claude Code's own
+/// timeout for them.
 const DEFAULT_TIMEOUT: Duration = Duration::from_millis(3000);
 const MAX_STDIN: u64 = 16 * 1024 * 1024;
 
@@ -123,25 +126,32 @@ fn parse_url(url: &str) -> anyhow::Result<(String, u16, String)> {
     Ok((host.trim_matches(['[', ']']).to_owned(), port, base.to_owned()))
 }
 
-/// The longest `PAIGE_HOOK_TIMEOUT_MS` honoured: a second under the hook timeout Claude Code
-/// is given in the generated settings. Past that Claude Code would give up first and fail
+/// The longest wait honoured for `event`: a second under the hook timeout Claude Code is
+/// given for it in the generated settings. Past that Claude Code would give up first and fail
 /// open, deciding instead of Paige.
-const MAX_TIMEOUT: Duration = Duration::from_millis(paige_core::governance::HOOK_TIMEOUT_SECS as u64 * 1000 - 1000);
+fn max_timeout(event: HookEvent) -> Duration {
+    Duration::from_millis(event.hook_timeout_secs() as u64 * 1000 - 1000)
+}
 /// The shortest honoured: enough for one local round trip.
 const MIN_TIMEOUT: Duration = Duration::from_millis(100);
 
-fn timeout() -> Duration {
-    timeout_from(std::env::var("PAIGE_HOOK_TIMEOUT_MS").ok().as_deref())
+fn timeout(event: HookEvent) -> Duration {
+    timeout_from(event, std::env::var("PAIGE_HOOK_TIMEOUT_MS").ok().as_deref())
 }
 
-/// `PAIGE_HOOK_TIMEOUT_MS`, clamped to what keeps Paige the one deciding; the default when
-/// unset or not a number.
-fn timeout_from(value: Option<&str>) -> Duration {
+/// `PAIGE_HOOK_TIMEOUT_MS`, clamped to what keeps Paige the one deciding; when unset or not
+/// a number, 3 s for a PreToolUse (and PreCompact) and the longest honoured for the rest.
+fn timeout_from(event: HookEvent, value: Option<&str>) -> Duration {
+    let default = if event.hook_timeout_secs() > paige_core::governance::HOOK_TIMEOUT_SECS {
+        max_timeout(event)
+    } else {
+        DEFAULT_TIMEOUT
+    };
     value
         .and_then(|ms| ms.trim().parse().ok())
         .map(Duration::from_millis)
-        .unwrap_or(DEFAULT_TIMEOUT)
-        .clamp(MIN_TIMEOUT, MAX_TIMEOUT)
+        .unwrap_or(default)
+        .clamp(MIN_TIMEOUT, max_timeout(event))
 }
 
 fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
@@ -149,7 +159,7 @@ fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
     let paige = paige_core::run_info::locate_agent(&env, None)?;
     let (host, port, base) = parse_url(&paige.base_url)?;
     let token = paige.token.expose();
-    let deadline = Instant::now() + timeout();
+    let deadline = Instant::now() + timeout(event);
     let remaining = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
     let addr = (host.as_str(), port)
         .to_socket_addrs()
@@ -175,7 +185,7 @@ fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
     loop {
         stream.set_read_timeout(Some(remaining()))?;
         if Instant::now() >= deadline {
-            bail!("paige did not answer within {} ms", timeout().as_millis());
+            bail!("paige did not answer within {} ms", timeout(event).as_millis());
         }
         match stream.read(&mut buf) {
             Ok(0) => break,
@@ -186,7 +196,7 @@ fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
                 }
             }
             Err(err) if matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
-                bail!("paige did not answer within {} ms", timeout().as_millis())
+                bail!("paige did not answer within {} ms", timeout(event).as_millis())
             }
             Err(err) => return Err(err).context("cannot read paige's answer"),
         }
@@ -239,12 +249,18 @@ mod tests {
 
     #[test]
     fn the_hook_timeout_is_clamped_below_claude_codes_own() {
-        assert_eq!(timeout_from(None), DEFAULT_TIMEOUT);
-        assert_eq!(timeout_from(Some("1500")), Duration::from_millis(1500));
-        assert_eq!(timeout_from(Some("60000")), MAX_TIMEOUT);
-        assert!(MAX_TIMEOUT < Duration::from_secs(paige_core::governance::HOOK_TIMEOUT_SECS as u64));
-        assert_eq!(timeout_from(Some("0")), MIN_TIMEOUT);
-        assert_eq!(timeout_from(Some("soon")), DEFAULT_TIMEOUT);
+        let pre = HookEvent::PreToolUse;
+        assert_eq!(timeout_from(pre, None), DEFAULT_TIMEOUT);
+        assert_eq!(timeout_from(pre, Some("1500")), Duration::from_millis(1500));
+        assert_eq!(timeout_from(pre, Some("60000")), max_timeout(pre));
+        assert!(max_timeout(pre) < Duration::from_secs(paige_core::governance::HOOK_TIMEOUT_SECS as u64));
+        assert_eq!(timeout_from(pre, Some("0")), MIN_TIMEOUT);
+        assert_eq!(timeout_from(pre, Some("soon")), DEFAULT_TIMEOUT);
+        // A settle may take as long as the undo: the longest Claude Code leaves it, less a second.
+        let post = HookEvent::PostToolUse;
+        assert_eq!(timeout_from(post, None), Duration::from_secs(59));
+        assert_eq!(timeout_from(post, Some("120000")), Duration::from_secs(59));
+        assert_eq!(timeout_from(post, Some("1500")), Duration::from_millis(1500));
     }
 
     #[test]

@@ -222,6 +222,27 @@ fn not_regular(kind: &str) -> std::io::Error {
 /// gives up on it and fails open.
 pub const HOOK_TIMEOUT_SECS: i64 = 5;
 
+/// Claude Code's hook timeout for the events that may settle a watch window (the call's
+/// PostToolUse, the turn's Stop, the next prompt, a new session): undoing what a call changed
+/// takes time proportional to it — about 10 s for 90,000 new files here — and the model
+/// waits for the report anyway. `paige hook` waits up to a second less.
+pub const SETTLE_HOOK_TIMEOUT_SECS: i64 = 60;
+
+impl HookEvent {
+    /// Claude Code's timeout for this event's hook, in seconds.
+    pub fn hook_timeout_secs(self) -> i64 {
+        match self {
+            HookEvent::PostToolUse
+            | HookEvent::PostToolUseFailure
+            | HookEvent::Stop
+            | HookEvent::SessionEnd
+            | HookEvent::UserPromptSubmit
+            | HookEvent::SessionStart => SETTLE_HOOK_TIMEOUT_SECS,
+            HookEvent::PreToolUse | HookEvent::PreCompact => HOOK_TIMEOUT_SECS,
+        }
+    }
+}
+
 /// The Claude Code `--settings` JSON that wires every event to `<paige> hook <event>` and
 /// allows Paige's own MCP tools (`acceptEdits` does not cover MCP tools).
 pub fn claude_settings(paige_command: &str) -> serde_json::Value {
@@ -230,7 +251,7 @@ pub fn claude_settings(paige_command: &str) -> serde_json::Value {
         let command = serde_json::json!({
             "type": "command",
             "command": format!("{paige_command} hook {}", event.slug()),
-            "timeout": HOOK_TIMEOUT_SECS,
+            "timeout": event.hook_timeout_secs(),
         });
         let entry = match event {
             HookEvent::PreToolUse | HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {

@@ -622,7 +622,12 @@ fn generated_claude_settings_wire_every_event_to_paige_hook() {
         let command = &settings["hooks"][event.name()][0]["hooks"][0];
         assert_eq!(command["type"], "command");
         assert_eq!(command["command"], format!("/opt/paige hook {}", event.slug()));
-        assert_eq!(command["timeout"], 5);
+        // A PreToolUse answers in seconds; events that may undo a call's changes get a minute.
+        let expected = match event {
+            HookEvent::PreToolUse | HookEvent::PreCompact => 5,
+            _ => 60,
+        };
+        assert_eq!(command["timeout"], expected, "{}", event.name());
     }
     assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "*");
     assert_eq!(settings["permissions"]["allow"], json!(["mcp__paige__*"]));

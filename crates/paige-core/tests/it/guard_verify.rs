@@ -56,16 +56,13 @@ async fn notice(events: &mut tokio::sync::broadcast::Receiver<paige_core::Event>
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut seen = String::new();
     while Instant::now() < deadline {
-        match tokio::time::timeout(Duration::from_millis(200), events.recv()).await {
-            Ok(Ok(event)) => {
-                let text = format!("{event:?}");
-                if text.contains(needle) {
-                    return text;
-                }
-                seen.push_str(&text);
-                seen.push('\n');
+        if let Ok(Ok(event)) = tokio::time::timeout(Duration::from_millis(200), events.recv()).await {
+            let text = format!("{event:?}");
+            if text.contains(needle) {
+                return text;
             }
-            Ok(Err(_)) | Err(_) => {}
+            seen.push_str(&text);
+            seen.push('\n');
         }
     }
     panic!("no notice with {needle:?}; seen:\n{seen}");
