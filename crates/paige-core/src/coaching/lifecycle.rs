@@ -101,8 +101,8 @@ impl Core {
     }
 
     /// What the coaching panel offers: the project's open issues and the resumable
-    /// sessions. Sessions idle too long are abandoned first.
-    pub fn session_options(&self) -> SessionOptions {
+    /// sessions. Sessions idle too long are wrapped up (in the background) and abandoned first.
+    pub fn session_options(self: &Arc<Self>) -> SessionOptions {
         self.abandon_idle_sessions();
         let (issues, issues_error) = match self.gh().list(self.gh_deadline()) {
             Ok(issues) => (issues, None),
@@ -134,9 +134,11 @@ impl Core {
         SessionOptions { issues, issues_error, resumable }
     }
 
-    /// Marks `abandoned` every session left `active` (not the live one) whose last action,
-    /// or start, is older than the limit. Returns how many.
-    pub fn abandon_idle_sessions(&self) -> usize {
+    /// Every session left `active` (not the live one) whose last action, or start, is older
+    /// than the limit is wrapped up in the background — its knowledge gaps, skill evidence and
+    /// memories kept as a finished session's would be — and then marked `abandoned`; it is
+    /// offered no more from now on. Returns how many were set aside.
+    pub fn abandon_idle_sessions(self: &Arc<Self>) -> usize {
         let after =
             chrono::Duration::from_std(self.config().limits.session_abandon_after).unwrap_or(chrono::Duration::MAX);
         let cutoff = self.now() - after;
@@ -147,15 +149,12 @@ impl Core {
             sessions.into_iter().filter(|s| s.status == SessionStatus::Active && Some(&s.id) != live.as_ref())
         {
             let last = self.db().last_action_at(&session.id, None).ok().flatten().unwrap_or(session.started_at);
-            if last < cutoff {
-                match self.db().end_session(&session.id, SessionStatus::Abandoned) {
-                    Ok(_) => abandoned += 1,
-                    Err(err) => tracing::warn!("cannot abandon session {}: {err}", session.id),
-                }
+            if last < cutoff && self.begin_abandon_wrapup(session) {
+                abandoned += 1;
             }
         }
         if abandoned > 0 {
-            tracing::info!("{abandoned} idle session(s) marked abandoned");
+            tracing::info!("{abandoned} idle session(s) being wrapped up, then marked abandoned");
         }
         abandoned
     }

@@ -157,10 +157,29 @@ impl Core {
         let transcript = last_bytes(transcript, MAX_TRANSCRIPT_BYTES);
         let core = self.clone();
         self.tasks().spawn(async move {
-            let result = core.run_wrapup(session, &transcript).await;
+            let result = core.run_wrapup(session, &transcript, SessionStatus::Completed).await;
             done.send_replace(Some(result));
         });
         Ok((session_id, outcome))
+    }
+
+    /// Wraps up a session left idle past the limit, in the background, then marks it
+    /// `abandoned` (no transcript: Claude Code's is gone). `false` when its wrap-up already
+    /// runs or ran.
+    pub(crate) fn begin_abandon_wrapup(self: &Arc<Core>, session: Session) -> bool {
+        let mut state = self.wrapups().state();
+        if state.runs.contains_key(&session.id) {
+            return false;
+        }
+        let (done, outcome) = watch::channel(None);
+        state.runs.insert(session.id.clone(), outcome);
+        drop(state);
+        let core = self.clone();
+        self.tasks().spawn(async move {
+            let result = core.run_wrapup(session, "", SessionStatus::Abandoned).await;
+            done.send_replace(Some(result));
+        });
+        true
     }
 
     /// Whether no session started after `session_id` (so a call without an active session
@@ -175,7 +194,14 @@ impl Core {
         }
     }
 
-    async fn run_wrapup(self: &Arc<Core>, session: Session, transcript: &str) -> Result<WrapUp, WrapUpError> {
+    /// The wrap-up's model calls, then the session ends with `status`: `completed` (told to
+    /// every UI) or `abandoned` (an idle session set aside: logged only).
+    async fn run_wrapup(
+        self: &Arc<Core>,
+        session: Session,
+        transcript: &str,
+        status: SessionStatus,
+    ) -> Result<WrapUp, WrapUpError> {
         let started = Instant::now();
         let cancel = self.shutdown_token();
         let record = self.session_record(&session.id);
@@ -219,15 +245,24 @@ impl Core {
             None => 0,
         };
 
-        self.complete_session(&session.id)?;
         let wrapup = WrapUp {
             session_id: session.id.clone(),
             knowledge_gaps: found.gaps,
             kata_specs: found.katas,
             dreyfus_updates,
             memories_stored,
-            session_status: SessionStatus::Completed,
+            session_status: status,
         };
+        if status == SessionStatus::Abandoned {
+            if cancel.is_cancelled() {
+                // Cut short by shutdown: still active, wrapped up at the next start.
+                return Err(WrapUpError::Interrupted);
+            }
+            self.abandon_session(&session.id)?;
+            tracing::info!(session = %session.id, ?wrapup, "idle session wrapped up and abandoned");
+            return Ok(wrapup);
+        }
+        self.complete_session(&session.id)?;
         self.broadcast(ServerMessage::SessionCompleted(SessionCompleted {
             session_id: session.id,
             knowledge_gaps: wrapup.knowledge_gaps,
@@ -404,6 +439,18 @@ impl Core {
 
     /// Ends the session `completed`: through [`Core::end_session`] while it is the active
     /// one; if something else ended it meanwhile, its row is marked completed directly.
+    /// Ends an idle session `abandoned`, logged; the UIs, busy with another, are not told.
+    fn abandon_session(&self, session_id: &str) -> Result<(), WrapUpError> {
+        let failed = |err: &dyn std::fmt::Display| WrapUpError::EndFailed(err.to_string());
+        let ended = self.db().end_session(session_id, SessionStatus::Abandoned).map_err(|err| failed(&err))?;
+        let duration_ms = (self.now() - ended.started_at).num_milliseconds();
+        let data = json!({ "status": SessionStatus::Abandoned, "durationMs": duration_ms });
+        if let Err(err) = self.db().log_action(session_id, ActionType::SessionEnded, Some(data)) {
+            tracing::warn!("cannot log the end of session {session_id}: {err}");
+        }
+        Ok(())
+    }
+
     fn complete_session(&self, session_id: &str) -> Result<(), WrapUpError> {
         let failed = |err: &dyn std::fmt::Display| WrapUpError::EndFailed(err.to_string());
         if self.active_session().is_some_and(|active| active.id == session_id) {

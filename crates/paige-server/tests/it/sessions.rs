@@ -245,9 +245,12 @@ async fn resuming_an_unknown_or_finished_session_is_refused_with_why() {
     assert!(server.fixture.core.active_session().is_none());
 }
 
+/// An idle session is not simply dropped: it is wrapped up first (in the background), so its
+/// knowledge gaps, skill evidence and memories are kept, and then marked abandoned.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sessions_idle_longer_than_the_limit_are_abandoned_and_no_longer_offered() {
+async fn sessions_idle_longer_than_the_limit_are_wrapped_up_abandoned_and_no_longer_offered() {
     let fake = FakeAnthropic::start().await.expect("fake");
+    crate::wrapup::script(&fake);
     let server = server_with_gh(&fake, None).await;
     let old = left_by_a_crash(&server, "Long ago");
     server.fixture.clock.advance(chrono::Duration::days(6));
@@ -261,8 +264,25 @@ async fn sessions_idle_longer_than_the_limit_are_abandoned_and_no_longer_offered
         options[0]["resumable"].as_array().expect("list").iter().filter_map(|s| s["sessionId"].as_str()).collect();
     assert_eq!(offered, [recent.as_str()]);
     let db = server.fixture.core.db();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while db.session(&old).expect("old").status == SessionStatus::Active {
+        assert!(std::time::Instant::now() < deadline, "the idle session's wrap-up never ended");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(db.session(&old).expect("old").status, SessionStatus::Abandoned);
     assert_eq!(db.session(&recent).expect("recent").status, SessionStatus::Active);
+    let filter = paige_core::db::GapFilter { session_id: Some(old.clone()), ..Default::default() };
+    let gaps = db.knowledge_gaps(&filter).expect("gaps");
+    assert_eq!(gaps.len(), 1, "the abandoned session's gaps were kept: {gaps:?}");
+    let asked: Vec<String> = fake.requests().iter().filter_map(|r| r.call_type().map(str::to_owned)).collect();
+    for call in ["knowledge_gap_extraction", "dreyfus_assessment", "memory_summarisation"] {
+        assert!(asked.iter().any(|c| c == call), "{call} was asked: {asked:?}");
+    }
+    // Listed again: the set-aside session is not wrapped up twice.
+    send(&mut socket, "session:list", json!({})).await;
+    crate::tools::frames_of(&mut socket, "session:options", Duration::from_millis(400)).await;
+    let gap_calls = fake.requests().iter().filter(|r| r.call_type() == Some("knowledge_gap_extraction")).count();
+    assert_eq!(gap_calls, 1);
 }
 
 /// Three completed phases of "error handling" in an earlier session; `helped` marks the last
