@@ -101,6 +101,8 @@ export class CoachingPanel {
   private activity: ServerPayloads["coaching:agent_activity"][] = [];
   /** Since when (local clock) the session has waited for a plan; reset by a replan. */
   private waitingSince = 0;
+  /** Why the last plan could not become phases (`coaching:plan_failed`), until a new try. */
+  private planError: string | null = null;
   private replanTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly now: () => number;
   private readonly start: StartView;
@@ -156,6 +158,7 @@ export class CoachingPanel {
     this.endError = null;
     this.activity = [];
     this.waitingSince = this.now();
+    this.planError = null;
     this.mode = "session";
     this.showMe.reset();
     this.drawer.close();
@@ -180,6 +183,14 @@ export class CoachingPanel {
   agentActivity(msg: ServerPayloads["coaching:agent_activity"]): void {
     if (this.session?.id !== msg.sessionId || this.phases.length > 0) return;
     this.activity = [...this.activity, msg].slice(-ACTIVITY_KEPT);
+    this.render();
+  }
+
+  /** `coaching:plan_failed`: Claude Code's plan could not become phases; the panel says why
+   * where the plan would be and offers to plan again at once. */
+  planFailed(msg: ServerPayloads["coaching:plan_failed"]): void {
+    if (this.session?.id !== msg.sessionId || this.phases.length > 0) return;
+    this.planError = msg.message;
     this.render();
   }
 
@@ -209,6 +220,7 @@ export class CoachingPanel {
     this.checks.clear();
     this.level = currentPhase(this.phases)?.hintLevel ?? this.level;
     this.plan = { difficulty: msg.estimatedDifficulty, memoryConnection: msg.memoryConnection };
+    this.planError = null;
     this.showMe.reset();
     this.render();
   }
@@ -298,6 +310,7 @@ export class CoachingPanel {
 
   private replan(): void {
     this.transport.send("coaching:replan", {});
+    this.planError = null;
     this.activity = [];
     this.waitingSince = this.now();
     this.render();
@@ -386,8 +399,16 @@ export class CoachingPanel {
       box.append(list);
     }
     box.append(el("p", "muted", NEXT_STEP));
-    if (this.now() - this.waitingSince >= REPLAN_AFTER_MS && this.mode === "session") {
-      box.append(el("p", "plan-slow", "No plan yet after a few minutes."));
+    if (this.planError !== null) {
+      const failed = el("div", "plan-error");
+      failed.dataset.testid = "plan-error";
+      failed.setAttribute("role", "alert");
+      failed.append(...errorMessage(this.planError));
+      box.append(failed);
+    }
+    const slow = this.now() - this.waitingSince >= REPLAN_AFTER_MS;
+    if ((slow || this.planError !== null) && this.mode === "session") {
+      if (this.planError === null) box.append(el("p", "plan-slow", "No plan yet after a few minutes."));
       const again = el("button", "secondary", "Ask Claude Code to plan again");
       again.type = "button";
       again.dataset.testid = "replan";

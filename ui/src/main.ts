@@ -164,6 +164,8 @@ function route(frame: ServerFrame): void {
       return coaching.issueContext(frame.payload);
     case "coaching:plan_ready":
       return coaching.planReady(frame.payload);
+    case "coaching:plan_failed":
+      return coaching.planFailed(frame.payload);
     case "coaching:phase_update":
       return coaching.phaseUpdate(frame.payload);
     case "coaching:worked_example":

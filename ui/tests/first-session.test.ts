@@ -95,6 +95,28 @@ describe("while Claude Code plans", () => {
   });
 });
 
+describe("when the plan cannot become phases", () => {
+  it("says why where the plan would be, details folded, and offers to plan again at once", () => {
+    const ui = setup();
+    ui.panel.sessionStarted(started());
+    const message = "Paige could not turn Claude Code's plan into phases: the Anthropic API is overloaded — try again.\n529 overloaded_error";
+    ui.panel.planFailed({ sessionId: "s-other", message });
+    expect(ui.$("plan-error")).toBeNull();
+    ui.panel.planFailed({ sessionId: "s-1", message });
+    expect(ui.$("plan-error")?.textContent).toContain("the Anthropic API is overloaded");
+    expect(ui.$("plan-error")?.querySelector("details")?.textContent).toContain("529 overloaded_error");
+    const again = ui.$("replan");
+    expect(again?.textContent).toBe("Ask Claude Code to plan again");
+    again!.click();
+    expect(ui.sent.at(-1)).toEqual({ type: "coaching:replan", payload: {} });
+    expect(ui.$("plan-error")).toBeNull();
+    // A plan that comes after all clears it too.
+    ui.panel.planFailed({ sessionId: "s-1", message });
+    ui.panel.planReady({ planId: "p-1", phases: [phase(1, "active")], memoryConnection: null, estimatedDifficulty: "beginner" });
+    expect(ui.$("plan-error")).toBeNull();
+  });
+});
+
 describe("once the plan arrives", () => {
   let ui: ReturnType<typeof setup>;
   beforeEach(() => {

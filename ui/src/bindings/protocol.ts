@@ -75,6 +75,7 @@ export interface ServerPayloads {
   "coaching:worked_example_error": WorkedExampleError;
   "coaching:step_check": StepCheck;
   "coaching:agent_activity": AgentActivity;
+  "coaching:plan_failed": PlanFailed;
   "observer:nudge": ObserverNudge;
   "observer:status": ObserverStatus;
   "explain:response": ExplainResponse;
@@ -427,6 +428,13 @@ export type PhaseUpdate = { phase: number, status: PhaseStatus, description: str
  * Paige's extension: the phase's hint level, so every UI shows the one stored.
  */
 hintLevel?: HintLevel, };
+
+/**
+ * `coaching:plan_failed`: Paige could not turn Claude Code's plan into phases (the coach
+ * model failed or ran out of time). The panel shows `message` — what is wrong and what to
+ * do, then the details — where the plan would be, with "Ask Claude Code to plan again".
+ */
+export type PlanFailed = { sessionId: string, message: string, };
 
 export type PlanReady = { planId: string, phases: Array<PhaseSummary>, memoryConnection: string | null, estimatedDifficulty: string, };
 

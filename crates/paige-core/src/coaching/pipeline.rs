@@ -90,9 +90,13 @@ impl Core {
         let mut coached: CoachAgentResponse = match self.api().call_with_retry(self.db(), &options).await {
             Ok(coached) => coached,
             Err(err) => {
-                // Claude Code gets the error as the tool's answer; the learner sees it too.
-                let text = err.readable("Paige could not turn Claude Code's plan into phases");
-                self.broadcast(ServerMessage::notice(MessageKind::Error, text));
+                // Claude Code gets the error as the tool's answer; the learner sees it where
+                // the plan would be, with "Ask Claude Code to plan again".
+                let message = err.readable("Paige could not turn Claude Code's plan into phases");
+                self.broadcast(ServerMessage::CoachingPlanFailed(crate::protocol::PlanFailed {
+                    session_id: session.id.clone(),
+                    message,
+                }));
                 return Err(PipelineError::Coach(err));
             }
         };

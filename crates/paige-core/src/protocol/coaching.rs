@@ -110,6 +110,17 @@ pub struct WrappingUp {
     pub session_id: String,
 }
 
+/// `coaching:plan_failed`: Paige could not turn Claude Code's plan into phases (the coach
+/// model failed or ran out of time). The panel shows `message` — what is wrong and what to
+/// do, then the details — where the plan would be, with "Ask Claude Code to plan again".
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanFailed {
+    pub session_id: String,
+    pub message: String,
+}
+
 /// `coaching:phase_done`: the learner marks a phase of the current plan done.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

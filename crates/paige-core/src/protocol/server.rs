@@ -68,6 +68,7 @@ server_messages! {
     CoachingWorkedExampleError(super::WorkedExampleError) = "coaching:worked_example_error",
     CoachingStepCheck(super::StepCheck) = "coaching:step_check",
     CoachingAgentActivity(super::AgentActivity) = "coaching:agent_activity",
+    CoachingPlanFailed(super::PlanFailed) = "coaching:plan_failed",
     ObserverNudge(ObserverNudge) = "observer:nudge",
     ObserverStatus(ObserverStatus) = "observer:status",
     ExplainResponse(ExplainResponse) = "explain:response",

@@ -72,6 +72,7 @@ fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
         "coaching:worked_example_error",
         "coaching:step_check",
         "coaching:agent_activity",
+        "coaching:plan_failed",
         "session:wrapping_up",
         "practice:katas",
         "practice:kata_error",

@@ -105,8 +105,9 @@ async fn a_coach_agent_overloaded_past_its_deadline_fails_the_pipeline_for_claud
     );
     assert!((2..6).contains(&calls_of(&fake, "coach_agent").len()), "retried until the deadline");
     assert!(server.fixture.core.db().plans_for_session(&session.id).expect("plans").is_empty());
-    let notices = frames_of(&mut socket, "coaching:message", Duration::from_millis(300)).await;
-    let error = notices.iter().find(|n| n["type"] == "error").unwrap_or_else(|| panic!("an error notice: {notices:?}"));
+    let failed = frames_of(&mut socket, "coaching:plan_failed", Duration::from_millis(300)).await;
+    let error = failed.first().unwrap_or_else(|| panic!("the panel is told: {failed:?}"));
+    assert_eq!(error["sessionId"], json!(session.id));
     let (sentence, _) = readable(&error["message"]);
     assert_eq!(
         sentence,

@@ -23,6 +23,11 @@ const EDITED: &str =
 /// The fake model's answer to every call type the flows make.
 fn script(fake: &FakeAnthropic) {
     let json_reply = |call: &str, value: Value| fake.always(Matcher::call_type(call), Reply::json(&value));
+    // A plan the coach model refuses: the pipeline fails and the panel is told.
+    fake.once(
+        Matcher::custom(|r| r.call_type() == Some("coach_agent") && r.body.to_string().contains("REFUSED-PLAN")),
+        Reply::error(400, "invalid_request_error", "the plan is malformed"),
+    );
     json_reply("coach_agent", coach_reply());
     json_reply("memory_retrieval_filter", json!({"relevant_memories": [], "discarded": []}));
     json_reply(
@@ -162,6 +167,10 @@ pub(super) async fn claude_code_plans(day: &mut Day) {
     // Planless: Claude Code's calls show in the panel, and the learner may ask for a plan again.
     day.until(&["coaching:issue_context", "coaching:agent_activity"]).await;
     day.ask("coaching:replan", json!({}), &["coaching:message"]).await;
+    let mut refused = args();
+    refused["planText"] = json!("REFUSED-PLAN");
+    let _ = call(&client, "paige_run_coaching_pipeline", refused).await;
+    day.until(&["coaching:plan_failed"]).await;
     ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
     day.until(&["coaching:plan_ready", "explorer:hint_files", "editor:highlight_lines"]).await;
     ok(&call(&client, "paige_update_phase", json!({"phase": 1, "status": "active"})).await);
