@@ -41,7 +41,7 @@ pub struct Limits {
     /// stops it and says GitHub did not answer; the coaching panel's calls wait no longer.
     pub gh_timeout: Duration,
     /// `PAIGE_OBSERVER_*`: the Observer's thresholds (cooldown, flow state, idle, …).
-    pub observer: crate::observer::ObserverSettings,
+    pub observer: ObserverSettings,
     /// `PAIGE_INTAKE_TIMEBOX_MS`, `PAIGE_INTAKE_TYPING_QUIET_MS`, `PAIGE_INTAKE_CONTROL_WAIT_MS`:
     /// the intake interview's timebox (4:00), when a quiet typist has finished (20 s), and how
     /// long the next question waits for the last answer's score (2 s).
@@ -239,5 +239,47 @@ mod tests {
         assert_eq!(Limits::default().observer.idle_repeat_max, Duration::from_secs(40 * 60));
         let env: HashMap<String, String> = [("PAIGE_OBSERVER_IDLE_REPEAT_MAX_MS".into(), "600000".into())].into();
         assert_eq!(Limits::from_env(&env).expect("limits").observer.idle_repeat_max, Duration::from_secs(600));
+    }
+}
+
+/// The Observer's thresholds (`PAIGE_OBSERVER_*`); the spec's values by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObserverSettings {
+    /// No nudge within this long of the last one (120 s).
+    pub cooldown: Duration,
+    /// More than `flow_actions` learner actions within `flow_window` is flow: leave them be.
+    pub flow_window: Duration,
+    pub flow_actions: usize,
+    /// Every this many buffer updates is a trigger (5).
+    pub buffer_updates: u32,
+    /// No learner action for this long is idle (5 min), checked every `idle_check` (30 s).
+    pub idle_after: Duration,
+    pub idle_check: Duration,
+    /// While the learner stays idle the Observer looks again on a back-off: at `idle_after`
+    /// of idle time, then each gap doubles (5, 10, 20, 40 min) until it reaches this cap,
+    /// then every cap (80, 120, … min). Activity ends the spell and resets it (40 min).
+    pub idle_repeat_max: Duration,
+    /// A nudge needs at least this confidence, in hundredths (70).
+    pub min_confidence_pct: u8,
+    /// A nudge not typed into Claude Code within this long is stale (60 s).
+    pub stale_after: Duration,
+    /// The terminal must have been quiet this long before a nudge is typed (2 s).
+    pub quiet_output: Duration,
+}
+
+impl Default for ObserverSettings {
+    fn default() -> Self {
+        ObserverSettings {
+            cooldown: Duration::from_secs(120),
+            flow_window: Duration::from_secs(60),
+            flow_actions: 10,
+            buffer_updates: 5,
+            idle_after: Duration::from_secs(300),
+            idle_check: Duration::from_secs(30),
+            idle_repeat_max: Duration::from_secs(40 * 60),
+            min_confidence_pct: 70,
+            stale_after: Duration::from_secs(60),
+            quiet_output: Duration::from_secs(2),
+        }
     }
 }

@@ -25,29 +25,7 @@ use crate::core::Core;
 
 pub use runner::MAX_FILTER_BYTES;
 
-/// How a phase's check last ended.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckStatus {
-    Running,
-    Passed,
-    Failed,
-    /// The check could not run (no test runner, a missing tool, a timeout).
-    Error,
-}
-
-impl CheckStatus {
-    /// As sent to the UI and put in the Observer's context: `running`, `passed`, `failed`, `error`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckStatus::Running => "running",
-            CheckStatus::Passed => "passed",
-            CheckStatus::Failed => "failed",
-            CheckStatus::Error => "error",
-        }
-    }
-}
+pub use crate::vocab::CheckStatus;
 
 /// The latest check of one phase.
 #[derive(Debug, Clone, PartialEq, Eq)]
