@@ -116,12 +116,8 @@ async fn real_claude_killed_mid_command_then_the_learners_edits_survive_the_next
 /// command whose PostToolUse never came leaves the learner's later edits at the Stop.
 #[test]
 fn through_paige_hook_a_new_file_is_restorable_and_a_lost_end_undoes_nothing() {
-    let world = World::ready();
+    let (world, mut paige) = serving_a_project();
     let project = world.project();
-    std::fs::create_dir_all(project.join("src")).expect("mkdir");
-    std::fs::write(project.join("src/main.rs"), "fn main() {}\n").expect("main");
-    let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready in", Duration::from_secs(10));
     let bash = |fixture: &str, id: &str| {
         let patch = json!({"tool_use_id": id, "tool_input": {"command": "cargo build", "description": "scripted"}});
         world.run_stdin(&["hook", fixture], &payload(&world, fixture_name(fixture), patch))
@@ -170,12 +166,8 @@ fn through_paige_hook_a_new_file_is_restorable_and_a_lost_end_undoes_nothing() {
 #[test]
 fn a_call_that_creates_many_files_never_lets_the_next_call_through_unwatched() {
     let files: usize = std::env::var("PAIGE_BIG_CALL_FILES").ok().and_then(|n| n.parse().ok()).unwrap_or(5_000);
-    let world = World::ready();
+    let (world, paige) = serving_a_project();
     let project = world.project();
-    std::fs::create_dir_all(project.join("src")).expect("mkdir");
-    std::fs::write(project.join("src/main.rs"), "fn main() {}\n").expect("main");
-    let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready in", Duration::from_secs(10));
     let bash = |fixture: &str, id: &str| {
         let name = if fixture == "pre-tool-use" { "PreToolUse-Bash" } else { "PostToolUse-Bash" };
         let patch = json!({"tool_use_id": id, "tool_input": {"command": "cargo build", "description": "scripted"}});
@@ -225,6 +217,16 @@ fn a_call_that_creates_many_files_never_lets_the_next_call_through_unwatched() {
     assert_eq!(walkdir_count(&project.join("gen")), 0, "every generated file was undone");
     assert_eq!(std::fs::read_to_string(project.join("src/main.rs")).ok().as_deref(), Some("fn main() {}\n"));
     drop(paige);
+}
+
+/// A project holding `src/main.rs` and a `paige serve` for it.
+fn serving_a_project() -> (World, crate::Running) {
+    let world = World::ready();
+    std::fs::create_dir_all(world.project().join("src")).expect("mkdir");
+    std::fs::write(world.project().join("src/main.rs"), "fn main() {}\n").expect("main");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    (world, paige)
 }
 
 /// Regular files under `dir` (0 when it is gone).

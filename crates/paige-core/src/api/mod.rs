@@ -323,14 +323,11 @@ impl ApiClient {
                 },
                 tools: options.tools,
             };
-            let body = match serde_json::to_vec(&body) {
+            let body = match encode(&body) {
                 Ok(body) => body,
                 Err(err) => {
                     log(-1, 0, 0);
-                    return Err(ApiError::InvalidRequest {
-                        status: None,
-                        message: format!("cannot encode the request: {err}"),
-                    });
+                    return Err(err);
                 }
             };
             match self.retried::<T>(&api_key, options.call_type, &body, max_tokens, &log).await? {
@@ -539,4 +536,10 @@ struct OutputFormat<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     schema: &'a Value,
+}
+
+/// A request body as JSON, or why it cannot be sent.
+pub(crate) fn encode(body: &impl serde::Serialize) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(body)
+        .map_err(|err| ApiError::InvalidRequest { status: None, message: format!("cannot encode the request: {err}") })
 }

@@ -123,14 +123,11 @@ impl ApiClient {
             stream: true,
             tools: options.tools,
         };
-        let body = match serde_json::to_vec(&body) {
+        let body = match super::encode(&body) {
             Ok(body) => body,
             Err(err) => {
                 log(-1, 0, 0);
-                return Err(ApiError::InvalidRequest {
-                    status: None,
-                    message: format!("cannot encode the request: {err}"),
-                });
+                return Err(err);
             }
         };
 
