@@ -44,7 +44,7 @@ async fn paige_claude(world: &World, claude: &str, turns: &[&str], extra_env: &[
     (told, events)
 }
 
-fn learner_project(world: &World) {
+pub(crate) fn learner_project(world: &World) {
     let project = world.project();
     std::fs::create_dir_all(project.join("src")).expect("src");
     std::fs::write(project.join("src/main.rs"), "fn main() {}\n").expect("main");
@@ -121,7 +121,7 @@ fn paige_claude_without_a_running_paige_says_how_to_start_one() {
 
 /// A *literal* model: it calls `paige_run_coaching_pipeline` only when the learner's side of
 /// the conversation (the last user message) tells it to, and otherwise answers in words.
-fn script_literal_model(fake: &FakeAnthropic) {
+pub(crate) fn script_literal_model(fake: &FakeAnthropic) {
     let told_to_plan = |r: &paige_fake_anthropic::RecordedRequest| {
         let has_tools = r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty());
         let last_user = r.body["messages"].as_array().and_then(|m| m.iter().rev().find(|m| m["role"] == "user"));

@@ -1,0 +1,101 @@
+//! Issue 28 as a learner meets it headless: a UI client (a WebSocket, as the browser UI)
+//! starts a session; `paige claude` runs interactively in a terminal (a PTY made by
+//! `script`) and nobody types anything into it. Claude Code's first prompt is Paige's kickoff,
+//! and a *literal* model — it plans only when its context tells it to — plans: the UI
+//! receives `coaching:plan_ready`. Runs when PAIGE_TEST_CLAUDE names a `claude`.
+
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+
+use crate::launch::{learner_project, script_literal_model};
+use crate::{PAIGE, World, read_json};
+
+/// The learner's own Claude Code state in their HOME, as after its first run: onboarding
+/// done, the project's folder trusted, their API key approved (its last 20 characters).
+/// Paige seeds its Claude Code config dir from it.
+fn claude_already_set_up(world: &World, key: &str) {
+    let project = world.project().canonicalize().expect("project").display().to_string();
+    let state = json!({
+        "hasCompletedOnboarding": true,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
+        "projects": {project: {"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
+    });
+    let home = world.root.path().join("home");
+    std::fs::write(home.join(".claude.json"), state.to_string()).expect(".claude.json");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_typed() {
+    let Some(claude) = crate::claude::claude() else { return };
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no `script` (util-linux): the interactive paige claude test is skipped");
+        return;
+    }
+    let (fake, mut world) = crate::coaching::coaching_world().await;
+    let system_path = std::env::var("PATH").unwrap_or_default();
+    world.set("PATH", &system_path);
+    learner_project(&world);
+    let key = "sk-ant-e2e-interactive-0123456789abcdefghij";
+    claude_already_set_up(&world, key);
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(20));
+
+    // The UI starts the session (typed work) and skips the interview of a first session.
+    let info = read_json(&world.data_dir().join("run/server.json"));
+    let url = format!("ws://127.0.0.1:{}/ws?token={}", info["port"], info["token"].as_str().expect("token"));
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
+    let send = |kind: &str, payload: Value| {
+        tokio_tungstenite::tungstenite::Message::text(json!({"type": kind, "payload": payload}).to_string())
+    };
+    socket.send(send("session:start", json!({"title": "Login races the token"}))).await.expect("start");
+    socket.send(send("intake:skip", json!({}))).await.expect("skip");
+    script_literal_model(&fake);
+
+    // `paige claude` in a terminal, with no argument and nothing typed.
+    let claude_dir = std::path::Path::new(&claude).parent().expect("dir").display().to_string();
+    let mut terminal = Command::new("script")
+        .args(["-qfec", &format!("{PAIGE} claude"), "/dev/null"])
+        .current_dir(world.project())
+        .env_clear()
+        .envs(world.env.iter().cloned())
+        .env("PATH", format!("{claude_dir}:{system_path}"))
+        .env("ANTHROPIC_API_KEY", key)
+        .env("TERM", "xterm-256color")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("script runs paige claude");
+
+    let started = Instant::now();
+    let mut kinds: Vec<String> = Vec::new();
+    let mut ready: Option<Value> = None;
+    while ready.is_none() && started.elapsed() < Duration::from_secs(120) {
+        let Ok(Some(Ok(message))) = tokio::time::timeout(Duration::from_secs(5), socket.next()).await else {
+            continue;
+        };
+        let Ok(frame) = serde_json::from_str::<Value>(message.to_text().unwrap_or_default()) else { continue };
+        let kind = frame["type"].as_str().unwrap_or_default().to_owned();
+        if kind == "coaching:plan_ready" {
+            ready = Some(frame);
+        }
+        kinds.push(kind);
+    }
+    eprintln!("plan on screen {:?} after paige claude started", started.elapsed());
+    // SAFETY: kill(2) on the process group `script` leads (ours).
+    unsafe { libc::kill(-(terminal.id() as i32), libc::SIGKILL) };
+    let _ = terminal.wait();
+    let ready = ready.unwrap_or_else(|| panic!("no coaching:plan_ready; the UI got {kinds:?}"));
+    assert!(ready["payload"]["phases"].as_array().is_some_and(|p| !p.is_empty()), "{ready}");
+    assert!(kinds.iter().any(|k| k == "coaching:agent_activity"), "the panel saw Claude Code work: {kinds:?}");
+    let asked = fake.requests();
+    let kicked = asked.iter().any(|r| r.body.to_string().contains("Call paige_run_coaching_pipeline once"));
+    assert!(kicked, "Claude Code's first prompt was Paige's kickoff");
+    drop(paige);
+}
