@@ -64,21 +64,28 @@ impl Db {
         let project = project_dir.display().to_string();
         let conn = self.conn();
         let latest: Option<String> = conn
-            .query_row(
+            .prepare_cached(
                 "SELECT sha256 FROM file_versions WHERE project_dir = ?1 AND path = ?2 AND kind = ?3
                  ORDER BY id DESC LIMIT 1",
-                params![project, path, kind.as_str()],
-                |r| r.get(0),
-            )
+            )?
+            .query_row(params![project, path, kind.as_str()], |r| r.get(0))
             .optional()?;
         if latest.as_deref() == Some(sha256) {
             return Ok(false);
         }
-        conn.execute(
+        conn.prepare_cached(
             "INSERT INTO file_versions (project_dir, path, sha256, size, mode, kind, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![project, path, sha256, size as i64, i64::from(mode), kind.as_str(), ts(self.now())],
-        )?;
+        )?
+        .execute(params![
+            project,
+            path,
+            sha256,
+            size as i64,
+            i64::from(mode),
+            kind.as_str(),
+            ts(self.now())
+        ])?;
         Ok(true)
     }
 
@@ -86,10 +93,23 @@ impl Db {
     pub fn file_versions(&self, project_dir: &Path, path: Option<&str>) -> Result<Vec<FileVersion>, DbError> {
         let project = project_dir.display().to_string();
         let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM file_versions WHERE project_dir = ?1 AND (?2 IS NULL OR path = ?2) ORDER BY id DESC"
-        ))?;
-        let rows = stmt.query_map(params![project, path], row)?.collect::<Result<_, _>>()?;
+        // One statement each: `(?2 IS NULL OR path = ?2)` kept SQLite from the (project, path)
+        // index, so each lookup of one file read every version of the project — undoing a
+        // call that made 20,000 files took minutes.
+        let rows = match path {
+            Some(path) => {
+                let mut stmt = conn.prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM file_versions WHERE project_dir = ?1 AND path = ?2 ORDER BY id DESC"
+                ))?;
+                stmt.query_map(params![project, path], row)?.collect::<Result<_, _>>()?
+            }
+            None => {
+                let mut stmt = conn.prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM file_versions WHERE project_dir = ?1 ORDER BY id DESC"
+                ))?;
+                stmt.query_map(params![project], row)?.collect::<Result<_, _>>()?
+            }
+        };
         Ok(rows)
     }
 
