@@ -3,6 +3,7 @@
 //! place, byte for byte — the detector's window lost its end and is closed without undoing.
 //! Runs when PAIGE_TEST_CLAUDE names a `claude` executable.
 
+use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -156,26 +157,33 @@ fn through_paige_hook_a_new_file_is_restorable_and_a_lost_end_undoes_nothing() {
 }
 
 /// A call that creates 90,000 files (a generator, an unpacked archive), then another call,
-/// through `paige hook` as Claude Code runs it. Undoing 90,000 new files takes Paige a while
-/// (issue 32), and while it does, no hook is ever answered fail-open: the next PreToolUse is
-/// either answered (the call runs, watched) or denied because Paige could not check it —
-/// never let through unwatched. Once the undo is done the 90,000 files are in the version
-/// store, the next call is watched again, and the learner's file is as it was. The file
-/// count is `PAIGE_BIG_CALL_FILES` (5,000 when unset, as in CI; 90,000 for the full case,
-/// which takes minutes here until issue 32 makes the undo proportional).
+/// through `paige hook` as Claude Code runs it. While Paige undoes them, no hook is ever
+/// answered fail-open: each PreToolUse is either answered (the call runs, watched) or denied
+/// because Paige could not check it in time — and a PreToolUse Paige only gets to after its
+/// hook stopped waiting opens no window (Claude Code never runs that call, so no PostToolUse
+/// would close it, and the next call's changes would be taken for an interrupted one's).
+/// Here the hooks wait 500 ms, so the undo outlasts them. Once it is done, the files are in
+/// the version store, the next call is watched, and the learner's file is as it was. The file
+/// count is `PAIGE_BIG_CALL_FILES` (5,000 when unset, as in CI; 90,000 for the full case).
 #[test]
 fn a_call_that_creates_many_files_never_lets_the_next_call_through_unwatched() {
     let files: usize = std::env::var("PAIGE_BIG_CALL_FILES").ok().and_then(|n| n.parse().ok()).unwrap_or(5_000);
     let (world, paige) = serving_a_project();
     let project = world.project();
-    let bash = |fixture: &str, id: &str| {
+    let bash = |fixture: &str, id: &str, wait_ms: &str| {
         let name = if fixture == "pre-tool-use" { "PreToolUse-Bash" } else { "PostToolUse-Bash" };
         let patch = json!({"tool_use_id": id, "tool_input": {"command": "cargo build", "description": "scripted"}});
         let started = std::time::Instant::now();
-        let (status, stdout, stderr) = world.run_stdin(&["hook", fixture], &payload(&world, name, patch));
-        (status.code(), format!("{stdout}{stderr}"), started.elapsed())
+        let mut hook = Command::new(PAIGE);
+        hook.args(["hook", fixture]).env_clear().envs(world.env.iter().cloned());
+        hook.env("PAIGE_HOOK_TIMEOUT_MS", wait_ms).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = hook.spawn().expect("paige hook");
+        let _ = child.stdin.take().expect("stdin").write_all(payload(&world, name, patch).as_bytes());
+        let out = child.wait_with_output().expect("paige hook ends");
+        let told = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        (out.status.code(), told, started.elapsed())
     };
-    let (code, told, _) = bash("pre-tool-use", "big");
+    let (code, told, _) = bash("pre-tool-use", "big", "3000");
     assert_eq!(code, Some(0), "{told}");
     let made = std::time::Instant::now();
     for i in 0..files {
@@ -187,33 +195,35 @@ fn a_call_that_creates_many_files_never_lets_the_next_call_through_unwatched() {
     }
     eprintln!("{files} files made in {:?}", made.elapsed());
     let settle = std::time::Instant::now();
-    let (_, told, took) = bash("post-tool-use", "big");
-    eprintln!("PostToolUse after {files} new files: {took:?}: {:.300}", told);
-    // Every later call until the undo is done: answered and watched, or denied — never let
-    // through because Paige did not answer.
+    let (_, told, took) = bash("post-tool-use", "big", "500");
+    eprintln!("PostToolUse after {files} new files: {took:?}: {:.200}", told);
     let deadline = std::time::Instant::now() + Duration::from_secs(900);
-    let mut calls = 0;
+    let (mut calls, mut denied) = (0, 0);
     loop {
         calls += 1;
         let id = format!("next{calls}");
-        let (code, told, took) = bash("pre-tool-use", &id);
+        let (code, told, took) = bash("pre-tool-use", &id, "500");
         match code {
             Some(0) => {
                 assert!(!told.contains("did not answer"), "answered fail-open: {told}");
                 std::fs::write(project.join("src/extra.rs"), "// the next call's\n").expect("write");
-                let (_, told, _) = bash("post-tool-use", &id);
+                let (_, told, _) = bash("post-tool-use", &id, "30000");
                 assert!(told.contains("src/extra.rs (created): undone"), "the next call is watched: {told:.2000}");
                 eprintln!(
-                    "the next call ran, watched, {:?} after the PostToolUse ({took:?}); {calls} calls",
+                    "the next call ran, watched, {:?} after the PostToolUse ({took:?}); {denied} denied before it",
                     settle.elapsed()
                 );
                 break;
             }
-            Some(2) => assert!(told.contains("denied (fail closed)"), "{told}"),
+            Some(2) => {
+                assert!(told.contains("denied (fail closed)"), "{told}");
+                denied += 1;
+            }
             other => panic!("the next PreToolUse exited {other:?}: {told}"),
         }
         assert!(std::time::Instant::now() < deadline, "the undo of {files} files never ended");
     }
+    assert!(denied > 0, "the undo outlasted the hooks' wait, as this test needs");
     assert_eq!(walkdir_count(&project.join("gen")), 0, "every generated file was undone");
     assert_eq!(std::fs::read_to_string(project.join("src/main.rs")).ok().as_deref(), Some("fn main() {}\n"));
     drop(paige);

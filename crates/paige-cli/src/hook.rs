@@ -171,11 +171,14 @@ fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
     stream.set_nodelay(true).ok();
     stream.set_write_timeout(Some(remaining()))?;
     let host_header = if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") };
+    // How long this command still waits: Paige does not act on a decision nobody hears.
     let head = format!(
         "POST {base}/hooks/{} HTTP/1.1\r\nHost: {host_header}\r\nAuthorization: Bearer {token}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+         Content-Type: application/json\r\nContent-Length: {}\r\nX-Paige-Answer-Within-Ms: {}\r\n\
+         Connection: close\r\n\r\n",
         event.slug(),
-        body.len()
+        body.len(),
+        remaining().as_millis()
     );
     let mut request = head.into_bytes();
     request.extend_from_slice(body);

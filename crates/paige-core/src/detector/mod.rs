@@ -54,6 +54,8 @@ pub enum DetectorError {
     Path(#[from] crate::files::PathError),
     #[error(transparent)]
     Db(#[from] crate::db::DbError),
+    #[error("Paige was busy and answered after the hook had stopped waiting (the call was denied)")]
+    Unanswered,
     #[error("no kept version {0} (`paige restore` lists them)")]
     UnknownVersion(i64),
     #[error("version {id} belongs to another project ({})", project.display())]

@@ -37,17 +37,36 @@ impl Core {
     /// step check). The baseline takes in whatever changed since the last window: those
     /// changes were the learner's.
     pub(crate) fn watch_begin(&self, call_id: &str, backgrounds: bool) -> Result<(), DetectorError> {
-        self.watch_begin_owned(call_id, Owner::Paige, backgrounds)
+        self.watch_begin_owned(call_id, Owner::Paige, backgrounds, None)
     }
 
-    /// [`Core::watch_begin`] for a Claude Code session's call.
-    pub(crate) fn watch_begin_in(&self, call_id: &str, session: &str, backgrounds: bool) -> Result<(), DetectorError> {
-        self.watch_begin_owned(call_id, Owner::Session(session.to_owned()), backgrounds)
+    /// [`Core::watch_begin`] for a Claude Code session's call, whose hook waits for the answer
+    /// until `answer_by`: a window is not opened (nor joined) once that has passed — Claude
+    /// Code was told the call is denied, so no PostToolUse would ever close it, and a window
+    /// left open would take the next call's changes for an interrupted one's.
+    pub(crate) fn watch_begin_in(
+        &self,
+        call_id: &str,
+        session: &str,
+        backgrounds: bool,
+        answer_by: Option<std::time::Instant>,
+    ) -> Result<(), DetectorError> {
+        self.watch_begin_owned(call_id, Owner::Session(session.to_owned()), backgrounds, answer_by)
     }
 
-    fn watch_begin_owned(&self, call_id: &str, owner: Owner, backgrounds: bool) -> Result<(), DetectorError> {
+    fn watch_begin_owned(
+        &self,
+        call_id: &str,
+        owner: Owner,
+        backgrounds: bool,
+        answer_by: Option<std::time::Instant>,
+    ) -> Result<(), DetectorError> {
         let detector = self.detector();
         let mut state = detector.state.lock().unwrap_or_else(|p| p.into_inner());
+        let late = || answer_by.is_some_and(|by| std::time::Instant::now() >= by);
+        if late() {
+            return Err(DetectorError::Unanswered);
+        }
         if let Some(window) = &mut state.window {
             if backgrounds && !window.background.contains(&owner) {
                 window.background.push(owner.clone());
@@ -58,6 +77,9 @@ impl Core {
         match detector.journal_take().filter(|_| state.primed) {
             Some(paths) => self.refresh(&mut state, paths)?,
             None => self.refresh_all(&mut state)?,
+        }
+        if late() {
+            return Err(DetectorError::Unanswered);
         }
         let background = if backgrounds { vec![owner.clone()] } else { Vec::new() };
         state.window = Some(Window { calls: HashMap::from([(call_id.to_owned(), owner)]), background });

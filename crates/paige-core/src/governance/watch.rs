@@ -30,7 +30,7 @@ impl Core {
             // watch, and nothing the learner changes meanwhile is ever taken for the agent's.
             HookEvent::PreToolUse if !governed && self.agent_jailed() => return Ok(decision),
             HookEvent::PreToolUse if call.is_watched() && decision == HookDecision::None => {
-                if let Err(err) = self.watch_begin_in(call_id, session, call.backgrounds()) {
+                if let Err(err) = self.watch_begin_in(call_id, session, call.backgrounds(), input.answer_by) {
                     return Ok(HookDecision::Deny {
                         reason: format!("Paige cannot watch this call's file changes, so it is denied: {err}"),
                     });

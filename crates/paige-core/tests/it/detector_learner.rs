@@ -321,3 +321,36 @@ fn in_the_jail_no_window_opens_and_the_learners_new_file_stays_where_it_is() {
     assert_eq!(free.bash_starts(A, "t1"), HookDecision::None);
     assert!(free.core.watching(), "without the jail the same call is watched");
 }
+
+/// A PreToolUse Paige gets to only after `paige hook` stopped waiting (Paige was busy; Claude
+/// Code was told the call is denied and never runs it) opens no window and joins none: no
+/// PostToolUse would close it, and the next call's changes would be taken for an interrupted
+/// call's and kept. One decided in time opens its window as before.
+#[test]
+fn a_pre_tool_use_answered_after_the_hook_stopped_waiting_opens_no_window() {
+    use paige_core::governance::{HookEvent, HookInput};
+    let gov = Gov::coach(FILES);
+    let input = |id: &str, answer_by: std::time::Instant| HookInput {
+        session_id: A.into(),
+        tool_name: Some("Bash".into()),
+        tool_input: Some(json!({"command": COMMAND})),
+        tool_use_id: Some(id.into()),
+        answer_by: Some(answer_by),
+        ..Default::default()
+    };
+    let past = std::time::Instant::now() - std::time::Duration::from_millis(1);
+    let decision = gov.core.handle_hook(HookEvent::PreToolUse, &input("late", past));
+    assert!(matches!(&decision, HookDecision::Deny { reason } if reason.contains("stopped waiting")), "{decision:?}");
+    assert!(!gov.core.watching(), "no window for a call that never runs");
+
+    let soon = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    assert_eq!(gov.core.handle_hook(HookEvent::PreToolUse, &input("t1", soon)), HookDecision::None);
+    assert!(gov.core.watching());
+    // A late one joins no open window either.
+    let decision = gov.core.handle_hook(HookEvent::PreToolUse, &input("late2", past));
+    assert!(matches!(decision, HookDecision::Deny { .. }), "{decision:?}");
+    gov.edit("src/main.rs", "// the command\n");
+    let told = model_told(&gov.core.handle_hook(HookEvent::PostToolUse, &input("t1", soon))).to_owned();
+    assert!(told.contains("src/main.rs (changed): undone"), "the window closed with its one call: {told}");
+    assert_eq!(gov.content("src/main.rs").as_deref(), Some("fn main() {}\n"));
+}
