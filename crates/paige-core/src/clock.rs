@@ -1,5 +1,6 @@
 //! Time is injected: business logic asks a [`Clock`], never `Utc::now()` directly.
 
+use crate::sync::Locked;
 use std::sync::Mutex;
 
 use chrono::{DateTime, Duration, Utc};
@@ -31,13 +32,13 @@ impl ManualClock {
     }
 
     pub fn advance(&self, by: Duration) {
-        let mut now = self.now.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut now = self.now.locked();
         *now += by;
     }
 }
 
 impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
-        *self.now.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        *self.now.locked()
     }
 }

@@ -1,5 +1,6 @@
 //! The façade: the one object adapters (server, CLI, Tauri shell) hold.
 
+use crate::sync::Locked;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -257,7 +258,7 @@ impl Core {
 
     /// Starts watching the project; changes are broadcast as `fs:tree_update`. Idempotent.
     pub fn start_watcher(self: &Arc<Self>) -> Result<(), CoreError> {
-        let mut slot = self.watcher.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.watcher.locked();
         if slot.is_none() {
             let core = Arc::downgrade(self);
             let watcher = Watcher::start(&self.root, move |change| {
@@ -288,7 +289,7 @@ impl Core {
     /// Idempotent.
     pub async fn shutdown(&self) -> Result<(), DbError> {
         self.cancel.cancel();
-        if let Some(watcher) = self.watcher.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(watcher) = self.watcher.locked().take() {
             watcher.stop();
             tracing::info!("shutdown: file watcher stopped");
         }
@@ -308,7 +309,7 @@ impl Core {
     pub(crate) fn live(&self) -> MutexGuard<'_, Live> {
         // Live state is plain data updated in small steps; a panic elsewhere cannot leave it
         // half-written in a way later calls would trip over.
-        self.live.lock().unwrap_or_else(|p| p.into_inner())
+        self.live.locked()
     }
 
     pub(crate) fn tasks(&self) -> &TaskTracker {

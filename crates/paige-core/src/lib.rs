@@ -34,6 +34,7 @@ pub mod protocol;
 pub mod run_info;
 pub mod sandbox;
 pub mod settings;
+mod sync;
 pub mod terminal;
 mod terminals;
 mod timed_call;

@@ -6,6 +6,7 @@
 //! shuts down. A child that ends by itself is reported in the terminal, and the learner's
 //! next Enter starts it again on the same output.
 
+use crate::sync::Locked;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -153,7 +154,7 @@ impl Terminal {
     /// same [`TerminalOutput`]: what follows a child that ended by itself. The old child is
     /// killed when this terminal is dropped.
     pub fn restart(&self, size: TerminalSize) -> std::io::Result<Terminal> {
-        let tx = self.output.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let tx = self.output.locked().clone();
         let tx = tx.ok_or_else(|| std::io::Error::other("this terminal has no output channel to restart on"))?;
         Terminal::spawn_into(&self.command, size, tx)
     }
@@ -182,7 +183,7 @@ impl Terminal {
                 }
             }
         })?;
-        *terminal.output.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
+        *terminal.output.locked() = Some(tx);
         Ok(terminal)
     }
 
@@ -216,7 +217,7 @@ impl Terminal {
         let activity: Arc<Mutex<Activity>> = Arc::default();
         let seen = activity.clone();
         let mut on_output = move |text: String| {
-            seen.lock().unwrap_or_else(|p| p.into_inner()).last_output = Some(std::time::Instant::now());
+            seen.locked().last_output = Some(std::time::Instant::now());
             on_output(text);
         };
         let handle = std::thread::Builder::new().name("paige-pty-reader".into()).spawn(move || {
@@ -266,7 +267,7 @@ impl Terminal {
     /// The learner typed `input`: a line is unfinished until Enter (or Ctrl-C) ends it.
     pub fn write_input(&self, input: &[u8]) -> std::io::Result<()> {
         {
-            let mut activity = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+            let mut activity = self.activity.locked();
             activity.last_input = Some(std::time::Instant::now());
             if let Some(last) = input.last() {
                 activity.mid_line = !matches!(last, b'\r' | b'\n' | 0x03);
@@ -278,7 +279,7 @@ impl Terminal {
     /// May a nudge be typed now: the child is Claude Code, the learner is not mid-line, and
     /// nothing was printed for `quiet`.
     pub fn ready_for_nudge(&self, quiet: std::time::Duration) -> bool {
-        let activity = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        let activity = self.activity.locked();
         self.accepts_nudges && !activity.mid_line && activity.last_output.is_none_or(|at| at.elapsed() >= quiet)
     }
 
@@ -292,17 +293,17 @@ impl Terminal {
     }
 
     fn last_input(&self) -> Option<std::time::Instant> {
-        self.activity.lock().unwrap_or_else(|p| p.into_inner()).last_input
+        self.activity.locked().last_input
     }
 
     pub fn write(&self, input: &[u8]) -> std::io::Result<()> {
-        let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let mut writer = self.writer.locked();
         writer.write_all(input)?;
         writer.flush()
     }
 
     pub fn resize(&self, size: TerminalSize) -> std::io::Result<()> {
-        self.master.lock().unwrap_or_else(|p| p.into_inner()).resize(pty_size(size)).map_err(std::io::Error::other)
+        self.master.locked().resize(pty_size(size)).map_err(std::io::Error::other)
     }
 
     /// The child's process id (also its process group: it leads its own session).
@@ -316,7 +317,7 @@ impl Terminal {
     /// ending. Then reaps the child and waits for the reader thread. Idempotent.
     pub fn kill(&self) {
         self.killed.store(true, std::sync::atomic::Ordering::Relaxed);
-        self.output.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.output.locked().take();
         if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
             // SAFETY: killpg and kill only send signals; the group is the child's own session,
             // and `session_members` lists only processes of that session.
@@ -339,11 +340,11 @@ impl Terminal {
             }
         }
         {
-            let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
+            let mut child = self.child.locked();
             let _ = child.kill();
             let _ = child.wait();
         }
-        if let Some(handle) = self.reader.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(handle) = self.reader.locked().take() {
             let _ = handle.join();
         }
     }
@@ -451,26 +452,26 @@ pub(crate) struct Terminals {
 
 impl Terminals {
     pub(crate) fn get(&self, id: ConnectionId) -> Option<Arc<Terminal>> {
-        self.by_connection.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned()
+        self.by_connection.locked().get(&id).cloned()
     }
 
     /// Keeps `terminal` as connection `id`'s; its previous one, if any, is returned.
     pub(crate) fn insert(&self, id: ConnectionId, terminal: Terminal) -> Option<Arc<Terminal>> {
-        self.by_connection.lock().unwrap_or_else(|p| p.into_inner()).insert(id, Arc::new(terminal))
+        self.by_connection.locked().insert(id, Arc::new(terminal))
     }
 
     pub(crate) fn take(&self, id: ConnectionId) -> Option<Arc<Terminal>> {
-        self.by_connection.lock().unwrap_or_else(|p| p.into_inner()).remove(&id)
+        self.by_connection.locked().remove(&id)
     }
 
     /// Where a nudge goes: of the terminals running Claude Code (not ended), the one the
     /// learner typed into last.
     pub(crate) fn nudge_target(&self) -> Option<Arc<Terminal>> {
-        let all = self.by_connection.lock().unwrap_or_else(|p| p.into_inner());
+        let all = self.by_connection.locked();
         all.values().filter(|t| t.accepts_nudges() && !t.has_exited()).max_by_key(|t| t.last_input()).cloned()
     }
 
     pub(crate) fn take_all(&self) -> Vec<Arc<Terminal>> {
-        self.by_connection.lock().unwrap_or_else(|p| p.into_inner()).drain().map(|(_, t)| t).collect()
+        self.by_connection.locked().drain().map(|(_, t)| t).collect()
     }
 }

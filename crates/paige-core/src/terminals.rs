@@ -3,6 +3,7 @@
 
 use crate::core::Core;
 use crate::protocol::{ConnectionId, TerminalSize};
+use crate::sync::Locked;
 use crate::terminal::{AgentCommand, Terminal, TerminalOutput};
 
 impl Core {
@@ -161,10 +162,10 @@ type Probe<T> = (Option<std::ffi::OsString>, Result<T, String>);
 fn sandbox_probe(path: Option<&std::ffi::OsStr>) -> Result<(), String> {
     static PROBES: std::sync::Mutex<Vec<Probe<()>>> = std::sync::Mutex::new(Vec::new());
     let key = path.map(std::ffi::OsStr::to_owned);
-    if let Some((_, known)) = PROBES.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|(k, _)| *k == key) {
+    if let Some((_, known)) = PROBES.locked().iter().find(|(k, _)| *k == key) {
         return known.clone();
     }
     let result = crate::sandbox::probe(path);
-    PROBES.lock().unwrap_or_else(|p| p.into_inner()).push((key, result.clone()));
+    PROBES.locked().push((key, result.clone()));
     result
 }

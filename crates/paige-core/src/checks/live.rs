@@ -3,6 +3,7 @@
 //! change detector's window, like Claude Code's Bash (what the tests change among the
 //! learner's files is undone) — and records and broadcasts `coaching:step_check`.
 
+use crate::sync::Locked;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -128,7 +129,7 @@ async fn watch_saves(
     }
     if let Some(core) = core.upgrade() {
         // The session is over: a check still running goes with it.
-        let running = core.checks().running.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let running = core.checks().running.locked().take();
         if let Some((_, running)) = running {
             running.cancel();
         }

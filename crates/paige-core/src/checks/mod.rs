@@ -14,6 +14,7 @@ pub mod process;
 pub mod runner;
 pub mod summary;
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -56,7 +57,7 @@ impl StepChecks {
     /// A new check takes the slot: the one running (if any) is cancelled. Returns its id.
     fn supersede(&self, cancel: CancellationToken) -> u64 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
-        let old = self.running.lock().unwrap_or_else(|p| p.into_inner()).replace((id, cancel));
+        let old = self.running.locked().replace((id, cancel));
         if let Some((_, old)) = old {
             old.cancel();
         }
@@ -65,7 +66,7 @@ impl StepChecks {
 
     /// Check `id` ended: the slot is free unless a newer check holds it.
     fn release(&self, id: u64) {
-        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        let mut running = self.running.locked();
         if running.as_ref().is_some_and(|(held, _)| *held == id) {
             *running = None;
         }
@@ -80,7 +81,7 @@ impl StepChecks {
         finished_at: Option<DateTime<Utc>>,
         duration_ms: Option<u64>,
     ) -> PhaseCheck {
-        let mut latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+        let mut latest = self.latest.locked();
         let before = latest.get(&phase.id).map_or(0, |c| c.consecutive_failures);
         let consecutive_failures = match status {
             CheckStatus::Passed => 0,
@@ -104,7 +105,7 @@ impl StepChecks {
 impl Core {
     /// The latest check of `phase_id`, if one ran.
     pub fn phase_check(&self, phase_id: &str) -> Option<PhaseCheck> {
-        self.checks().latest.lock().unwrap_or_else(|p| p.into_inner()).get(phase_id).cloned()
+        self.checks().latest.locked().get(phase_id).cloned()
     }
 
     /// The latest check of the live session's phase in progress, as `coaching:step_check`

@@ -5,6 +5,7 @@
 //! run named — condensed to the conversation's text and tool calls and cut to its end;
 //! without one, the session's action log. A `/clear` (reason `clear`) is not an end.
 
+use crate::sync::Locked;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -27,7 +28,7 @@ impl Core {
     /// active coaching session in the background (not when the reason is `clear`).
     pub fn after_hook(self: &Arc<Core>, event: crate::governance::HookEvent, input: &HookInput) {
         if let Some(path) = &input.transcript_path {
-            *self.last_transcript().0.lock().unwrap_or_else(|p| p.into_inner()) = Some(path.clone());
+            *self.last_transcript().0.locked() = Some(path.clone());
         }
         self.hook_activity(event, input);
         if event != crate::governance::HookEvent::SessionEnd
@@ -45,7 +46,7 @@ impl Core {
     /// The UI's `session:end`: the wrap-up starts in the background, from the transcript the
     /// last hook named (else the action log).
     pub fn end_session_from_ui(self: &Arc<Core>) -> Result<(), super::WrapUpError> {
-        let path = self.last_transcript().0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let path = self.last_transcript().0.locked().clone();
         self.begin_wrapup(&self.transcript_from(path.as_deref()))
     }
 

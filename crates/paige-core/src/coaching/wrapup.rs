@@ -16,6 +16,7 @@
 //! session starts. At shutdown the model steps still to come are skipped. The run's start
 //! stops the session's Observer: no nudge reaches the learner or Claude Code while it runs.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -90,7 +91,7 @@ struct WrapUpState {
 
 impl WrapUps {
     fn state(&self) -> std::sync::MutexGuard<'_, WrapUpState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.locked()
     }
 
     /// Whether `session_id`'s wrap-up has started and not finished.

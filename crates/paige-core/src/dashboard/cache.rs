@@ -8,6 +8,7 @@
 //! The cache also remembers which UI asked for the dashboard with which period, so that a
 //! session's end pushes each of them its `dashboard:state` again.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
@@ -127,7 +128,7 @@ impl<T: Clone> Slot<T> {
 
 impl DashboardCache {
     pub(super) fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner.locked()
     }
 
     /// Forgets both answers: the next load asks the model again.

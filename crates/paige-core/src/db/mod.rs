@@ -22,6 +22,7 @@ mod plans;
 mod progress_events;
 mod sessions;
 
+use crate::sync::Locked;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 use std::time::Duration;
@@ -151,7 +152,7 @@ impl Db {
     fn conn(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite half-written (statements are
         // atomic), so a poisoned lock is safe to keep using.
-        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.conn.locked()
     }
 
     fn now(&self) -> DateTime<Utc> {

@@ -1,6 +1,7 @@
 //! The baseline: what each learner file held before a window opened, kept current by full
 //! walks, the closing re-walk and the watcher's journal; and the comparison against it.
 
+use crate::sync::Locked;
 use std::collections::HashSet;
 
 use super::manifest::{self, Manifest, Meta};
@@ -98,7 +99,7 @@ impl Core {
         self.tasks().spawn_blocking_on(
             move || {
                 let Some(core) = core.upgrade() else { return };
-                let mut state = core.detector().state.lock().unwrap_or_else(|p| p.into_inner());
+                let mut state = core.detector().state.locked();
                 if state.primed || state.window.is_some() {
                     return;
                 }

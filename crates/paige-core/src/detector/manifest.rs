@@ -2,6 +2,7 @@
 //! paths and Paige's excluded directories left out), by metadata only. Comparing two costs
 //! one metadata walk; content is hashed only where metadata changed.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
@@ -88,7 +89,7 @@ impl ignore::ParallelVisitor for Batch<'_> {
         {
             self.batch.push((crate::files::to_slash(rel), Meta::of(&metadata)));
             if self.batch.len() >= 512 {
-                self.found.lock().unwrap_or_else(|p| p.into_inner()).append(&mut self.batch);
+                self.found.locked().append(&mut self.batch);
             }
         }
         ignore::WalkState::Continue
@@ -97,7 +98,7 @@ impl ignore::ParallelVisitor for Batch<'_> {
 
 impl Drop for Batch<'_> {
     fn drop(&mut self) {
-        self.found.lock().unwrap_or_else(|p| p.into_inner()).append(&mut self.batch);
+        self.found.locked().append(&mut self.batch);
     }
 }
 

@@ -31,6 +31,7 @@ mod store;
 mod undo;
 mod window;
 
+use crate::sync::Locked;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -206,7 +207,7 @@ impl Detector {
     /// Returns its content hash.
     pub(crate) fn note_save(&self, rel: &str, content: &[u8]) -> String {
         let sha = crate::governance::ledger::sha256_hex(content);
-        let mut saves = self.saves.lock().unwrap_or_else(|p| p.into_inner());
+        let mut saves = self.saves.locked();
         if saves.len() >= MAX_SAVES && !saves.contains_key(rel) {
             saves.clear();
         }
@@ -219,13 +220,13 @@ impl Detector {
     /// The watcher started (over the whole project, or `degraded`): until the next full
     /// walk nothing it missed before is known.
     pub(crate) fn journal_start(&self, complete: bool) {
-        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        let mut journal = self.journal.locked();
         *journal = Journal { trusted: complete, overflow: true, paths: HashSet::new() };
     }
 
     /// A change the watcher saw.
     pub(crate) fn journal_note(&self, change: &crate::files::FsChange) {
-        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        let mut journal = self.journal.locked();
         for path in std::iter::once(&change.path).chain(change.new_path.as_ref()) {
             journal.paths.insert(path.clone());
         }
@@ -237,7 +238,7 @@ impl Detector {
 
     /// The changed paths since the last call, or `None` when a full walk is needed.
     fn journal_take(&self) -> Option<HashSet<String>> {
-        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        let mut journal = self.journal.locked();
         let paths = std::mem::take(&mut journal.paths);
         let usable = journal.trusted && !journal.overflow;
         journal.overflow = false;
@@ -245,18 +246,18 @@ impl Detector {
     }
 
     fn saved(&self, rel: &str, sha: &str) -> bool {
-        self.saves.lock().unwrap_or_else(|p| p.into_inner()).get(rel).is_some_and(|s| s.iter().any(|x| x == sha))
+        self.saves.locked().get(rel).is_some_and(|s| s.iter().any(|x| x == sha))
     }
 
     /// The content hash of the learner's last save of `rel` through Paige in this window.
     fn last_save(&self, rel: &str) -> Option<String> {
-        self.saves.lock().unwrap_or_else(|p| p.into_inner()).get(rel).and_then(|s| s.last().cloned())
+        self.saves.locked().get(rel).and_then(|s| s.last().cloned())
     }
 
     fn set_open(&self, open: bool) {
         self.open.store(open, Ordering::Relaxed);
         if !open {
-            self.saves.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            self.saves.locked().clear();
         }
     }
 }

@@ -5,6 +5,7 @@
 //! metadata is still read on every walk: a change through a hard link or a restored mtime is
 //! still seen. A change to an ignore file invalidates it (the next walk is a full one).
 
+use crate::sync::Locked;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -70,11 +71,11 @@ impl Tree {
                 scope.spawn(|| {
                     while let Some((dir, fd)) = next(&work, &ready) {
                         let (files, folder, subdirs) = this.read_folder(root, &dir, &fd);
-                        let mut out = found.lock().unwrap_or_else(|p| p.into_inner());
+                        let mut out = found.locked();
                         out.0.extend(files);
                         out.1.push((dir, folder));
                         drop(out);
-                        let mut work = work.lock().unwrap_or_else(|p| p.into_inner());
+                        let mut work = work.locked();
                         work.queue.extend(subdirs);
                         work.busy -= 1;
                         ready.notify_all();
@@ -198,7 +199,7 @@ struct Work {
 /// The next folder to read; `None` once none is queued and none is being read (whose
 /// sub-folders could still come).
 fn next(work: &Mutex<Work>, ready: &Condvar) -> Option<Queued> {
-    let mut state = work.lock().unwrap_or_else(|p| p.into_inner());
+    let mut state = work.locked();
     loop {
         if let Some(item) = state.queue.pop() {
             state.busy += 1;

@@ -2,6 +2,7 @@
 //! the last call's end (its changes settled by the policy) — or, when the calls' end was
 //! lost, closed without undoing anything.
 
+use crate::sync::Locked;
 use std::collections::{HashMap, HashSet};
 
 use super::manifest::Meta;
@@ -62,7 +63,7 @@ impl Core {
         answer_by: Option<std::time::Instant>,
     ) -> Result<(), DetectorError> {
         let detector = self.detector();
-        let mut state = detector.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = detector.state.locked();
         let late = || answer_by.is_some_and(|by| std::time::Instant::now() >= by);
         if late() {
             return Err(DetectorError::Unanswered);
@@ -112,7 +113,7 @@ impl Core {
         verdict: impl Fn(&str) -> Verdict,
     ) -> Result<Vec<Settled>, DetectorError> {
         let detector = self.detector();
-        let mut guard = detector.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = detector.state.locked();
         let state = &mut *guard;
         let Some(window) = &mut state.window else { return Ok(Vec::new()) };
         let ours = |owner: &Owner, session: Option<&str>| match (owner, session) {
@@ -296,7 +297,7 @@ impl Core {
 
     /// Whether a window is open (for tests and the UI).
     pub fn watching(&self) -> bool {
-        self.detector().state.lock().unwrap_or_else(|p| p.into_inner()).window.is_some()
+        self.detector().state.locked().window.is_some()
     }
 }
 

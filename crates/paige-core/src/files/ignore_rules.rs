@@ -3,6 +3,7 @@
 //! crate opens these files with a blocking open, so a FIFO named `.gitignore` would hang the
 //! walk (and with it start-up); here only regular files are read, never blocking, capped.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -59,7 +60,7 @@ impl IgnoreRules {
     }
 
     fn rules_of(&self, dir: &Path) -> Option<Arc<Gitignore>> {
-        if let Some(cached) = self.per_dir.lock().unwrap_or_else(|p| p.into_inner()).get(dir) {
+        if let Some(cached) = self.per_dir.locked().get(dir) {
             return cached.clone();
         }
         // Read outside the lock; a second reader of the same folder only repeats the work.
@@ -77,7 +78,7 @@ impl IgnoreRules {
             }
         }
         let rules = any.then(|| builder.build().ok().map(Arc::new)).flatten();
-        self.per_dir.lock().unwrap_or_else(|p| p.into_inner()).insert(dir.to_owned(), rules.clone());
+        self.per_dir.locked().insert(dir.to_owned(), rules.clone());
         rules
     }
 }

@@ -1,6 +1,7 @@
 //! Watches the project for changes made outside the editor (spec Story 3): debounced
 //! add / change / unlink / rename events, relative paths, noise filtered out.
 
+use crate::sync::Locked;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -97,7 +98,7 @@ impl Watcher {
             }
         }
         tracing::debug!(watched, "file watcher started");
-        *lock(&shared) = Some(debouncer);
+        *shared.locked() = Some(debouncer);
         Ok(Watcher { debouncer: shared, degraded })
     }
 
@@ -108,15 +109,11 @@ impl Watcher {
 
     pub fn stop(self) {
         // Taken out of the lock first: the event thread may be waiting on it to add a watch.
-        let debouncer = lock(&self.debouncer).take();
+        let debouncer = self.debouncer.locked().take();
         if let Some(debouncer) = debouncer {
             debouncer.stop();
         }
     }
-}
-
-fn lock(shared: &Mutex<Option<Watching>>) -> std::sync::MutexGuard<'_, Option<Watching>> {
-    shared.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A directory created in (or moved into) the project: watch it and the directories below it
@@ -125,7 +122,7 @@ fn watch_new_dir(shared: &Mutex<Option<Watching>>, root: &Path, path: &Path) {
     if !path.is_dir() {
         return;
     }
-    let mut slot = lock(shared);
+    let mut slot = shared.locked();
     let Some(debouncer) = slot.as_mut() else { return };
     for dir in kept_dirs(root, path) {
         if let Err(err) = debouncer.watch(&dir, notify::RecursiveMode::NonRecursive) {

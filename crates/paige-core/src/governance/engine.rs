@@ -1,6 +1,7 @@
 //! The decisions: pure rules over the hook payload, the sidecar files and the session's
 //! persisted state. Every mutating PreToolUse that cannot be checked is denied.
 
+use crate::sync::Locked;
 use std::path::Path;
 
 use serde_json::Value;
@@ -80,7 +81,7 @@ impl Core {
     // ---- governed mode ----------------------------------------------------------------
 
     fn governed(&self, event: HookEvent, input: &HookInput, call: &ToolCall) -> Result<HookDecision, GovernanceError> {
-        let _turn = GOVERNED.lock().unwrap_or_else(|p| p.into_inner());
+        let _turn = GOVERNED.locked();
         let orch = self.orchestration();
         let root = orch.project_root().to_owned();
         let tool = call.tool();

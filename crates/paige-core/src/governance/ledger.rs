@@ -3,6 +3,7 @@
 //! deletion anywhere breaks the chain. Appends are one `write` plus `fsync`, so a crash
 //! never leaves a torn line.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -122,7 +123,7 @@ static APPEND_LOCK: Mutex<()> = Mutex::new(());
 /// Appends one line chained to the last parseable one, in one `write`, then `fsync`s.
 pub fn append(path: &Path, new: NewTrace) -> Result<TraceEntry, GovernanceError> {
     let io = |source| GovernanceError::Io { path: path.to_owned(), source };
-    let _guard = APPEND_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    let _guard = APPEND_LOCK.locked();
     let mut file = super::open_sidecar(path, true).map_err(io)?;
     let prev_hash = last_hash(&mut file).map_err(io)?.unwrap_or_else(|| GENESIS.to_owned());
     let mut entry = TraceEntry {

@@ -11,6 +11,7 @@ pub mod guard;
 pub mod invitation;
 mod runner;
 
+use crate::sync::Locked;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
@@ -47,10 +48,6 @@ enum Input {
 struct View {
     state: IntakeState,
     coding_question: String,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn refusal(message: impl Into<String>, retryable: bool) -> IntakeError {
@@ -116,13 +113,13 @@ impl Core {
         let (inputs, received) = mpsc::unbounded_channel();
         let runner = runner::Runner::new(self, &session.id, config, recorded.coding_question.clone(), &events);
         let view = runner.view();
-        let previous = lock(&self.intakes().current).replace(Running {
+        let previous = self.intakes().current.locked().replace(Running {
             session_id: session.id.clone(),
             inputs,
             view: view.clone(),
         });
         drop(previous);
-        self.emit(Event::UiTo { connection: from, message: ServerMessage::IntakeState(lock(&view).state.clone()) });
+        self.emit(Event::UiTo { connection: from, message: ServerMessage::IntakeState(view.locked().state.clone()) });
         self.tasks().spawn_on(runner.run(received, cancel), &runtime);
         Ok(())
     }
@@ -157,12 +154,12 @@ impl Core {
     pub(crate) fn intake_skip(&self) -> Result<(), IntakeError> {
         let session = self.active_session().ok_or_else(|| refusal("No interview is running.", false))?;
         let running = {
-            let mut current = lock(&self.intakes().current);
+            let mut current = self.intakes().current.locked();
             match current.as_ref() {
                 Some(r) if r.session_id == session.id && !r.inputs.is_closed() => {}
                 _ => return Err(refusal("No interview is running.", false)),
             }
-            if lock(&current.as_ref().expect("checked").view).state.phase == IntakePhase::Coding {
+            if current.as_ref().expect("checked").view.locked().state.phase == IntakePhase::Coding {
                 return Err(refusal("The interview is already over.", false));
             }
             current.take()
@@ -188,7 +185,7 @@ impl Core {
 
     fn send_intake(&self, input: Input) -> Result<(), IntakeError> {
         let session = self.active_session().map(|s| s.id);
-        let current = lock(&self.intakes().current);
+        let current = self.intakes().current.locked();
         let running = current
             .as_ref()
             .filter(|r| Some(&r.session_id) == session.as_ref())
@@ -197,9 +194,9 @@ impl Core {
     }
 
     fn intake_view(&self, session_id: &str) -> Option<View> {
-        let current = lock(&self.intakes().current);
+        let current = self.intakes().current.locked();
         let running = current.as_ref().filter(|r| r.session_id == session_id && !r.inputs.is_closed())?;
-        Some(lock(&running.view).clone())
+        Some(running.view.locked().clone())
     }
 
     /// What a UI that connects mid-interview is sent: the interview as it stands, and after

@@ -5,6 +5,7 @@
 //! A `Tick` is applied once the guard's next wake time has passed: the loop sleeps until
 //! then (at most `POLL`, since an injected clock may jump), so a timebox lands on time.
 
+use crate::sync::Locked;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -16,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::calls::{self, Done};
 use super::guard::{ANOTHER_PROJECT_QUESTION, GuardAction, GuardConfig, GuardEvent, GuardState, QuestionKind, Timed};
-use super::{Input, View, lock};
+use super::{Input, View};
 use crate::core::Core;
 use crate::db::ActionType;
 use crate::prompts::intake_interviewer::BACKGROUND_QUESTIONS;
@@ -350,7 +351,7 @@ impl Runner {
             transcript: self.transcript.clone(),
             awaiting_answer: guard.phase == super::guard::Phase::Background && !self.replying,
         };
-        lock(&self.view).state = state.clone();
+        self.view.locked().state = state.clone();
         if broadcast {
             core.broadcast(ServerMessage::IntakeState(state));
         }

@@ -12,6 +12,7 @@ mod nudge;
 mod state;
 mod triage;
 
+use crate::sync::Locked;
 use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::json;
@@ -43,13 +44,9 @@ type Shared = Arc<Mutex<ObserverState>>;
 /// The same step-check failure this many saves in a row is a reason to look.
 const REPEAT_FAILURES: u32 = 3;
 
-fn lock(state: &Shared) -> std::sync::MutexGuard<'_, ObserverState> {
-    state.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Observers {
     fn current(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
-        self.current.lock().unwrap_or_else(|p| p.into_inner())
+        self.current.locked()
     }
 
     /// The token of the Observer whose state is `state`, while it is the live one.
@@ -98,7 +95,7 @@ impl Core {
         };
         if let Some(running) = stopped {
             running.cancel.cancel();
-            let last = lock(&running.state).last_evaluation;
+            let last = running.state.locked().last_evaluation;
             self.broadcast(ServerMessage::ObserverStatus(ObserverStatus {
                 active: false,
                 muted: false,
@@ -111,7 +108,7 @@ impl Core {
     pub fn observer_status(&self) -> ObserverStatus {
         match self.observers().current().as_ref() {
             Some(running) => {
-                let state = lock(&running.state);
+                let state = running.state.locked();
                 ObserverStatus {
                     active: true,
                     muted: state.muted,
@@ -129,7 +126,7 @@ impl Core {
             tracing::warn!("observer:mute without an active session: ignored");
             return false;
         };
-        lock(&state).muted = muted;
+        state.locked().muted = muted;
         self.log_action(ActionType::ObserverMuted, json!({ "muted": muted }));
         self.broadcast(ServerMessage::ObserverStatus(self.observer_status()));
         true
@@ -141,7 +138,7 @@ impl Core {
         let settings = self.config().limits.observer;
         let now = self.now();
         let (admitted, session_id) = {
-            let mut s = lock(state);
+            let mut s = state.locked();
             (s.admit(now, &settings), s.session_id.clone())
         };
         match admitted {
@@ -162,7 +159,7 @@ impl Core {
     async fn evaluate(self: Arc<Self>, trigger: Trigger, session_id: String, state: Shared) {
         let settings = self.config().limits.observer;
         let (last_nudge, idle, generation) = {
-            let s = lock(&state);
+            let s = state.locked();
             (s.last_nudge, s.is_idle(self.now(), &settings), s.generation)
         };
         let core = self.clone();
@@ -177,11 +174,11 @@ impl Core {
             },
             Err(err) => {
                 tracing::error!("the observer's snapshot failed: {err}");
-                lock(&state).finish(self.now());
+                state.locked().finish(self.now());
                 return;
             }
         };
-        lock(&state).finish(self.now());
+        state.locked().finish(self.now());
         // EC-66: the session ended or began wrapping up (or another began) while the model
         // thought.
         let Some(cancel) = self.observers().token_of(&state) else {
@@ -227,7 +224,7 @@ async fn watch(
     mut events: tokio::sync::broadcast::Receiver<Event>,
     cancel: CancellationToken,
 ) {
-    let session_id = lock(&state).session_id.clone();
+    let session_id = state.locked().session_id.clone();
     let mut idle = tokio::time::interval(settings.idle_check);
     idle.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     idle.tick().await;
@@ -247,7 +244,7 @@ async fn watch(
         let Some(core) = core.upgrade() else { break };
         let now = core.now();
         let (trigger, idle_change) = {
-            let mut s = lock(&state);
+            let mut s = state.locked();
             let (was_idle, last_activity) = (s.in_idle_spell(), s.last_activity);
             let trigger = match &event {
                 None => s.on_idle_check(now, &settings),

@@ -8,6 +8,7 @@
 //! wrap-up began, or it ended) a waiting nudge is dropped without a word: Claude Code may
 //! be waiting on `paige_end_session`, and a line typed now would land in its prompt.
 
+use crate::sync::Locked;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -74,7 +75,7 @@ impl Core {
                 phase_description: c.phase_description.clone(),
             },
         }));
-        super::lock(state).last_nudge = Some(self.now());
+        state.locked().last_nudge = Some(self.now());
         let Some(terminal) = self.nudge_terminal() else {
             tracing::info!("no terminal runs Claude Code: the nudge is shown in the UI only");
             return;
@@ -90,7 +91,7 @@ impl Core {
                     tracing::info!(signal, "the observer stopped: the waiting nudge is dropped");
                     return;
                 }
-                if super::lock(&state).generation != generation {
+                if state.locked().generation != generation {
                     break "superseded by a newer trigger";
                 }
                 if terminal.ready_for_nudge(settings.quiet_output) {
