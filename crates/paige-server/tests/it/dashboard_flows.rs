@@ -427,7 +427,7 @@ async fn concurrent_requests_share_one_run_and_a_refresh_during_a_load_runs_to_i
     request(&mut socket, Some("7d")).await;
     request(&mut socket, Some("all")).await;
     refresh(&mut socket).await;
-    let frames = dashboard_frames(&mut socket, Duration::from_millis(1500), |f| f.len() == 5).await;
+    let frames = dashboard_frames(&mut socket, Duration::from_secs(10), |f| f.len() == 5).await;
     let count = |kind: &str| kinds(&frames).iter().filter(|k| **k == kind).count();
     // The second request joins the first's calls (issue 28: EC-90's duplicate calls avoided);
     // the refresh runs on its own and both rankings arrive (EC-91).
