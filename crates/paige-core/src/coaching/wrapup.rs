@@ -438,8 +438,6 @@ impl Core {
         }
     }
 
-    /// Ends the session `completed`: through [`Core::end_session`] while it is the active
-    /// one; if something else ended it meanwhile, its row is marked completed directly.
     /// Ends an idle session `abandoned`, logged; the UIs, busy with another, are not told.
     fn abandon_session(&self, session_id: &str) -> Result<(), WrapUpError> {
         let failed = |err: &dyn std::fmt::Display| WrapUpError::EndFailed(err.to_string());
@@ -452,6 +450,8 @@ impl Core {
         Ok(())
     }
 
+    /// Ends the session `completed`: through [`Core::end_session`] while it is the active
+    /// one; if something else ended it meanwhile, its row is marked completed directly.
     fn complete_session(&self, session_id: &str) -> Result<(), WrapUpError> {
         let failed = |err: &dyn std::fmt::Display| WrapUpError::EndFailed(err.to_string());
         if self.active_session().is_some_and(|active| active.id == session_id) {
