@@ -180,3 +180,49 @@ async fn paige_claude_starts_a_planless_session_with_the_kickoff_and_a_literal_m
     assert!(!dry.contains("A coaching session has started"), "{dry}");
     drop(paige);
 }
+
+/// The running Paige decides whether Claude Code runs in the read-only view, and `paige
+/// claude` never launches it another way: where bubblewrap cannot make the view (here: not on
+/// the launching shell's PATH) it refuses, says why and what to do, and exits 1; a run file
+/// that does not say (an older Paige) is refused too.
+#[test]
+fn paige_claude_refuses_to_launch_unjailed_for_a_paige_that_jails() {
+    if let Err(why) = paige_core::launch::jail::probe(std::env::var_os("PATH").as_deref()) {
+        eprintln!("bubblewrap cannot run here ({why}); scripts/test.sh installs it");
+        return;
+    }
+    let mut world = World::ready();
+    world.set("PATH", &std::env::var("PATH").unwrap_or_default());
+    learner_project(&world);
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    // A PATH with `claude` (any executable by that name) but no bwrap.
+    let bin = tempfile::tempdir().expect("bin");
+    let fake_claude = bin.path().join("claude");
+    std::fs::write(&fake_claude, "#!/bin/sh\nexit 0\n").expect("claude");
+    std::fs::set_permissions(&fake_claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let mut dry = world.command(&["claude", "--dry-run"]);
+    let out = dry.env("PATH", bin.path()).output().expect("paige claude");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("runs Claude Code in a read-only view") && stderr.contains("PAIGE_JAIL=0"), "{stderr}");
+    drop(paige);
+
+    // A run file without the decision: refused, with what to do.
+    let run_file = world.data_dir().join("run/server.json");
+    let mut info: Value = serde_json::from_str(&std::fs::read_to_string(&run_file).unwrap_or_default())
+        .unwrap_or_else(|_| serde_json::json!({}));
+    if info.get("pid").is_none() {
+        // `paige serve` removed its run file on exit: write one as an older Paige would.
+        info = serde_json::json!({"pid": std::process::id(), "port": 9, "token": "t", "agentToken": "a",
+            "projectDir": world.project(), "startedAt": "2026-11-26T00:00:00Z"});
+    } else {
+        info.as_object_mut().expect("object").remove("jail");
+    }
+    std::fs::create_dir_all(run_file.parent().expect("run dir")).expect("mkdir");
+    std::fs::write(&run_file, info.to_string()).expect("run file");
+    let out = world.command(&["claude", "--dry-run"]).env("PATH", bin.path()).output().expect("paige claude");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("older than this paige claude") && stderr.contains("restart it"), "{stderr}");
+}
