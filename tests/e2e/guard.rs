@@ -17,7 +17,7 @@ fn guard_path(claude: &str) -> String {
 }
 
 /// Whether the jail can run here; says why not on stderr.
-fn jail_runs() -> bool {
+pub(crate) fn jail_runs() -> bool {
     match paige_core::launch::jail::probe(std::env::var_os("PATH").as_deref()) {
         Ok(_) => true,
         Err(why) => {

@@ -44,6 +44,20 @@ async fn paige_claude(world: &World, claude: &str, turns: &[&str], extra_env: &[
     (told, events)
 }
 
+/// A `paige serve` for the learner's project that runs Claude Code in the jail (Paige decides
+/// at its start, so bwrap must be on its PATH); `None`, said why, where bubblewrap cannot run.
+fn jailing_paige() -> Option<(World, crate::Running)> {
+    if !crate::guard::jail_runs() {
+        return None;
+    }
+    let mut world = World::ready();
+    world.set("PATH", &std::env::var("PATH").unwrap_or_default());
+    learner_project(&world);
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    Some((world, paige))
+}
+
 pub(crate) fn learner_project(world: &World) {
     let project = world.project();
     std::fs::create_dir_all(project.join("src")).expect("src");
@@ -57,16 +71,7 @@ pub(crate) fn learner_project(world: &World) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paige_claude_runs_bash_in_the_read_only_view_and_no_learner_file_changes() {
     let Some(claude) = crate::claude::claude() else { return };
-    if let Err(why) = paige_core::launch::jail::probe(std::env::var_os("PATH").as_deref()) {
-        eprintln!("bubblewrap cannot run here ({why}); scripts/test.sh installs it");
-        return;
-    }
-    let mut world = World::ready();
-    // Paige decides at its start whether Claude Code runs in the jail: it needs bwrap on PATH.
-    world.set("PATH", &std::env::var("PATH").unwrap_or_default());
-    learner_project(&world);
-    let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready in", Duration::from_secs(10));
+    let Some((world, paige)) = jailing_paige() else { return };
     // The project's test script is read-only to the hooks (it runs the learner's code,
     // watched) — and here it writes the learner's file: the jail is what stops it, so the
     // detector finds nothing to undo.
@@ -187,15 +192,7 @@ async fn paige_claude_starts_a_planless_session_with_the_kickoff_and_a_literal_m
 /// that does not say (an older Paige) is refused too.
 #[test]
 fn paige_claude_refuses_to_launch_unjailed_for_a_paige_that_jails() {
-    if let Err(why) = paige_core::launch::jail::probe(std::env::var_os("PATH").as_deref()) {
-        eprintln!("bubblewrap cannot run here ({why}); scripts/test.sh installs it");
-        return;
-    }
-    let mut world = World::ready();
-    world.set("PATH", &std::env::var("PATH").unwrap_or_default());
-    learner_project(&world);
-    let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready in", Duration::from_secs(10));
+    let Some((world, paige)) = jailing_paige() else { return };
     // A PATH with `claude` (any executable by that name) but no bwrap.
     let bin = tempfile::tempdir().expect("bin");
     let fake_claude = bin.path().join("claude");
