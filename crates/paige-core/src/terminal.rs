@@ -71,7 +71,7 @@ pub fn agent_command(
 }
 
 /// `program` in the directories of `path` (a `PATH` value), if one holds it executable.
-pub(crate) fn find_in_path(program: &str, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+pub fn find_in_path(program: &str, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     std::env::split_paths(path?).map(|dir| dir.join(program)).find(|candidate| {
         candidate.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)

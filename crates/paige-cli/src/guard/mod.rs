@@ -86,7 +86,6 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
     let path = std::env::var("PATH").unwrap_or_default();
     let find = |program: &str| find_in_path(program, &path);
     let claude = find("claude").context("`claude` is not on PATH: install Claude Code, then run the guard check")?;
-    let version = claude_version(&claude)?;
     let jail_env =
         if options.without.contains(&Layer::Jail) { Some("0".to_owned()) } else { std::env::var("PAIGE_JAIL").ok() };
     let scratch = tempfile::Builder::new().prefix("paige-guard-").tempdir().context("cannot make a scratch dir")?;
@@ -95,6 +94,8 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    // The version the app keys its kept reports by: read the same way (`launch::verify`).
+    let version = runtime.block_on(paige_core::launch::verify::claude_version(&claude)).map_err(anyhow::Error::msg)?;
     let mut run = Run {
         runtime,
         path: path.clone(),
@@ -434,22 +435,9 @@ fn latency(run: &Run) -> anyhow::Result<String> {
     ))
 }
 
-fn claude_version(claude: &std::path::Path) -> anyhow::Result<String> {
-    let output = std::process::Command::new(claude)
-        .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .with_context(|| format!("cannot run {} --version", claude.display()))?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    Ok(text.split_whitespace().next().unwrap_or("(unknown version)").to_owned())
-}
-
 /// `program` in one of `path`'s folders, executable.
 fn find_in_path(program: &str, path: &str) -> Option<std::path::PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    std::env::split_paths(path)
-        .map(|dir| dir.join(program))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+    paige_core::terminal::find_in_path(program, Some(std::ffi::OsStr::new(path)))
 }
 
 fn on_off(on: bool) -> &'static str {
