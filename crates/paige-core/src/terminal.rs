@@ -277,10 +277,12 @@ impl Terminal {
     }
 
     /// May a nudge be typed now: the child is Claude Code, the learner is not mid-line, and
-    /// nothing was printed for `quiet`.
+    /// it has drawn its screen and then printed nothing for `quiet`. Before its first output
+    /// Claude Code is still starting: its terminal is not yet raw, so a paste would be echoed
+    /// and its Enter read as a newline.
     pub fn ready_for_nudge(&self, quiet: std::time::Duration) -> bool {
         let activity = self.activity.locked();
-        self.accepts_nudges && !activity.mid_line && activity.last_output.is_none_or(|at| at.elapsed() >= quiet)
+        self.accepts_nudges && !activity.mid_line && activity.last_output.is_some_and(|at| at.elapsed() >= quiet)
     }
 
     pub fn accepts_nudges(&self) -> bool {

@@ -24,14 +24,16 @@ fn the_kickoff_names_the_work_the_interviews_task_and_the_tools_to_plan_with() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_once_it_is_quiet() {
+async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_once_it_has_drawn_its_prompt_and_is_quiet() {
     let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
     assert_eq!(t.core.coaching_kickoff(), None, "no session, no kickoff");
     let typed = t.project.path().join("typed");
-    // Stands in for Claude Code: a terminal that takes nudges and keeps what it is sent.
+    // Stands in for Claude Code: a terminal that takes nudges and keeps what it is sent. Like
+    // Claude Code it takes a moment to start, its terminal still cooked (a paste typed then
+    // would reach it with its Enter read as a newline), and draws its prompt once raw.
     let command = AgentCommand {
         program: "/bin/sh".into(),
-        args: vec!["-c".into(), format!("stty raw -echo; cat > '{}'", typed.display()).into()],
+        args: vec!["-c".into(), format!("sleep 2; stty raw -echo; printf '> '; cat > '{}'", typed.display()).into()],
         cwd: t.project.path().to_owned(),
         banner: None,
         env: Vec::new(),
@@ -62,7 +64,7 @@ async fn asking_claude_code_to_plan_again_while_a_kickoff_waits_types_it_once_no
     let typed = t.project.path().join("typed");
     let command = AgentCommand {
         program: "/bin/sh".into(),
-        args: vec!["-c".into(), format!("stty raw -echo; cat > '{}'", typed.display()).into()],
+        args: vec!["-c".into(), format!("stty raw -echo; printf '> '; cat > '{}'", typed.display()).into()],
         cwd: t.project.path().to_owned(),
         banner: None,
         env: Vec::new(),
