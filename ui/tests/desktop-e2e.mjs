@@ -4,27 +4,22 @@
 // PAIGE_TEST_PYTHON (a Python with the `mcp` SDK: the MCP client that steers the window).
 // Prints one line per check and a closing "N passed, N failed". Closing the window is the
 // last check: the app exits with it.
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { check, fail, sleep, summary, waitFor } from "./checks.mjs";
+import { check, sleep, summary, waitFor } from "./checks.mjs";
 import { promptExample, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
+import { alive, app, groupOf, mcpCall, parentOf, wd, withApp } from "./desktop-driver.mjs";
+import { literalModelPlansInTheWindow } from "./desktop-literal.mjs";
 import { ANSWER, DEBUG_FACTS, RECORDER, TIMEBOX_MS, intakeReplies, judgeDebug, judgeRecording } from "./intake-script.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const app = process.env.PAIGE_APP;
 const python = process.env.PAIGE_TEST_PYTHON;
-const driverBin = process.env.TAURI_DRIVER ?? "tauri-driver";
 const artifacts = resolve(process.env.PAIGE_ARTIFACTS ?? join(here, "../test-artifacts"));
-// Each launch has its own driver port, so a driver still letting go of its port never
-// answers for the next one.
-let port = 4444;
-let base = "";
-if (!app || !existsSync(app)) throw new Error(`set PAIGE_APP to the built paige-app (got ${app})`);
 
 const work = mkdtempSync(join(tmpdir(), "paige-e2e-"));
 const project = join(work, "project");
@@ -39,100 +34,6 @@ let shell;
 let job;
 let firstShell;
 const runFile = join(dataDir, "run", "server.json");
-
-/** Running: /proc/PID exists and is not a zombie (a zombie waits for its reaper only). */
-function alive(pid) {
-  try {
-    return statField(pid, 0) !== "Z";
-  } catch {
-    return false;
-  }
-}
-/** A field of /proc/PID/stat after the command name: 0 state, 1 parent, 2 process group. */
-const statField = (pid, n) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[n];
-};
-const parentOf = (pid) => Number(statField(pid, 1));
-const groupOf = (pid) => Number(statField(pid, 2));
-
-/** One MCP tool call through the Python SDK; its result as {is_error, structured, text}. */
-async function mcpCall(run, tool, args) {
-  if (!python) throw new Error("set PAIGE_TEST_PYTHON to a Python with the mcp SDK (scripts/lib.sh ensure_python_mcp)");
-  const script = join(here, "../../tests/blackbox/mcp_call.py");
-  const url = `http://127.0.0.1:${run.port}/mcp`;
-  const { stdout } = await promisify(execFile)(python, [script, url, run.token, tool, JSON.stringify(args)], { timeout: 30_000 });
-  const result = JSON.parse(stdout);
-  if (result.is_error) throw new Error(`${tool}: ${result.text}`);
-  return result;
-}
-
-async function wd(method, path, body, timeoutMs = 60_000) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value ?? json).slice(0, 300)}`);
-  return json.value;
-}
-
-/**
- * Launches the app through a fresh tauri-driver with `env` and `args`, runs `checks(ui)` on
- * its window, then ends the session and the driver. `ui` has the WebDriver helpers.
- */
-async function withApp({ env, args }, checks) {
-  port += 1;
-  base = `http://127.0.0.1:${port}`;
-  // The app inherits its settings through the driver (tauri:options carries no environment).
-  const driver = spawn(driverBin, ["--port", String(port), "--native-port", String(port + 100)], {
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...env, RUST_LOG: process.env.RUST_LOG ?? "warn" },
-  });
-  let session;
-  try {
-    await waitFor("tauri-driver", () => fetch(`${base}/status`).then((r) => r.ok), 20_000);
-    const started = Date.now();
-    session = (await wd("POST", "/session", { capabilities: { alwaysMatch: { "tauri:options": { application: app, args } } } }))
-      .sessionId;
-    const s = `/session/${session}`;
-    // Elements are looked up by script: WebKitWebDriver's own CSS lookup misses attribute
-    // selectors here. The reference it returns works for clicks and keys all the same.
-    const find = async (css) => {
-      const found = await wd("POST", `${s}/execute/sync`, { script: "return document.querySelector(arguments[0])", args: [css] });
-      const id = found && Object.values(found)[0];
-      if (!id) throw new Error(`no element ${css}`);
-      return id;
-    };
-    const exec = (script, scriptArgs = []) => wd("POST", `${s}/execute/sync`, { script, args: scriptArgs });
-    const click = async (css) => wd("POST", `${s}/element/${await find(css)}/click`, {});
-    // Keystrokes to the focused element, as a user types them. (Element Send Keys would first
-    // put the caret at the end of Monaco's hidden textarea, which moves Monaco's cursor.)
-    // Each key is a character or WebDriver key code, or an array of them: a chord, pressed in
-    // order and released in reverse.
-    const press = async (keys) => {
-      const sequence = keys.flatMap((key) => {
-        const chord = Array.isArray(key) ? key : [key];
-        return [...chord.map((value) => ({ type: "keyDown", value })), ...[...chord].reverse().map((value) => ({ type: "keyUp", value }))];
-      });
-      await wd("POST", `${s}/actions`, { actions: [{ type: "key", id: "keyboard", actions: sequence }] });
-    };
-    const typeText = (text) => press([...text].map((c) => (c === "\n" ? "\uE007" : c)));
-    const terminalText = () => exec("return document.querySelector('.xterm-rows')?.innerText ?? ''");
-    await checks({ s, started, find, exec, click, press, typeText, terminalText });
-  } catch (err) {
-    fail("desktop e2e setup", err);
-  } finally {
-    if (session) await wd("DELETE", `/session/${session}`, undefined, 10_000).catch(() => {});
-    if (driver.exitCode === null && driver.signalCode === null) {
-      const exited = new Promise((r) => driver.once("exit", r));
-      driver.kill("SIGTERM");
-      await Promise.race([exited, sleep(10_000).then(() => driver.kill("SIGKILL"))]);
-    }
-  }
-}
 
 // First run: no project and no key. The welcome screen lists the recent projects of the
 // settings file, takes a key, opens a project, and the top bar switches to another.
@@ -1115,6 +1016,9 @@ await withApp(
     });
   },
 );
+
+// Issue 28: the real Claude Code in the window plans from Paige's kickoff (desktop-literal.mjs).
+await literalModelPlansInTheWindow(work);
 
 // Whatever a failed check left running.
 for (const pid of [run?.pid, shell, job, firstShell, coachRun?.pid, dashRun?.pid, sigRun?.pid, sigShell]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");

@@ -11,8 +11,12 @@
 // body returning one); other call types get a 400, which Paige reports as a failed call.
 // `delays` maps a call type to milliseconds to wait before answering, as a model does (its
 // 400 too, when `replies` has no answer for it).
-// `requests` records every request: {method, url, callType, apiKey, body} (body as text);
+// `requests` records every request: {method, url, callType, apiKey, authorization, body} (body as text);
 // a streamed reply's also gets `streamEndedAt` (Date.now() once its message_stop is sent).
+//
+// `agent(body)` answers the requests that carry no call type: Claude Code's own (the real
+// `claude` in the app's terminal, which asks `/v1/messages?beta=true`). It returns a string
+// (a text reply) or `toolUse(name, input)` (one tool call); either is streamed when asked.
 //
 // A `"stream": true` request is answered with the Messages API's server-sent events: its
 // reply is `textStream(pieces, pauseMs)` (each piece one text delta, `pauseMs` apart, as a
@@ -38,6 +42,12 @@ export function userText(body) {
 }
 
 const STREAM = Symbol("text stream");
+const TOOL = Symbol("tool use");
+
+/** An `agent` reply: the model calls tool `name` with `input` and stops for its result. */
+export function toolUse(name, input) {
+  return { [TOOL]: { type: "tool_use", id: `toolu_fake_${name}`, name, input } };
+}
 
 /** A streamed text reply: `pieces` are its text deltas, each sent `pauseMs` after the one
  * before (a piece may be `{text, pauseMs}` to wait its own time before it). */
@@ -45,29 +55,35 @@ export function textStream(pieces, pauseMs = 0) {
   return { [STREAM]: pieces.map((p) => (typeof p === "string" ? { text: p, pauseMs } : { pauseMs, ...p })) };
 }
 
-/** Writes `message` with the text `pieces` as the Messages API streams it; `done` after
- * message_stop. A client that hangs up stops the writing. */
-async function writeStream(res, message, pieces, done) {
+/** Writes `message` with the text `pieces` as the Messages API streams it (or, given `tool`,
+ * that tool call as one `input_json_delta`); `done` after message_stop. A client that hangs
+ * up stops the writing. */
+async function writeStream(res, message, pieces, done, tool = null) {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const event = (name, data) => {
     if (!res.destroyed) res.write(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`);
   };
   event("message_start", { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 120, output_tokens: 1 } } });
-  event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
-  event("ping", {});
-  for (const { text, pauseMs } of pieces) {
-    if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
-    if (res.destroyed) return;
-    event("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+  if (tool) {
+    event("content_block_start", { index: 0, content_block: { ...tool, input: {} } });
+    event("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(tool.input) } });
+  } else {
+    event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    event("ping", {});
+    for (const { text, pauseMs } of pieces) {
+      if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+      if (res.destroyed) return;
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+    }
   }
   event("content_block_stop", { index: 0 });
-  event("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 80 } });
+  event("message_delta", { delta: { stop_reason: tool ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 80 } });
   event("message_stop", {});
   done();
   res.end();
 }
 
-export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
+export function startFakeAnthropic({ replies = {}, delays = {}, agent = null } = {}) {
   const requests = [];
   const server = createServer((req, res) => {
     const chunks = [];
@@ -75,7 +91,7 @@ export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const callType = req.headers["x-paige-call-type"] ?? null;
-      const request = { method: req.method, url: req.url, callType, apiKey: req.headers["x-api-key"], body };
+      const request = { method: req.method, url: req.url, callType, apiKey: req.headers["x-api-key"], authorization: req.headers.authorization, body };
       requests.push(request);
       const send = (status, value) => {
         if (res.destroyed) return;
@@ -84,15 +100,34 @@ export function startFakeAnthropic({ replies = {}, delays = {} } = {}) {
       };
       const error = (status, type, message) => send(status, { type: "error", error: { type, message } });
       const later = (answer) => setTimeout(answer, delays[callType] ?? 0);
+      const answerAgent = (body, answer) => {
+        const tool = answer?.[TOOL] ?? null;
+        const text = tool ? null : String(answer);
+        const content = tool ? [tool] : [{ type: "text", text }];
+        const message = { id: `msg_fake_${requests.length}`, type: "message", role: "assistant", model: body.model, content,
+          stop_reason: tool ? "tool_use" : "end_turn", stop_sequence: null, usage: { input_tokens: 120, output_tokens: 80 } };
+        if (body.stream === true) return writeStream(res, message, [{ text, pauseMs: 0 }], () => (request.streamEndedAt = Date.now()), tool);
+        send(200, message);
+      };
       if (req.method === "GET" && req.url.startsWith("/v1/models")) {
         return send(200, { data: [{ type: "model", id: "claude-sonnet-4-5", display_name: "Sonnet", created_at: "2025-09-29T00:00:00Z" }], has_more: false });
       }
-      if (req.method !== "POST" || req.url !== "/v1/messages") return error(404, "not_found_error", req.url);
+      const path = req.url.split("?")[0];
+      if (req.method !== "POST" || path !== "/v1/messages") return error(404, "not_found_error", req.url);
       let parsed;
       try {
         parsed = JSON.parse(body);
       } catch {
         return error(400, "invalid_request_error", "the body is not JSON");
+      }
+      if (callType === null && agent) {
+        let answer;
+        try {
+          answer = agent(parsed);
+        } catch (err) {
+          return error(500, "api_error", `the fake's agent reply threw: ${err}`);
+        }
+        return answerAgent(parsed, answer);
       }
       const reply = replies[callType];
       if (reply === undefined) return later(() => error(400, "invalid_request_error", `the fake does not answer ${callType}`));

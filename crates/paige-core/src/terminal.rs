@@ -204,9 +204,6 @@ impl Terminal {
         for (key, value) in &command.env {
             builder.env(key, value);
         }
-        let child = pty.slave.spawn_command(builder).map_err(std::io::Error::other)?;
-        drop(pty.slave);
-        let pid = child.process_id();
         let mut reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
         let writer = pty.master.take_writer().map_err(std::io::Error::other)?;
         let banner = command.banner.clone();
@@ -220,7 +217,21 @@ impl Terminal {
             seen.locked().last_output = Some(std::time::Instant::now());
             on_output(text);
         };
+        // The child is started by the thread that reads its output and lives as long as its
+        // PTY: the jail's `--die-with-parent` (PR_SET_PDEATHSIG) fires when the *thread*
+        // that forked it ends, and a caller's thread (a runtime's blocking-pool thread, idle
+        // for 10 s) could end long before the terminal does.
+        let slave = pty.slave;
+        let (started_tx, started) = std::sync::mpsc::sync_channel(1);
         let handle = std::thread::Builder::new().name("paige-pty-reader".into()).spawn(move || {
+            let child = slave.spawn_command(builder);
+            drop(slave);
+            let pid = child.as_ref().ok().and_then(|child| child.process_id());
+            let spawned = child.is_ok();
+            let _ = started_tx.send(child);
+            if !spawned {
+                return;
+            }
             if let Some(banner) = banner {
                 on_output(banner);
             }
@@ -249,6 +260,11 @@ impl Terminal {
                 on_output(exit_notice(&name, how.as_deref()));
             }
         })?;
+        let child = started
+            .recv()
+            .map_err(|_| std::io::Error::other("the terminal's thread ended before its child started"))?
+            .map_err(std::io::Error::other)?;
+        let pid = child.process_id();
         Ok(Terminal {
             master: Mutex::new(pty.master),
             writer: Mutex::new(writer),
@@ -264,9 +280,12 @@ impl Terminal {
         })
     }
 
-    /// The learner typed `input`: a line is unfinished until Enter (or Ctrl-C) ends it.
+    /// The learner typed `input`: a line is unfinished until Enter (or Ctrl-C) ends it. What
+    /// the terminal emulator answers by itself (Claude Code asks it about its features at
+    /// start, and hears of focus changes) is passed on but is not the learner typing: taken
+    /// as such, it held every nudge and the kickoff back for good.
     pub fn write_input(&self, input: &[u8]) -> std::io::Result<()> {
-        {
+        if !only_terminal_reports(input) {
             let mut activity = self.activity.locked();
             activity.last_input = Some(std::time::Instant::now());
             if let Some(last) = input.last() {
@@ -380,6 +399,43 @@ fn session_members(_sid: i32) -> Vec<i32> {
 }
 
 /// What the learner knows a terminal's program as: Claude Code, or the program's file name.
+/// Whether `input` is only what a terminal emulator sends on its own: CSI reports (cursor
+/// position, device status and attributes, mode reports, window reports, focus in/out, the
+/// keyboard protocol's flags, SGR mouse events) and OSC, DCS or APC strings (colour and
+/// capability replies). Text, Enter, arrows and function keys are typing.
+fn only_terminal_reports(input: &[u8]) -> bool {
+    let mut rest = input;
+    while !rest.is_empty() {
+        let Some(after) = rest.strip_prefix(b"\x1b") else { return false };
+        match after.first() {
+            Some(b'[') => {
+                let body = &after[1..];
+                let Some(end) = body.iter().position(|b| (0x40..=0x7e).contains(b)) else { return false };
+                let params = &body[..end];
+                let report = match body[end] {
+                    b'R' | b'n' | b'c' | b'y' | b't' | b'I' | b'O' => true,
+                    b'u' => params.starts_with(b"?"),
+                    b'M' | b'm' => params.starts_with(b"<"),
+                    _ => false,
+                };
+                if !report {
+                    return false;
+                }
+                rest = &body[end + 1..];
+            }
+            Some(b']' | b'P' | b'_') => {
+                let body = &after[1..];
+                let bel = body.iter().position(|&b| b == 0x07).map(|i| (i, 1));
+                let st = body.windows(2).position(|w| w == b"\x1b\\").map(|i| (i, 2));
+                let Some((at, len)) = [bel, st].into_iter().flatten().min() else { return false };
+                rest = &body[at + len..];
+            }
+            _ => return false,
+        }
+    }
+    !input.is_empty()
+}
+
 fn program_name(program: &std::ffi::OsStr) -> String {
     let name = Path::new(program).file_name().unwrap_or(program).to_string_lossy().into_owned();
     if name == "claude" { "Claude Code".into() } else { name }

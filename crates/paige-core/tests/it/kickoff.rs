@@ -24,7 +24,8 @@ fn the_kickoff_names_the_work_the_interviews_task_and_the_tools_to_plan_with() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_once_it_has_drawn_its_prompt_and_is_quiet() {
+async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_once_it_has_drawn_its_prompt_and_is_quiet()
+ {
     let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
     assert_eq!(t.core.coaching_kickoff(), None, "no session, no kickoff");
     let typed = t.project.path().join("typed");

@@ -395,3 +395,77 @@ fn the_coach_sandbox_denies_writes_to_exactly_the_learners_paths() {
     // file is denied, the folder stays writable. Ignored and excluded paths are not denied.
     assert_eq!(deny, [abs(".gitignore"), abs("Cargo.toml"), abs("src"), abs("web/index.js")]);
 }
+
+/// The jail runs Claude Code under `bwrap --die-with-parent` (PR_SET_PDEATHSIG), which fires
+/// when the *thread* that started it ends. The app opens its terminal from a runtime's
+/// blocking-pool thread, which ends after 10 s idle: Claude Code was killed 10 s into every
+/// desktop session. A child with a parent-death signal, its terminal opened from a thread
+/// that ends at once, keeps running.
+#[test]
+fn a_child_that_dies_with_its_parent_outlives_the_thread_that_opened_its_terminal() {
+    if std::process::Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("no setpriv (util-linux): skipped");
+        return;
+    }
+    let (tx, rx) = mpsc::channel();
+    let command = AgentCommand {
+        program: "setpriv".into(),
+        args: ["--pdeathsig", "KILL", "--", "sh", "-c", "echo started; read line; echo \"still here: $line\""]
+            .map(OsString::from)
+            .to_vec(),
+        ..sh("")
+    };
+    // The opening thread ends once the child is running (its parent-death signal set).
+    let (terminal, rx) = std::thread::spawn(move || {
+        let terminal = Terminal::spawn(&command, TerminalSize { cols: 80, rows: 24 }, move |s| {
+            let _ = tx.send(s);
+        })
+        .expect("spawn");
+        collect_until(&rx, "started");
+        (terminal, rx)
+    })
+    .join()
+    .expect("the opening thread");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!terminal.has_exited(), "the child was killed when the opening thread ended");
+    terminal.write(b"yes\n").expect("write");
+    collect_until(&rx, "still here: yes");
+}
+
+/// Claude Code asks the terminal about its features when it starts (device attributes, a
+/// mode report, its background colour) and hears of focus changes; xterm.js answers through
+/// the same input as the learner's keys. Those answers are not the learner typing: a
+/// terminal that got only them still takes the kickoff and nudges. Text or an arrow key
+/// (a recalled prompt) is typing, and holds them back until Enter.
+#[test]
+fn the_terminals_own_replies_are_not_the_learner_typing_but_keys_are() {
+    let (tx, rx) = mpsc::channel();
+    let command = AgentCommand { accepts_nudges: true, ..sh("stty raw -echo; echo drawn; cat > /dev/null") };
+    let terminal = Terminal::spawn(&command, TerminalSize { cols: 80, rows: 24 }, move |s| {
+        let _ = tx.send(s);
+    })
+    .expect("spawn");
+    collect_until(&rx, "drawn");
+    let quiet = Duration::from_millis(50);
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(terminal.ready_for_nudge(quiet), "drawn and quiet");
+    let replies: [&[u8]; 7] = [
+        b"\x1b[?1;2c",                             // device attributes
+        b"\x1b[?2026;2$y",                         // a mode report (synchronized output)
+        b"\x1b[12;40R",                            // cursor position
+        b"\x1b[I\x1b[O",                           // focus in, focus out
+        b"\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\",       // background colour (OSC, ST)
+        b"\x1b]10;rgb:d4d4/d4d4/d4d4\x07\x1b[?0u", // OSC with BEL, keyboard flags
+        b"\x1b[<64;10;5M",                         // a wheel event (SGR mouse)
+    ];
+    for reply in replies {
+        terminal.write_input(reply).expect("write");
+        assert!(terminal.ready_for_nudge(quiet), "{reply:?} is the terminal's own reply");
+    }
+    for key in [&b"fix it"[..], b"\x1b[A", b"\x1bOP", b"\x1b[Z"] {
+        terminal.write_input(key).expect("write");
+        assert!(!terminal.ready_for_nudge(quiet), "{key:?} is the learner's");
+        terminal.write_input(b"\r").expect("enter");
+        assert!(terminal.ready_for_nudge(quiet), "Enter ends the line");
+    }
+}

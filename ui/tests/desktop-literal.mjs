@@ -1,0 +1,141 @@
+// Issue 28 in the real window: coaching starts by itself with a *literal* model. The app's
+// terminal runs the real `claude` (PAIGE_TEST_CLAUDE) as a learner's: signed in to Claude
+// Code (its login in HOME, which Paige seeds its own Claude Code config dir from; the app
+// never hands Claude Code Paige's own key), its model calls going to the fake Messages API.
+// The literal model calls Paige's pipeline only when a prompt it is sent tells it to, and
+// otherwise answers in words. The learner starts a session in the panel, skips the
+// interview and types nothing in the terminal: the plan must arrive on screen.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { check, waitFor } from "./checks.mjs";
+import { alive, wd, withApp } from "./desktop-driver.mjs";
+import { startFakeAnthropic, toolUse } from "./fake-anthropic.mjs";
+import { intakeReplies } from "./intake-script.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const artifacts = resolve(process.env.PAIGE_ARTIFACTS ?? join(here, "../test-artifacts"));
+const PLAN_TOOL = "mcp__paige__paige_run_coaching_pipeline";
+/** The kickoff's instruction (prompts/coach-kickoff): the only words that make this model plan. */
+const TOLD_TO_PLAN = "Call paige_run_coaching_pipeline once";
+
+/** The text blocks of a request's last user message (not its tool results). */
+function lastUserText(body) {
+  const content = body.messages?.findLast((m) => m.role === "user")?.content;
+  if (typeof content === "string") return content;
+  return (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+}
+
+/** The literal model: with tools to call and the kickoff's instruction in the prompt it was
+ * just sent, it calls the pipeline; anything else (Claude Code's own side calls, the tool's
+ * result, a learner's chat) gets words. */
+function literalModel(body) {
+  if ((body.tools ?? []).length > 0 && lastUserText(body).includes(TOLD_TO_PLAN)) {
+    return toolUse(PLAN_TOOL, { planText: "1. Find where the token is stored in src/auth.py\n2. Refresh it before it expires", issueSummary: "Login keeps the expired token." });
+  }
+  return "Let's look at the code together.";
+}
+
+const phase = (number, title) => ({
+  number, title, description: `${title} in src/auth.py.`, expected_files: ["src/auth.py"], hint_level: "file",
+  hints: { file_hints: [{ path: "src/auth.py", style: "suggested" }], line_hints: [] }, knowledge_gap_opportunities: [],
+});
+const coachPlan = { phases: [phase(1, "Find the stored token"), phase(2, "Refresh before expiry")], memory_connection: null, estimated_difficulty: "beginner" };
+
+/** The processes whose command line names `needle` (a path only this run uses). */
+function processesNaming(needle) {
+  const found = [];
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(needle)) found.push(Number(pid));
+    } catch {}
+  }
+  return found;
+}
+
+/** Runs the checks in a fresh app under `work`; skipped (said) without PAIGE_TEST_CLAUDE. */
+export async function literalModelPlansInTheWindow(work) {
+  const claude = process.env.PAIGE_TEST_CLAUDE;
+  if (!claude) {
+    console.log("skip the literal-model window test: set PAIGE_TEST_CLAUDE to a real `claude`");
+    return;
+  }
+  const project = join(work, "literal-project");
+  mkdirSync(join(project, "src"), { recursive: true });
+  writeFileSync(join(project, "src", "auth.py"), "TOKEN = None\n\ndef login(user):\n    global TOKEN\n    TOKEN = fetch_token(user)\n");
+  const data = join(work, "literal-data");
+  // The learner's HOME after they installed Claude Code and logged in (claude.ai): onboarding
+  // done, this folder trusted, the OAuth login stored. Nothing else tells Claude Code a key.
+  const home = join(work, "literal-home");
+  mkdirSync(join(home, ".claude"), { recursive: true });
+  const login = { accessToken: "sk-ant-oat01-e2e-literal-login", refreshToken: "sk-ant-ort01-e2e", expiresAt: Date.now() + 365 * 86_400_000, scopes: ["user:inference", "user:profile"], subscriptionType: "pro" };
+  writeFileSync(join(home, ".claude", ".credentials.json"), JSON.stringify({ claudeAiOauth: login }), { mode: 0o600 });
+  const trusted = { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true };
+  writeFileSync(join(home, ".claude.json"), JSON.stringify({ hasCompletedOnboarding: true, theme: "dark", projects: { [realpathSync(project)]: trusted } }));
+  // The guard's self-check for this Claude Code version counts as done (its own tests run it):
+  // here it would only take both cores for minutes beside the window.
+  const version = execFileSync(claude, ["--version"], { encoding: "utf8", env: { ...process.env, HOME: home } }).trim().split(/\s+/)[0];
+  mkdirSync(join(data, "guard"), { recursive: true });
+  const report = { claude_version: version, passed: true, held: 1, escaped: 0, skipped: 0, errors: 0, failed_attempts: [], seconds: 1 };
+  writeFileSync(join(data, "guard", `claude-${version.replace(/[^A-Za-z0-9.-]/g, "_")}.json`), JSON.stringify(report));
+
+  const fake = await startFakeAnthropic({ replies: { coach_agent: coachPlan, ...intakeReplies }, agent: literalModel });
+  const agentCalls = () => fake.requests.filter((r) => r.callType === null && r.url.startsWith("/v1/messages")).map((r) => ({ ...r, body: JSON.parse(r.body) }));
+  const env = { ...process.env, PATH: `${dirname(claude)}:${process.env.PATH}`, HOME: home, DATA_DIR: data, ANTHROPIC_API_KEY: "sk-ant-e2e-paige-own", ANTHROPIC_BASE_URL: fake.base, DISABLE_AUTOUPDATER: "1" };
+  delete env.PAIGE_AGENT_CMD;
+  delete env.PROJECT_DIR;
+  await withApp({ env, args: [project] }, async ({ s, find, exec, click, terminalText }) => {
+    const shown = (testid) => exec(`return document.querySelector('[data-testid="${testid}"]') !== null`);
+    await check("the window's terminal runs the real Claude Code, signed in, idle at its prompt: it asks the model nothing with tools", async () => {
+      await waitFor("connected", async () => (await exec("return document.querySelector('[data-testid=conn-status]')?.dataset.state")) === "open");
+      // Claude Code's start-up calls (a quota check) come first; then it waits for a prompt.
+      await waitFor("Claude Code's first model call", () => agentCalls().length > 0, 60_000).catch(async (err) => {
+        throw new Error(`${err.message}; the terminal shows ${JSON.stringify((await terminalText()).slice(-600))}`);
+      });
+      await waitFor("Claude Code's prompt on screen", async () => (await terminalText()).trim().length > 0, 30_000);
+      const asked = agentCalls().filter((c) => (c.body.tools ?? []).length > 0);
+      if (asked.length) throw new Error(`Claude Code asked with tools before any session: ${JSON.stringify(asked.map((c) => lastUserText(c.body).slice(0, 200)))}`);
+    });
+    let skippedAt = 0;
+    await check("the learner starts a session in the panel and skips the interview, typing nothing in the terminal", async () => {
+      await waitFor("the start form", () => find('[data-testid="start-view"] [data-testid="start-form"]'));
+      await wd("POST", `${s}/element/${await find('[data-testid="start-title"]')}/value`, { text: "Login keeps an expired token" });
+      await click('[data-testid="start-submit"]');
+      await waitFor("the interview's Skip for now", () => shown("intake-skip"), 20_000);
+      await click('[data-testid="intake-skip"]');
+      skippedAt = Date.now();
+      await waitFor("the panel waiting for the plan", () => shown("plan-waiting"), 5_000);
+    });
+    await check("Claude Code gets Paige's kickoff as its prompt and the literal model plans: the phases show in the panel", async () => {
+      await waitFor("the phases", () => shown("phases"), 120_000).catch(async (err) => {
+        const told = agentCalls().filter((c) => lastUserText(c.body).includes(TOLD_TO_PLAN)).length;
+        throw new Error(`${err.message}; ${agentCalls().length} calls from Claude Code, ${told} told to plan; the terminal shows ${JSON.stringify((await terminalText()).slice(-600))}`);
+      });
+      console.log(`     interview skipped to the plan on screen: ${Date.now() - skippedAt} ms (Claude Code's turn and Paige's pipeline against an instant fake)`);
+      const titles = await exec("return [...document.querySelectorAll('[data-testid=phase]')].map((p) => p.dataset.number)");
+      if (JSON.stringify(titles) !== '["1","2"]') throw new Error(`phases ${JSON.stringify(titles)}`);
+      mkdirSync(artifacts, { recursive: true });
+      writeFileSync(join(artifacts, "desktop-literal.png"), Buffer.from(await wd("GET", `${s}/screenshot`), "base64"));
+    });
+    await check("Claude Code asked with its own login, never Paige's key, and was told to plan once", async () => {
+      const calls = agentCalls();
+      const keyed = calls.filter((c) => c.apiKey !== undefined || !String(c.authorization).startsWith("Bearer sk-ant-oat01-e2e-literal"));
+      if (keyed.length) throw new Error(`calls not on the learner's login: ${JSON.stringify(keyed.map((c) => [c.apiKey, c.authorization]))}`);
+      const told = calls.filter((c) => (c.body.tools ?? []).length > 0 && lastUserText(c.body).includes(TOLD_TO_PLAN));
+      if (told.length !== 1) throw new Error(`${told.length} prompts told Claude Code to plan`);
+    });
+    // Closed as a window manager's close button does (close-window.py): the app shuts down.
+    await check("closing the window ends the app and its Claude Code, jail and all", async () => {
+      const { pid } = JSON.parse(readFileSync(join(data, "run", "server.json"), "utf8"));
+      if (processesNaming(data).length === 0) throw new Error("no Claude Code was running");
+      execFileSync(process.env.PAIGE_TEST_PYTHON ?? "python3", [join(here, "close-window.py"), String(pid)], { timeout: 10_000 });
+      await waitFor("the app to exit", () => !alive(pid), 15_000);
+      await waitFor("no process naming the app's data dir", () => processesNaming(data).length === 0, 10_000).catch((err) => {
+        const left = processesNaming(data).map((p) => `${p}: ${readFileSync(`/proc/${p}/cmdline`, "utf8").replaceAll("\0", " ").slice(0, 120)}`);
+        throw new Error(`${err.message}: ${left.join("; ")}`);
+      });
+    });
+  });
+  await fake.close();
+}
