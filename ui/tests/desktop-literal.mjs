@@ -125,6 +125,14 @@ export async function literalModelPlansInTheWindow(work) {
       const told = calls.filter((c) => (c.body.tools ?? []).length > 0 && lastUserText(c.body).includes(TOLD_TO_PLAN));
       if (told.length !== 1) throw new Error(`${told.length} prompts told Claude Code to plan`);
     });
+    await check("the learner marks phase 1 done in the panel: Claude Code, idle, is told so and which phase is next", async () => {
+      await click('[data-testid="phase"][data-current="true"] [data-testid="phase-done"]');
+      const told = () => agentCalls().find((c) => lastUserText(c.body).includes("The learner marked phase 1 done"));
+      const call = await waitFor("Claude Code's request with the word", told, 60_000).catch(async (err) => {
+        throw new Error(`${err.message}; the terminal shows ${JSON.stringify((await terminalText()).slice(-400))}`);
+      });
+      if (!lastUserText(call.body).includes("Phase 2 is next: Refresh before expiry.")) throw new Error(`told: ${lastUserText(call.body).slice(0, 400)}`);
+    });
     // Closed as a window manager's close button does (close-window.py): the app shuts down.
     await check("closing the window ends the app and its Claude Code, jail and all", async () => {
       const { pid } = JSON.parse(readFileSync(join(data, "run", "server.json"), "utf8"));

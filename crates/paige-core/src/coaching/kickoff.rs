@@ -14,6 +14,7 @@ use serde_json::json;
 
 use crate::core::Core;
 use crate::db::ActionType;
+use crate::prompts::coach_kickoff::NextPhase;
 
 /// How often a waiting kickoff looks at the terminal and the interview again.
 const POLL: Duration = Duration::from_millis(500);
@@ -53,15 +54,39 @@ impl Core {
     /// when the session changes. Without a terminal running Claude Code (the browser UI)
     /// nothing is typed: `paige claude` asks for the kickoff when it starts.
     pub(crate) fn deliver_kickoff(self: &Arc<Self>) {
+        self.type_into_claude_code("kickoff", |core, session| match core.coaching_kickoff() {
+            Some(text) => Delivery::Type(text),
+            // No kickoff: a plan came (done), or the interview still runs (wait).
+            None if core.db().plans_for_session(session).is_ok_and(|plans| !plans.is_empty()) => Delivery::Drop,
+            None => Delivery::Wait,
+        });
+    }
+
+    /// Tells Claude Code that the learner marked phase `done` done in the panel, and which
+    /// phase is next: idle at its prompt, it would not hear of it until the learner typed.
+    pub(crate) fn deliver_phase_done(self: &Arc<Self>, done: i64, next: Option<&crate::db::Phase>) {
+        let next = next.map(|p| NextPhase { number: p.number, title: &p.title, description: &p.description });
+        let text = crate::prompts::coach_kickoff::render_phase_done(done, next);
+        self.type_into_claude_code("phase_done", move |_, _| Delivery::Type(text.clone()));
+    }
+
+    /// Pastes what `text` gives into the terminal running Claude Code once it is quiet and
+    /// the learner is not mid-line, then logs it as a coaching message of `kind`. Given up
+    /// after `WAIT`, at shutdown, when the session changes, or when a newer delivery comes
+    /// (only the latest is ever typed).
+    fn type_into_claude_code(
+        self: &Arc<Self>,
+        kind: &'static str,
+        text: impl Fn(&Core, &str) -> Delivery + Send + 'static,
+    ) {
         let Some(session) = self.active_session() else { return };
         let (core, cancel) = (self.clone(), self.shutdown_token());
         let quiet = self.config().limits.observer.quiet_output;
-        // A newer delivery (a replan) supersedes this one: only one is ever typed.
         let generation = self.kickoff_generation().fetch_add(1, Ordering::SeqCst) + 1;
         self.tasks().spawn(async move {
             let deadline = tokio::time::Instant::now() + WAIT;
             // The UI starts a first session's interview right after the session: give it
-            // the moment to begin, so the kickoff waits for its hand-over.
+            // the moment to begin, so a kickoff waits for its hand-over.
             tokio::select! {
                 _ = cancel.cancelled() => return,
                 _ = tokio::time::sleep(POLL * 2) => {}
@@ -69,41 +94,33 @@ impl Core {
             loop {
                 if core.active_session().map(|s| s.id) != Some(session.id.clone())
                     || core.kickoff_generation().load(Ordering::SeqCst) != generation
+                    || tokio::time::Instant::now() >= deadline
                 {
                     return;
                 }
-                if tokio::time::Instant::now() >= deadline {
-                    return;
-                }
-                // The database is asked only once Claude Code could take the kickoff.
-                let ready = core.nudge_terminal().filter(|terminal| terminal.ready_for_nudge(quiet));
-                if let Some(terminal) = ready {
-                    let Some(text) = core.coaching_kickoff() else {
-                        // No kickoff: a plan came (done), or the interview still runs (wait).
-                        if core.db().plans_for_session(&session.id).is_ok_and(|plans| !plans.is_empty()) {
+                // What to type is asked only once Claude Code could take it.
+                if let Some(terminal) = core.nudge_terminal().filter(|terminal| terminal.ready_for_nudge(quiet)) {
+                    match text(&core, &session.id) {
+                        Delivery::Drop => return,
+                        Delivery::Wait => {}
+                        Delivery::Type(text) => {
+                            let typed = terminal
+                                .write(PASTE_START)
+                                .and_then(|()| terminal.write(text.as_bytes()))
+                                .and_then(|()| terminal.write(PASTE_END))
+                                .and_then(|()| terminal.write(b"\r"));
+                            match typed {
+                                Ok(()) => {
+                                    core.log_action(
+                                        ActionType::CoachingMessage,
+                                        json!({ "kind": kind, "via": "terminal" }),
+                                    );
+                                }
+                                Err(err) => tracing::warn!("cannot type the {kind} into Claude Code: {err}"),
+                            }
                             return;
                         }
-                        tokio::select! {
-                            _ = cancel.cancelled() => return,
-                            _ = tokio::time::sleep(POLL) => {}
-                        }
-                        continue;
-                    };
-                    let typed = terminal
-                        .write(PASTE_START)
-                        .and_then(|()| terminal.write(text.as_bytes()))
-                        .and_then(|()| terminal.write(PASTE_END))
-                        .and_then(|()| terminal.write(b"\r"));
-                    match typed {
-                        Ok(()) => {
-                            core.log_action(
-                                ActionType::CoachingMessage,
-                                json!({ "kind": "kickoff", "via": "terminal" }),
-                            );
-                        }
-                        Err(err) => tracing::warn!("cannot type the kickoff into Claude Code: {err}"),
                     }
-                    return;
                 }
                 tokio::select! {
                     _ = cancel.cancelled() => return,
@@ -112,4 +129,13 @@ impl Core {
             }
         });
     }
+}
+
+/// What a waiting delivery does when Claude Code could take it.
+enum Delivery {
+    Type(String),
+    /// Not yet (the interview still runs): look again.
+    Wait,
+    /// No longer needed.
+    Drop,
 }

@@ -79,16 +79,21 @@ impl Core {
     /// `coaching:phase_done`: the learner marks phase `number` done; the next phase still to
     /// do becomes the one in progress (its hints shown). Logged as `paige_update_phase`'s
     /// update is, `by: learner`.
-    pub fn learner_completes_phase(&self, number: i64) -> Result<(), AgentError> {
+    /// Claude Code is told (typed in once it is quiet), since it would not hear of it until
+    /// the learner typed.
+    pub fn learner_completes_phase(self: &Arc<Self>, number: i64) -> Result<(), AgentError> {
         self.update_phase_by(number, PhaseStatus::Complete, "learner")?;
         let session = self.require_session()?;
         let plan = self.current_plan(&session.id)?.ok_or(AgentError::NoPlan)?;
         let phases = self.db().phases_for_plan(&plan.id)?;
-        if !phases.iter().any(|p| p.status == PhaseStatus::Active)
-            && let Some(next) = phases.iter().find(|p| p.status == PhaseStatus::Pending)
+        let current = phases.iter().find(|p| p.status == PhaseStatus::Active);
+        let next = current.or_else(|| phases.iter().find(|p| p.status == PhaseStatus::Pending));
+        if current.is_none()
+            && let Some(next) = next
         {
             self.update_phase_by(next.number, PhaseStatus::Active, "learner")?;
         }
+        self.deliver_phase_done(number, next);
         Ok(())
     }
 }

@@ -113,6 +113,45 @@ async fn the_learner_marks_a_phase_done_logged_as_paige_update_phase_is_and_the_
     assert!(refused["payload"]["message"].as_str().is_some_and(|m| m.contains("phase 9")), "{refused}");
 }
 
+/// Claude Code, idle at its prompt, hears of a phase the learner marked done only when Paige
+/// tells it: the word is typed into its terminal once it is quiet, naming the next phase.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phase_the_learner_marks_done_is_typed_into_claude_code_with_the_phase_that_comes_next() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let (server, session) = planned(&fake).await;
+    let core = server.fixture.core.clone();
+    let typed = tempfile::NamedTempFile::new().expect("typed");
+    // Stands in for Claude Code: raw, its prompt drawn, keeping what it is sent.
+    let command = paige_core::terminal::AgentCommand {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), format!("stty raw -echo; printf '> '; cat > '{}'", typed.path().display()).into()],
+        cwd: core.project_root().path().to_owned(),
+        banner: None,
+        env: Vec::new(),
+        accepts_nudges: true,
+        clear_env: false,
+    };
+    let conn = core.connect();
+    let _output = core.open_terminal(conn, &command).expect("terminal");
+    let mut ui = connect(&server).await;
+    send(&mut ui, json!({"type": "coaching:phase_done", "payload": {"phase": 1}})).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let got = loop {
+        let got = std::fs::read_to_string(typed.path()).unwrap_or_default();
+        if got.ends_with("\u{1b}[201~\r") || std::time::Instant::now() > deadline {
+            break got;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let plan = core.db().plans_for_session(&session).expect("plans").pop().expect("plan");
+    let second = core.db().phases_for_plan(&plan.id).expect("phases").remove(1);
+    assert!(got.starts_with("\u{1b}[200~[Paige] The learner marked phase 1 done"), "{got:?}");
+    assert!(got.contains(&format!("Phase 2 is next: {}.", second.title)), "{got:?}");
+    let said = core.db().recent_actions(&session, 20, Some(ActionType::CoachingMessage)).expect("log");
+    assert!(said.iter().any(|a| a.data.as_ref().is_some_and(|d| d["kind"] == "phase_done")), "{said:?}");
+    core.close_terminal(conn);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn asking_claude_code_to_plan_again_is_logged_and_said_and_refused_once_a_plan_exists() {
     let fake = FakeAnthropic::start().await.expect("fake");

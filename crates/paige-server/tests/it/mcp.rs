@@ -86,8 +86,9 @@ fn uuid_like(s: &str) -> bool {
 }
 
 /// Issue 28: the persona, the kickoff and the MCP server's instructions describe one protocol
-/// (plan, `paige_run_coaching_pipeline` once, then the phases): every Paige tool they name is
-/// a tool this server lists, so the words and the tools cannot drift apart.
+/// (plan, `paige_run_coaching_pipeline` once, then the phases): every Paige tool they (and the
+/// word of a phase the learner marked done) name is a tool this server lists, so the words
+/// and the tools cannot drift apart.
 #[tokio::test]
 async fn the_persona_kickoff_and_instructions_name_only_tools_the_server_has() {
     let server = running().await;
@@ -100,8 +101,10 @@ async fn the_persona_kickoff_and_instructions_name_only_tools_the_server_has() {
         ("coach-persona", paige_core::prompts::coach_persona::SYSTEM_PROMPT),
         ("coach-kickoff", paige_core::prompts::coach_kickoff::TEMPLATE),
         ("MCP instructions", instructions.as_str()),
+        ("coach-kickoff/phase-done", paige_core::prompts::coach_kickoff::PHASE_DONE_TEMPLATE),
     ] {
-        assert!(text.contains("paige_run_coaching_pipeline"), "{source} says how a plan reaches Paige");
+        let phase_done = source.ends_with("phase-done");
+        assert!(phase_done || text.contains("paige_run_coaching_pipeline"), "{source} says how a plan reaches Paige");
         let words = text.split(|c: char| !(c.is_ascii_lowercase() || c == '_'));
         for name in words.filter(|w| w.starts_with("paige_") && w.len() > "paige_".len()) {
             assert!(tools.iter().any(|t| t == name), "{source} names {name}, which is not a tool: {tools:?}");
