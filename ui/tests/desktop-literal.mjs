@@ -112,7 +112,10 @@ export async function literalModelPlansInTheWindow(work) {
         const told = agentCalls().filter((c) => lastUserText(c.body).includes(TOLD_TO_PLAN)).length;
         throw new Error(`${err.message}; ${agentCalls().length} calls from Claude Code, ${told} told to plan; the terminal shows ${JSON.stringify((await terminalText()).slice(-600))}`);
       });
-      console.log(`     interview skipped to the plan on screen: ${Date.now() - skippedAt} ms (Claude Code's turn and Paige's pipeline against an instant fake)`);
+      const shownAt = Date.now();
+      const kickedOff = agentCalls().find((c) => lastUserText(c.body).includes(TOLD_TO_PLAN))?.at ?? NaN;
+      const planned = fake.requests.find((r) => r.callType === "coach_agent")?.at ?? NaN;
+      console.log(`     interview skipped to the plan on screen: ${shownAt - skippedAt} ms: to Claude Code's request with the kickoff ${kickedOff - skippedAt} ms, then to Paige's coach call ${planned - kickedOff} ms, then to the phases on screen ${shownAt - planned} ms (an instant fake model)`);
       const titles = await exec("return [...document.querySelectorAll('[data-testid=phase]')].map((p) => p.dataset.number)");
       if (JSON.stringify(titles) !== '["1","2"]') throw new Error(`phases ${JSON.stringify(titles)}`);
       mkdirSync(artifacts, { recursive: true });

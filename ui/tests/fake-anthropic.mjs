@@ -11,7 +11,8 @@
 // body returning one); other call types get a 400, which Paige reports as a failed call.
 // `delays` maps a call type to milliseconds to wait before answering, as a model does (its
 // 400 too, when `replies` has no answer for it).
-// `requests` records every request: {method, url, callType, apiKey, authorization, body} (body as text);
+// `requests` records every request: {method, url, callType, apiKey, authorization, body, at} (body as
+// text, `at` when it arrived);
 // a streamed reply's also gets `streamEndedAt` (Date.now() once its message_stop is sent).
 //
 // `agent(body)` answers the requests that carry no call type: Claude Code's own (the real
@@ -91,7 +92,7 @@ export function startFakeAnthropic({ replies = {}, delays = {}, agent = null } =
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const callType = req.headers["x-paige-call-type"] ?? null;
-      const request = { method: req.method, url: req.url, callType, apiKey: req.headers["x-api-key"], authorization: req.headers.authorization, body };
+      const request = { method: req.method, url: req.url, callType, apiKey: req.headers["x-api-key"], authorization: req.headers.authorization, body, at: Date.now() };
       requests.push(request);
       const send = (status, value) => {
         if (res.destroyed) return;
