@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use paige_core::launch::AgentServer;
 use paige_core::protocol::encode;
-use paige_core::terminal::AgentServer;
 use paige_core::{Config, Core, Event, SystemClock};
 use tauri::{Emitter, Manager, Runtime};
 use tokio::sync::broadcast::error::RecvError;

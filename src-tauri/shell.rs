@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use paige_core::launch::AgentServer;
 use paige_core::protocol::ConnectionId;
 use paige_core::settings::{self, Settings};
-use paige_core::terminal::AgentServer;
 use paige_core::{Config, ConfigOverrides};
 use serde::Serialize;
 

@@ -47,7 +47,7 @@ fn send(webview: &tauri::WebviewWindow<MockRuntime>, frame: Value) -> Option<Val
 /// the receiver.
 fn app_with_terminal(agent: &str) -> (App, mpsc::Receiver<String>) {
     let spec = paige_app::TerminalSpec {
-        server: paige_core::terminal::AgentServer { port: 1, token: "t".into(), hook_command: None },
+        server: paige_core::launch::AgentServer { port: 1, token: "t".into(), hook_command: None },
         agent_override: Some(agent.into()),
     };
     let app = app_with(Some(spec));

@@ -254,12 +254,12 @@ pub(crate) async fn claude_runs(
     let (world, events) = tokio::task::spawn_blocking(move || {
         let env = [("ANTHROPIC_BASE_URL", base.as_str()), ("ANTHROPIC_API_KEY", "sk-ant-e2e")];
         let info = read_json(&world.data_dir().join("run/server.json"));
-        let server = paige_core::terminal::AgentServer {
+        let server = paige_core::launch::AgentServer {
             port: info["port"].as_u64().expect("port") as u16,
             token: info["agentToken"].as_str().expect("agent token").into(),
             hook_command: None,
         };
-        let mcp = paige_core::terminal::write_mcp_config(&world.root.path().join("run"), &server).expect("mcp config");
+        let mcp = paige_core::launch::write_mcp_config(&world.root.path().join("run"), &server).expect("mcp config");
         // Paige's server again, as another server (`files`): what coach mode must refuse.
         let mut config: Value = read_json(&mcp);
         config["mcpServers"]["files"] = config["mcpServers"]["paige"].clone();

@@ -90,8 +90,8 @@ pub enum ConfigError {
     InvalidPort(String),
     #[error("{var}: {source}")]
     UnknownModel { var: &'static str, source: crate::models::UnknownModel },
-    #[error("{var} must be a whole number of at least {min}, got {value:?}")]
-    InvalidLimit { var: &'static str, value: String, min: u64 },
+    #[error(transparent)]
+    InvalidLimit(#[from] crate::limits::InvalidLimit),
     #[error("DATA_DIR is not set and HOME is unknown, so the default ~/.paige/ cannot be used")]
     NoDataDir,
 }
@@ -224,5 +224,22 @@ fn expand_home(dir: &Path, home: Option<&str>) -> PathBuf {
     match (dir.strip_prefix("~"), home) {
         (Ok(rest), Some(home)) => Path::new(home).join(rest),
         _ => dir.to_owned(),
+    }
+}
+
+/// The model client's settings come from the configuration (here, so the client knows
+/// nothing of `Config`).
+impl crate::api::ApiSettings {
+    /// Key, base URL and model overrides from the configuration.
+    pub fn from_config(config: &Config) -> Result<crate::api::ApiSettings, crate::api::UnknownModel> {
+        let mut settings =
+            crate::api::ApiSettings::new(Some(config.anthropic_api_key.clone()).filter(|k| !k.is_empty()));
+        if let Some(url) = &config.anthropic_base_url {
+            settings.base_url = url.clone();
+        }
+        settings.models =
+            crate::api::ModelMap::with_overrides(config.haiku_model.as_deref(), config.sonnet_model.as_deref())?;
+        settings.deadlines = config.limits.model_deadlines;
+        Ok(settings)
     }
 }

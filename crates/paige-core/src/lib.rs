@@ -20,6 +20,8 @@ pub mod event;
 pub mod explain;
 pub mod files;
 pub mod governance;
+mod guard_check;
+pub mod hook_event;
 pub mod intake;
 pub mod launch;
 pub mod limits;
@@ -38,6 +40,7 @@ mod sync;
 pub mod terminal;
 mod terminals;
 mod timed_call;
+pub mod token;
 pub mod vocab;
 
 pub use crate::core::{Core, CoreError};

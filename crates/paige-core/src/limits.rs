@@ -5,8 +5,6 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::config::ConfigError;
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     /// `PAIGE_MAX_FILE_BYTES`: the largest file Paige reads (UI and MCP alike).
@@ -49,7 +47,7 @@ pub struct Limits {
     pub intake_typing_quiet: Duration,
     pub intake_control_wait: Duration,
     /// `PAIGE_MODEL_*_TIMEOUT_MS`: how long one model call may take, retries included.
-    pub model_deadlines: crate::api::ModelDeadlines,
+    pub model_deadlines: ModelDeadlines,
 }
 
 /// The fewest connections a listener may be limited to: the load test runs 110 clients.
@@ -80,15 +78,24 @@ impl Default for Limits {
     }
 }
 
+/// A limit variable set to something that is not a whole number of at least `min`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{var} must be a whole number of at least {min}, got {value:?}")]
+pub struct InvalidLimit {
+    pub var: &'static str,
+    pub value: String,
+    pub min: u64,
+}
+
 impl Limits {
     /// The defaults, with each variable that is set in `env` applied.
-    pub fn from_env(env: &HashMap<String, String>) -> Result<Limits, ConfigError> {
+    pub fn from_env(env: &HashMap<String, String>) -> Result<Limits, InvalidLimit> {
         let mut limits = Limits::default();
-        let number = |name: &'static str, min: u64| -> Result<Option<u64>, ConfigError> {
+        let number = |name: &'static str, min: u64| -> Result<Option<u64>, InvalidLimit> {
             let Some(raw) = env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty()) else { return Ok(None) };
             match raw.parse::<u64>() {
                 Ok(n) if n >= min => Ok(Some(n)),
-                _ => Err(ConfigError::InvalidLimit { var: name, value: raw.to_owned(), min }),
+                _ => Err(InvalidLimit { var: name, value: raw.to_owned(), min }),
             }
         };
         let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
@@ -280,6 +287,40 @@ impl Default for ObserverSettings {
             min_confidence_pct: 70,
             stale_after: Duration::from_secs(60),
             quiet_output: Duration::from_secs(2),
+        }
+    }
+}
+
+/// One deadline per kind of model call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelDeadlines {
+    /// `PAIGE_MODEL_TRIAGE_TIMEOUT_MS`: the Haiku calls others wait on — the Observer's
+    /// triage, the pipeline's memory filter, the interview's CONTROL score (30 s).
+    pub triage: Duration,
+    /// `PAIGE_MODEL_COACH_TIMEOUT_MS`: the coach agent, "just show me", the wrap-up (180 s).
+    pub coach: Duration,
+    /// `PAIGE_MODEL_EXPLAIN_TIMEOUT_MS`: Explain This (90 s).
+    pub explain: Duration,
+    /// `PAIGE_MODEL_REVIEW_TIMEOUT_MS`: a practice solution's review (120 s).
+    pub review: Duration,
+    /// `PAIGE_MODEL_DASHBOARD_TIMEOUT_MS`: the dashboard's issue assessment (120 s).
+    pub dashboard: Duration,
+    /// `PAIGE_MODEL_MATERIALS_TIMEOUT_MS`: learning materials, web searches included (240 s).
+    pub materials: Duration,
+    /// `PAIGE_MODEL_INTERVIEW_TIMEOUT_MS`: one streamed interview question (60 s).
+    pub interview: Duration,
+}
+
+impl Default for ModelDeadlines {
+    fn default() -> Self {
+        ModelDeadlines {
+            triage: Duration::from_secs(30),
+            coach: Duration::from_secs(180),
+            explain: Duration::from_secs(90),
+            review: Duration::from_secs(120),
+            dashboard: Duration::from_secs(120),
+            materials: Duration::from_secs(240),
+            interview: Duration::from_secs(60),
         }
     }
 }

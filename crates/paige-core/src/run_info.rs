@@ -36,35 +36,8 @@ pub struct RunInfo {
     pub started_at: DateTime<Utc>,
 }
 
-/// The per-launch bearer token. Its `Debug` is redacted, so no log line, error or panic
-/// prints it; [`Token::expose`] is for the few places that must send or store it.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Token(String);
-
-impl Token {
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Token {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Token(<redacted>)")
-    }
-}
-
-impl From<String> for Token {
-    fn from(token: String) -> Token {
-        Token(token)
-    }
-}
-
-impl From<&str> for Token {
-    fn from(token: &str) -> Token {
-        Token(token.to_owned())
-    }
-}
+use crate::files::process_alive;
+pub use crate::token::Token;
 
 /// A running Paige as a client finds it: its base URL and the token it wants.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,18 +171,9 @@ pub fn left_by_crash(data_dir: &Path) -> Option<RunInfo> {
     (ours || !process_alive(info.pid)).then_some(info)
 }
 
-pub(crate) fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
-    // Signal 0 checks that the process exists without touching it; EPERM means it exists
-    // but belongs to someone else.
-    // SAFETY: kill with signal 0 sends nothing; it only reads the process table.
-    let alive = unsafe { libc::kill(pid, 0) } == 0;
-    alive || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
 /// A fresh random token for one launch: 32 bytes from the OS, hex-encoded.
 pub fn generate_token() -> anyhow::Result<Token> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|err| anyhow::anyhow!("cannot get random bytes: {err}"))?;
-    Ok(Token(hex::encode(bytes)))
+    Ok(Token::from(hex::encode(bytes)))
 }

@@ -16,8 +16,6 @@ use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 
 use crate::protocol::{ConnectionId, TerminalSize};
 
-pub use crate::launch::{AgentMode, AgentServer, COACH_DISALLOWED_TOOLS, write_mcp_config};
-
 /// What to run in a terminal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentCommand {
@@ -35,39 +33,6 @@ pub struct AgentCommand {
     /// `env` is the child's whole environment (Claude Code gets only what it needs; see
     /// `launch::env`), not additions to Paige's.
     pub clear_env: bool,
-}
-
-/// The command for a new terminal, without the jail and with only `PATH` and `SHELL` of the
-/// launching environment: [`crate::launch::Launch`] with its defaults. `data_dir` holds the
-/// generated configs (`run/`, 0600 — never the project) and Claude Code's config dir.
-pub fn agent_command(
-    project_dir: &Path,
-    data_dir: &Path,
-    server: &AgentServer,
-    mode: AgentMode,
-    agent_override: Option<&str>,
-    path: Option<&std::ffi::OsStr>,
-    shell: Option<&str>,
-) -> std::io::Result<AgentCommand> {
-    let mut env = std::collections::HashMap::new();
-    if let Some(path) = path {
-        env.insert("PATH".to_owned(), path.to_string_lossy().into_owned());
-    }
-    if let Some(shell) = shell {
-        env.insert("SHELL".to_owned(), shell.to_owned());
-    }
-    crate::launch::Launch {
-        project_dir,
-        data_dir,
-        server,
-        mode,
-        env: &env,
-        origin: crate::launch::Origin::App,
-        agent_override,
-        jail: None,
-        extra_args: Vec::new(),
-    }
-    .command()
 }
 
 /// `program` in the directories of `path` (a `PATH` value), if one holds it executable.

@@ -70,7 +70,7 @@ impl Core {
     /// How Claude Code is launched here (read at each terminal start, so switching a project
     /// between modes takes effect on the next one); the UI is told which mode is active and,
     /// in coach mode without the OS sandbox, why.
-    pub fn agent_mode(&self, path: Option<&std::ffi::OsStr>) -> crate::terminal::AgentMode {
+    pub fn agent_mode(&self, path: Option<&std::ffi::OsStr>) -> crate::launch::AgentMode {
         self.agent_launch_mode(path).0
     }
 
@@ -88,9 +88,9 @@ impl Core {
     pub fn agent_launch_mode(
         &self,
         path: Option<&std::ffi::OsStr>,
-    ) -> (crate::terminal::AgentMode, Option<std::path::PathBuf>) {
+    ) -> (crate::launch::AgentMode, Option<std::path::PathBuf>) {
+        use crate::launch::AgentMode;
         use crate::protocol::MessageKind;
-        use crate::terminal::AgentMode;
         let (mode, jail, notice) = match self.governance_enabled() {
             Ok(true) => (
                 AgentMode::Governed,

@@ -7,39 +7,7 @@
 
 use std::time::Duration;
 
-/// One deadline per kind of model call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ModelDeadlines {
-    /// `PAIGE_MODEL_TRIAGE_TIMEOUT_MS`: the Haiku calls others wait on — the Observer's
-    /// triage, the pipeline's memory filter, the interview's CONTROL score (30 s).
-    pub triage: Duration,
-    /// `PAIGE_MODEL_COACH_TIMEOUT_MS`: the coach agent, "just show me", the wrap-up (180 s).
-    pub coach: Duration,
-    /// `PAIGE_MODEL_EXPLAIN_TIMEOUT_MS`: Explain This (90 s).
-    pub explain: Duration,
-    /// `PAIGE_MODEL_REVIEW_TIMEOUT_MS`: a practice solution's review (120 s).
-    pub review: Duration,
-    /// `PAIGE_MODEL_DASHBOARD_TIMEOUT_MS`: the dashboard's issue assessment (120 s).
-    pub dashboard: Duration,
-    /// `PAIGE_MODEL_MATERIALS_TIMEOUT_MS`: learning materials, web searches included (240 s).
-    pub materials: Duration,
-    /// `PAIGE_MODEL_INTERVIEW_TIMEOUT_MS`: one streamed interview question (60 s).
-    pub interview: Duration,
-}
-
-impl Default for ModelDeadlines {
-    fn default() -> Self {
-        ModelDeadlines {
-            triage: Duration::from_secs(30),
-            coach: Duration::from_secs(180),
-            explain: Duration::from_secs(90),
-            review: Duration::from_secs(120),
-            dashboard: Duration::from_secs(120),
-            materials: Duration::from_secs(240),
-            interview: Duration::from_secs(60),
-        }
-    }
-}
+pub use crate::limits::ModelDeadlines;
 
 impl ModelDeadlines {
     /// The deadline of a call type and the variable that sets it. A call type not named here

@@ -25,7 +25,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::config::Config;
 use crate::db::Db;
 
 pub use crate::models::{HAIKU_MODEL, Model, ModelMap, ModelTier, PRICES, Price, SONNET_MODEL, UnknownModel, price_of};
@@ -145,17 +144,6 @@ impl ApiSettings {
             deadlines: ModelDeadlines::default(),
             stream_idle_timeout: Duration::from_secs(60),
         }
-    }
-
-    /// Key, base URL and model overrides from the configuration.
-    pub fn from_config(config: &Config) -> Result<ApiSettings, UnknownModel> {
-        let mut settings = ApiSettings::new(Some(config.anthropic_api_key.clone()).filter(|k| !k.is_empty()));
-        if let Some(url) = &config.anthropic_base_url {
-            settings.base_url = url.clone();
-        }
-        settings.models = ModelMap::with_overrides(config.haiku_model.as_deref(), config.sonnet_model.as_deref())?;
-        settings.deadlines = config.limits.model_deadlines;
-        Ok(settings)
     }
 }
 

@@ -11,6 +11,11 @@ mod tree;
 mod watcher;
 mod write;
 
+/// The governance sidecar folder in a project (`.orchestration/`), and the audit ledger in
+/// it, which only governance writes: the file layer refuses saves to it.
+pub const ORCHESTRATION_DIR: &str = ".orchestration";
+pub const TRACE_FILE: &str = "agent_trace.jsonl";
+
 pub use diff::unified_diff;
 pub use guard::DEFAULT_MAX_FILE_BYTES;
 pub(crate) use guard::to_slash;
@@ -24,4 +29,4 @@ pub(crate) use tree::{is_excluded_name, walker};
 pub use watcher::{FsChange, FsChangeAction, Watcher};
 pub use write::{TEMP_PREFIX, sweep_temp_files, write_file};
 pub(crate) use write::{append_bytes, create_temp, refuse_reserved, remove_file, set_mode, write_bytes};
-pub(crate) use write::{data_temp_prefix, sweep_data_temp_files};
+pub(crate) use write::{data_temp_prefix, process_alive, sweep_data_temp_files};

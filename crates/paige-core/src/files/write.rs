@@ -28,7 +28,7 @@ pub(crate) fn sweep_data_temp_files(dir: &std::path::Path) -> usize {
         let name = entry.file_name();
         let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(DATA_TEMP_PREFIX)) else { continue };
         let pid = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok());
-        let dead = pid.is_none_or(|pid| pid != std::process::id() && !crate::run_info::process_alive(pid));
+        let dead = pid.is_none_or(|pid| pid != std::process::id() && !process_alive(pid));
         if dead && entry.file_type().is_ok_and(|t| t.is_file()) {
             match std::fs::remove_file(entry.path()) {
                 Ok(()) => removed += 1,
@@ -50,8 +50,7 @@ pub(crate) fn refuse_reserved(rel: &str) -> Result<(), FileError> {
         let source = std::io::Error::new(std::io::ErrorKind::PermissionDenied, why);
         Err(FileError::Write { path: rel.to_owned(), source })
     };
-    let ledger =
-        format!("{}/{}", crate::governance::intents::ORCHESTRATION_DIR, crate::governance::intents::TRACE_FILE);
+    let ledger = format!("{}/{}", super::ORCHESTRATION_DIR, super::TRACE_FILE);
     for part in rel.split('/') {
         if part.eq_ignore_ascii_case(".git") {
             return refused("Paige does not save inside .git/ (git's own data: use git to change it)");
@@ -211,4 +210,14 @@ pub fn sweep_temp_files(root: &super::ProjectRoot) -> usize {
         }
     }
     removed
+}
+
+/// Whether process `pid` runs (as anyone).
+pub(crate) fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    // Signal 0 checks that the process exists without touching it; EPERM means it exists
+    // but belongs to someone else.
+    // SAFETY: kill with signal 0 sends nothing; it only reads the process table.
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    alive || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::GovernanceError;
 
-pub const ORCHESTRATION_DIR: &str = ".orchestration";
+pub use crate::files::ORCHESTRATION_DIR;
 pub const INTENTS_FILE: &str = "active_intents.yaml";
-pub const TRACE_FILE: &str = "agent_trace.jsonl";
+pub use crate::files::TRACE_FILE;
 pub const INTENT_MAP_FILE: &str = "intent_map.md";
 /// The intents file is read whole on every hook: one larger than this is refused.
 pub const MAX_INTENTS_BYTES: u64 = 1 << 20;

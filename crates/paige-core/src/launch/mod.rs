@@ -53,10 +53,43 @@ pub enum AgentMode {
 pub struct AgentServer {
     pub port: u16,
     /// The agent token: it opens `/hooks` and `/mcp`, nothing else.
-    pub token: crate::run_info::Token,
+    pub token: crate::token::Token,
     /// The `paige` CLI that Claude Code's hooks run (`paige hook <event>`); without it Claude
     /// Code starts without Paige's hooks (coach mode still removes its write tools).
     pub hook_command: Option<PathBuf>,
+}
+
+/// The command for a new terminal, without the jail and with only `PATH` and `SHELL` of the
+/// launching environment: [`Launch`] with its defaults. `data_dir` holds the
+/// generated configs (`run/`, 0600 — never the project) and Claude Code's config dir.
+pub fn agent_command(
+    project_dir: &Path,
+    data_dir: &Path,
+    server: &AgentServer,
+    mode: AgentMode,
+    agent_override: Option<&str>,
+    path: Option<&std::ffi::OsStr>,
+    shell: Option<&str>,
+) -> std::io::Result<AgentCommand> {
+    let mut env = std::collections::HashMap::new();
+    if let Some(path) = path {
+        env.insert("PATH".to_owned(), path.to_string_lossy().into_owned());
+    }
+    if let Some(shell) = shell {
+        env.insert("SHELL".to_owned(), shell.to_owned());
+    }
+    Launch {
+        project_dir,
+        data_dir,
+        server,
+        mode,
+        env: &env,
+        origin: Origin::App,
+        agent_override,
+        jail: None,
+        extra_args: Vec::new(),
+    }
+    .command()
 }
 
 /// One launch of Claude Code (or the override, or the fallback shell).
@@ -160,7 +193,7 @@ impl Launch<'_> {
         let jail = self.jail.as_ref().filter(|_| coach);
         match &self.server.hook_command {
             Some(paige) => {
-                let mut settings = crate::governance::claude_settings(&shell_quote(&paige.to_string_lossy()));
+                let mut settings = claude_settings(&shell_quote(&paige.to_string_lossy()));
                 if self.mode == (AgentMode::Coach { sandbox: true }) {
                     settings["sandbox"] = crate::sandbox::settings(self.project_dir);
                     // Without the jail DATA_DIR is in reach: no sandboxed command reads the
@@ -303,4 +336,27 @@ fn write_private_json(run_dir: &Path, name: &str, value: &serde_json::Value) -> 
     file.write_all(value.to_string().as_bytes())?;
     file.persist(&path).map_err(|err| err.error)?;
     Ok(path)
+}
+
+/// The Claude Code `--settings` JSON that wires every event to `<paige> hook <event>` and
+/// allows Paige's own MCP tools (`acceptEdits` does not cover MCP tools).
+pub fn claude_settings(paige_command: &str) -> serde_json::Value {
+    let mut hooks = serde_json::Map::new();
+    for event in crate::hook_event::HookEvent::ALL {
+        let command = serde_json::json!({
+            "type": "command",
+            "command": format!("{paige_command} hook {}", event.slug()),
+            "timeout": event.hook_timeout_secs(),
+        });
+        let entry = match event {
+            crate::hook_event::HookEvent::PreToolUse
+            | crate::hook_event::HookEvent::PostToolUse
+            | crate::hook_event::HookEvent::PostToolUseFailure => {
+                serde_json::json!({"matcher": "*", "hooks": [command]})
+            }
+            _ => serde_json::json!({"hooks": [command]}),
+        };
+        hooks.insert(event.name().to_owned(), serde_json::json!([entry]));
+    }
+    serde_json::json!({"hooks": hooks, "permissions": {"allow": ["mcp__paige__*"]}})
 }

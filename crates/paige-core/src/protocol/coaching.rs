@@ -71,7 +71,7 @@ pub struct WorkedExampleError {
 #[serde(rename_all = "camelCase")]
 pub struct StepCheck {
     pub phase: i64,
-    pub status: crate::checks::CheckStatus,
+    pub status: crate::vocab::CheckStatus,
     /// One line: what runs, which test fails and why, or why there is no check.
     pub summary: String,
     /// Failed checks of this phase in a row (0 after a pass).

@@ -234,7 +234,7 @@ fn the_version_store_stays_under_its_cap_without_dropping_a_files_latest_version
 
 #[test]
 fn the_terminal_mode_follows_the_project_and_the_ui_is_told_when_the_os_sandbox_is_missing() {
-    use paige_core::terminal::AgentMode;
+    use paige_core::launch::AgentMode;
     let coach = Gov::coach(FILES);
     let mut events = coach.core.subscribe();
     let empty = tempfile::tempdir().expect("empty PATH");

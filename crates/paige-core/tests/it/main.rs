@@ -21,6 +21,7 @@ mod intake_guard;
 mod intake_invitation;
 mod kickoff;
 mod launch;
+mod layers;
 mod ledger;
 mod path_guard;
 mod prompts;

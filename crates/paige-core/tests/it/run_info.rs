@@ -55,7 +55,7 @@ fn the_token_never_shows_in_debug_output() {
     for printed in [
         format!("{token:?}"),
         format!("{info:?}"),
-        format!("{:?}", paige_core::terminal::AgentServer { port: 1, token: token.clone(), hook_command: None }),
+        format!("{:?}", paige_core::launch::AgentServer { port: 1, token: token.clone(), hook_command: None }),
     ] {
         assert!(!printed.contains(token.expose()), "{printed}");
         assert!(printed.contains("<redacted>"), "{printed}");

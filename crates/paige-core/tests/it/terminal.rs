@@ -3,8 +3,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use paige_core::launch::{AgentMode, AgentServer, agent_command};
 use paige_core::protocol::TerminalSize;
-use paige_core::terminal::{AgentCommand, AgentMode, AgentServer, Terminal, agent_command, take_utf8};
+use paige_core::terminal::{AgentCommand, Terminal, take_utf8};
 
 const COACH: AgentMode = AgentMode::Coach { sandbox: false };
 

@@ -81,7 +81,7 @@ fn the_run_file_is_private_even_where_a_symlink_or_an_open_run_dir_was_left() {
 
 #[test]
 fn claude_codes_mcp_config_and_settings_hold_the_token_in_new_0600_files_in_a_0700_run_dir() {
-    use paige_core::terminal::{AgentMode, AgentServer, agent_command};
+    use paige_core::launch::{AgentMode, AgentServer, agent_command};
     let (project, data, bin, outside) = (tempdir(), tempdir(), tempdir(), tempdir());
     std::fs::write(bin.path().join("claude"), "#!/bin/sh\n").expect("fake claude");
     std::fs::set_permissions(bin.path().join("claude"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
