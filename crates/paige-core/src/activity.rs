@@ -7,16 +7,8 @@ use serde_json::{Value, json};
 
 use crate::core::{Core, CoreError};
 use crate::db::{ActionEntry, ActionType, HintLevel, NewSession, Session, SessionStatus};
-use crate::event::Event;
 use crate::files::project_tree;
 use crate::protocol::{FsTree, IssueContext, ServerMessage, SessionEnded, SessionStarted, SessionSummary};
-
-/// The actions the spec logs even without a session: Explain This, practice reviews and the
-/// dashboard belong to the learner, not to a coaching session.
-fn logged_without_session(action: ActionType) -> bool {
-    use ActionType::*;
-    matches!(action, ExplainRequested | ExplainCompleted | ReviewRequested | ReviewCompleted | DashboardLoaded)
-}
 
 /// How often dirty buffers are summarised into the action log.
 pub const BUFFER_SUMMARY_INTERVAL: Duration = Duration::from_secs(30);
@@ -67,28 +59,7 @@ impl Core {
     /// session (then with none); a database error is logged, not raised:
     /// losing one timeline row must never fail the user's action.
     pub fn log_action(&self, action_type: ActionType, data: Value) -> Option<ActionEntry> {
-        let session_id = self.live().session().map(|s| s.session.id.clone());
-        let logged = match session_id {
-            Some(session_id) => self.db().log_action(&session_id, action_type, Some(data)),
-            // The spec logs these outside a session too (FR-165, FR-186): with none.
-            None if logged_without_session(action_type) => {
-                self.db().log_action_without_session(action_type, Some(data))
-            }
-            None => {
-                tracing::warn!(action = %action_type, "no active session; action not logged");
-                return None;
-            }
-        };
-        match logged {
-            Ok(entry) => {
-                self.emit(Event::ActionLogged(entry.clone()));
-                Some(entry)
-            }
-            Err(err) => {
-                tracing::error!(action = %action_type, "cannot log action: {err}");
-                None
-            }
-        }
+        self.ctx().log_action(action_type, data)
     }
 
     /// Starts a coaching session: a `sessions` row, `session_started` logged, the periodic

@@ -26,15 +26,9 @@ const EVENT_CAPACITY: usize = 4096;
 /// tasks (all stopped by [`Core::shutdown`]).
 pub struct Core {
     config: Config,
-    root: ProjectRoot,
-    db: Db,
-    api: ApiClient,
-    clock: Arc<dyn Clock>,
+    /// What every feature may use (`ctx.rs`).
+    ctx: Arc<crate::ctx::Ctx>,
     started_at: DateTime<Utc>,
-    events: broadcast::Sender<Event>,
-    cancel: CancellationToken,
-    tasks: TaskTracker,
-    live: Mutex<Live>,
     watcher: Mutex<Option<Watcher>>,
     terminals: crate::terminal::Terminals,
     detector: crate::detector::Detector,
@@ -94,17 +88,20 @@ impl Core {
             config.limits.max_version_store_bytes,
         ));
         let live = Live::new(Buffers::with_limits(config.limits.max_buffer_bytes, config.limits.max_buffers_bytes));
-        Ok(Core {
-            started_at: clock.now(),
-            config,
-            root,
+        let ctx = Arc::new(crate::ctx::Ctx {
             db,
             api,
-            clock,
+            clock: clock.clone(),
             events,
             cancel: CancellationToken::new(),
             tasks: TaskTracker::new(),
+            root,
             live: Mutex::new(live),
+        });
+        Ok(Core {
+            started_at: clock.now(),
+            config,
+            ctx,
             watcher: Mutex::new(None),
             terminals: Default::default(),
             detector,
@@ -139,7 +136,7 @@ impl Core {
 
     /// The name memories are filed under: the project directory's name and full path.
     pub fn project_name(&self) -> crate::memory::ProjectName {
-        crate::memory::ProjectName::of(self.root.path())
+        crate::memory::ProjectName::of(self.ctx.root.path())
     }
 
     pub fn config(&self) -> &Config {
@@ -147,7 +144,12 @@ impl Core {
     }
 
     pub fn project_root(&self) -> &ProjectRoot {
-        &self.root
+        &self.ctx.root
+    }
+
+    /// What every feature may use: the database, the model client, the clock, the bus…
+    pub(crate) fn ctx(&self) -> &Arc<crate::ctx::Ctx> {
+        &self.ctx
     }
 
     pub(crate) fn detector(&self) -> &crate::detector::Detector {
@@ -155,31 +157,31 @@ impl Core {
     }
 
     pub fn db(&self) -> &Db {
-        &self.db
+        &self.ctx.db
     }
 
     /// The one Claude API client, shared by every feature (all model calls go through it).
     pub fn api(&self) -> &ApiClient {
-        &self.api
+        &self.ctx.api
     }
 
     pub fn now(&self) -> DateTime<Utc> {
-        self.clock.now()
+        self.ctx.now()
     }
 
     /// Time since [`Core::open`], by the injected clock.
     pub fn uptime(&self) -> chrono::Duration {
-        self.clock.now() - self.started_at
+        self.ctx.now() - self.started_at
     }
 
     /// A receiver of every [`Event`] the core pushes from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
-        self.events.subscribe()
+        self.ctx.subscribe()
     }
 
     /// Pushes an event to every subscriber; having none is fine.
     pub fn emit(&self, event: Event) {
-        let _ = self.events.send(event);
+        self.ctx.emit(event);
     }
 
     /// Sends a message to every connected UI.
@@ -189,7 +191,7 @@ impl Core {
 
     /// A token cancelled at shutdown: background loops take a child of it.
     pub fn shutdown_token(&self) -> CancellationToken {
-        self.cancel.clone()
+        self.ctx.shutdown_token()
     }
 
     /// Announces this process as the running Paige: writes `DATA_DIR/run/server.json` (0600)
@@ -235,7 +237,7 @@ impl Core {
             "the last Paige run ended without shutting down cleanly (crashed or killed)"
         );
         let root = match crashed.project_dir.canonicalize() {
-            Ok(dir) if dir == self.root.path() => Some(self.root.clone()),
+            Ok(dir) if dir == self.ctx.root.path() => Some(self.ctx.root.clone()),
             Ok(dir) => ProjectRoot::new(&dir).ok(),
             Err(_) => None,
         };
@@ -245,7 +247,7 @@ impl Core {
                 tracing::info!(removed, project = %root.path().display(), "removed temp files of interrupted saves");
             }
         }
-        match self.db.sessions() {
+        match self.ctx.db.sessions() {
             Ok(sessions) => {
                 let active = sessions.iter().filter(|s| s.status == crate::db::SessionStatus::Active).count();
                 if active > 0 {
@@ -261,7 +263,7 @@ impl Core {
         let mut slot = self.watcher.locked();
         if slot.is_none() {
             let core = Arc::downgrade(self);
-            let watcher = Watcher::start(&self.root, move |change| {
+            let watcher = Watcher::start(&self.ctx.root, move |change| {
                 if let Some(core) = core.upgrade() {
                     core.detector().journal_note(&change);
                     core.broadcast(ServerMessage::FsTreeUpdate(change));
@@ -288,7 +290,7 @@ impl Core {
     /// Stops the watcher and every background task, then checkpoints the database.
     /// Idempotent.
     pub async fn shutdown(&self) -> Result<(), DbError> {
-        self.cancel.cancel();
+        self.ctx.cancel.cancel();
         if let Some(watcher) = self.watcher.locked().take() {
             watcher.stop();
             tracing::info!("shutdown: file watcher stopped");
@@ -296,10 +298,10 @@ impl Core {
         for terminal in self.terminals.take_all() {
             terminal.kill();
         }
-        self.tasks.close();
-        self.tasks.wait().await;
+        self.ctx.tasks.close();
+        self.ctx.tasks.wait().await;
         self.emit(Event::ShuttingDown);
-        self.db.checkpoint()
+        self.ctx.db.checkpoint()
     }
 
     pub(crate) fn terminals(&self) -> &crate::terminal::Terminals {
@@ -307,13 +309,11 @@ impl Core {
     }
 
     pub(crate) fn live(&self) -> MutexGuard<'_, Live> {
-        // Live state is plain data updated in small steps; a panic elsewhere cannot leave it
-        // half-written in a way later calls would trip over.
-        self.live.locked()
+        self.ctx.live()
     }
 
     pub(crate) fn tasks(&self) -> &TaskTracker {
-        &self.tasks
+        self.ctx.tasks()
     }
 
     pub(crate) fn wrapups(&self) -> &crate::coaching::WrapUps {

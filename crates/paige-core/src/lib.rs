@@ -11,6 +11,7 @@ pub mod checks;
 pub mod clock;
 pub mod coaching;
 pub mod config;
+pub mod ctx;
 mod core;
 pub mod dashboard;
 pub mod db;
