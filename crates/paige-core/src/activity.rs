@@ -124,7 +124,7 @@ impl Core {
         if let Err(winner) = self.live().begin_session(session.clone(), cancel.clone()) {
             return Err(SessionError::AlreadyActive(winner));
         }
-        self.start_observer(session, cancel.clone(), &runtime);
+        self.observer().start(session, cancel.clone(), &runtime);
         self.start_step_checks(&session.id, cancel.clone(), &runtime);
         let core = Arc::downgrade(self);
         // The first tick is due one interval after the session starts, not after the task is
@@ -159,7 +159,7 @@ impl Core {
             active.cancel.cancel();
             live.end_session();
             drop(live);
-            self.stop_observer(session_id);
+            self.observer().stop(session_id);
         }
     }
 
@@ -174,7 +174,7 @@ impl Core {
         self.log_action(ActionType::SessionEnded, json!({ "status": status, "durationMs": duration_ms }));
         let ended = self.db().end_session(&session.id, status)?;
         self.live().end_session();
-        self.stop_observer(&session.id);
+        self.observer().stop(&session.id);
         self.announce_end(&ended, duration_ms);
         Ok(ended)
     }

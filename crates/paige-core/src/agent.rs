@@ -318,6 +318,6 @@ impl Core {
 
     /// The session's latest plan.
     pub(crate) fn current_plan(&self, session_id: &str) -> Result<Option<Plan>, DbError> {
-        Ok(self.db().plans_for_session(session_id)?.pop())
+        self.db().current_plan(session_id)
     }
 }

@@ -30,7 +30,7 @@ pub struct Core {
     ctx: Arc<crate::ctx::Ctx>,
     started_at: DateTime<Utc>,
     watcher: Mutex<Option<Watcher>>,
-    terminals: crate::terminal::Terminals,
+    terminals: Arc<crate::terminal::Terminals>,
     detector: crate::detector::Detector,
     memory: Arc<crate::memory::Memory>,
     /// Each session's wrap-up, run once (`coaching/wrapup.rs`).
@@ -42,7 +42,7 @@ pub struct Core {
     /// The phases' step checks (`checks/`).
     checks: crate::checks::StepChecks,
     /// The live session's Observer (`observer/`).
-    observer: crate::observer::Observers,
+    observer: Arc<crate::observer::Observer>,
     /// The live session's intake interview (`intake/`).
     intakes: crate::intake::Intakes,
     /// The dashboard's kept model answers and the UIs showing it (`dashboard/cache.rs`).
@@ -98,19 +98,21 @@ impl Core {
             root,
             live: Mutex::new(live),
         });
+        let terminals: Arc<crate::terminal::Terminals> = Arc::default();
+        let observer = crate::observer::Observer::new(ctx.clone(), terminals.clone(), config.limits.observer);
         Ok(Core {
             started_at: clock.now(),
             config,
             ctx,
             watcher: Mutex::new(None),
-            terminals: Default::default(),
+            terminals,
             detector,
             memory: Arc::new(crate::memory::Memory::disabled("memory is not configured")),
             wrapups: Default::default(),
             last_transcript: Default::default(),
             kickoff_generation: Default::default(),
             checks: Default::default(),
-            observer: Default::default(),
+            observer,
             intakes: Default::default(),
             dashboard: Default::default(),
         })
@@ -332,8 +334,39 @@ impl Core {
         &self.checks
     }
 
-    pub(crate) fn observers(&self) -> &crate::observer::Observers {
+    /// The Observer (`observer/`): Paige's watch over the live session.
+    pub(crate) fn observer(&self) -> &Arc<crate::observer::Observer> {
         &self.observer
+    }
+
+    /// What `observer:status` says now.
+    pub fn observer_status(&self) -> crate::protocol::ObserverStatus {
+        self.observer.status()
+    }
+
+    /// `observer:mute` (FR-144): flips the live Observer's mute, logs `observer_muted` and
+    /// tells every UI. Without a session there is nothing to mute (EC-70): `false`.
+    pub fn mute_observer(&self, muted: bool) -> bool {
+        self.observer.mute(muted)
+    }
+
+    /// The Observer's context snapshot for `session_id` now (for the benchmarks).
+    pub fn triage_context(
+        &self,
+        session_id: &str,
+        last_nudge: Option<DateTime<Utc>>,
+        user_idle: bool,
+    ) -> crate::prompts::observer_triage::TriageContext {
+        self.observer.triage_context(session_id, last_nudge, user_idle)
+    }
+
+    /// The Observer's Haiku triage call (for the benchmarks).
+    pub async fn triage(
+        &self,
+        session_id: &str,
+        context: &crate::prompts::observer_triage::TriageContext,
+    ) -> Result<crate::prompts::observer_triage::ObserverTriageResponse, ApiError> {
+        self.observer.triage(session_id, context).await
     }
 
     pub(crate) fn intakes(&self) -> &crate::intake::Intakes {

@@ -269,10 +269,4 @@ impl Core {
     }
 }
 
-/// The phase in progress: the active one, else the first pending one.
-pub(crate) fn current_phase(phases: &[crate::db::Phase]) -> Option<&crate::db::Phase> {
-    phases
-        .iter()
-        .find(|p| p.status == PhaseStatus::Active)
-        .or_else(|| phases.iter().find(|p| p.status == PhaseStatus::Pending))
-}
+pub(crate) use crate::db::current_phase;

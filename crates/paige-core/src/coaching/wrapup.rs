@@ -145,7 +145,7 @@ impl Core {
         drop(state);
         // Nothing nudges the learner (or types into Claude Code, waiting on
         // `paige_end_session`) once the session is wrapping up.
-        self.stop_observer(&session_id);
+        self.observer().stop(&session_id);
         // However the wrap-up started (the panel, `paige_end_session`, SessionEnd), every UI
         // shows it the same way, and the session's hints go out now, not at the end.
         self.broadcast(ServerMessage::SessionWrappingUp(crate::protocol::WrappingUp {

@@ -49,7 +49,7 @@ pub use kata_specs::{KataAttempt, KataConstraint, KataSpec, NewKataSpec, Recorde
 pub use knowledge_gaps::{GapFilter, KnowledgeGap, NewKnowledgeGap};
 pub use ledger_index::{IndexedMutation, LedgerHead};
 pub use phase_hints::{HintSpan, NewPhaseHint, PhaseHint};
-pub use phases::{NewPhase, Phase, PhaseOutcome};
+pub use phases::{NewPhase, Phase, PhaseOutcome, current_phase};
 pub use plans::{PhaseWithHints, Plan};
 pub use progress_events::ProgressEvent;
 pub use sessions::{NewSession, Session};

@@ -182,3 +182,11 @@ pub(super) fn insert_phase(conn: &rusqlite::Connection, new: NewPhase) -> Result
     .map_err(DbError::on_insert("phase", "plan", &phase.plan_id))?;
     Ok(phase)
 }
+
+/// The phase in progress: the active one, else the first pending one.
+pub fn current_phase(phases: &[Phase]) -> Option<&Phase> {
+    phases
+        .iter()
+        .find(|p| p.status == PhaseStatus::Active)
+        .or_else(|| phases.iter().find(|p| p.status == PhaseStatus::Pending))
+}

@@ -57,6 +57,11 @@ impl Db {
             .map_err(DbError::not_found("plan", id))
     }
 
+    /// The plan a session works to: its newest.
+    pub fn current_plan(&self, session_id: &str) -> Result<Option<Plan>, DbError> {
+        Ok(self.plans_for_session(session_id)?.pop())
+    }
+
     /// A session's plans, oldest first.
     pub fn plans_for_session(&self, session_id: &str) -> Result<Vec<Plan>, DbError> {
         let conn = self.conn();

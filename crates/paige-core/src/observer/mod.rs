@@ -7,6 +7,10 @@
 //! `idle_start` when the learner goes idle and `idle_end` when they come back, and looks
 //! again on a back-off while they stay idle. The wrap-up's start stops the Observer (its
 //! own token, a child of the session's), and with it any nudge waiting to be typed.
+//!
+//! [`Observer`] owns its state and gets what it uses when `Core::open` builds it: the shared
+//! [`Ctx`], the terminals a nudge is typed into, and its settings. It knows nothing of
+//! `Core`; the step checks it hears of on the bus (`coaching:step_check`) it keeps itself.
 
 mod nudge;
 mod state;
@@ -19,17 +23,20 @@ use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use crate::checks::CheckStatus;
-use crate::core::Core;
+use crate::ctx::Ctx;
 use crate::db::{ActionType, Session};
 use crate::event::Event;
 use crate::protocol::{ObserverStatus, ServerMessage};
+use crate::terminal::Terminals;
+use crate::vocab::CheckStatus;
 pub use state::{ObserverSettings, ObserverState, Skip, Trigger, is_learner_action};
 pub(crate) use triage::{Verdict, verdict};
 
-/// The live session's Observer, if any.
-#[derive(Default)]
-pub(crate) struct Observers {
+/// The Observer: the live session's watch, if one runs.
+pub struct Observer {
+    ctx: Arc<Ctx>,
+    terminals: Arc<Terminals>,
+    settings: ObserverSettings,
     current: Mutex<Option<Running>>,
 }
 
@@ -44,7 +51,13 @@ type Shared = Arc<Mutex<ObserverState>>;
 /// The same step-check failure this many saves in a row is a reason to look.
 const REPEAT_FAILURES: u32 = 3;
 
-impl Observers {
+impl Observer {
+    /// The Observer, with what it uses: the shared context, the terminals a nudge is typed
+    /// into, and its settings (`PAIGE_OBSERVER_*`).
+    pub(crate) fn new(ctx: Arc<Ctx>, terminals: Arc<Terminals>, settings: ObserverSettings) -> Arc<Observer> {
+        Arc::new(Observer { ctx, terminals, settings, current: Mutex::new(None) })
+    }
+
     fn current(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
         self.current.locked()
     }
@@ -53,23 +66,21 @@ impl Observers {
     fn token_of(&self, state: &Shared) -> Option<CancellationToken> {
         self.current().as_ref().filter(|r| Arc::ptr_eq(&r.state, state)).map(|r| r.cancel.clone())
     }
-}
 
-impl Core {
     /// Starts `session`'s Observer (FR-129): its state, its loop over the event bus and the
     /// idle check, and `observer:status` to every UI. `cancel` is the session's token; the
     /// Observer runs on a child of it, so it can stop before the session does (the wrap-up).
-    pub(crate) fn start_observer(
+    pub(crate) fn start(
         self: &Arc<Self>,
         session: &Session,
         cancel: CancellationToken,
         runtime: &tokio::runtime::Handle,
     ) {
         let cancel = cancel.child_token();
-        let state: Shared = Arc::new(Mutex::new(ObserverState::new(session.id.clone(), self.now())));
+        let state: Shared = Arc::new(Mutex::new(ObserverState::new(session.id.clone(), self.ctx.now())));
         // Subscribed before the loop runs: nothing logged from here on is missed.
-        let events = self.subscribe();
-        let previous = self.observers().current().replace(Running {
+        let events = self.ctx.subscribe();
+        let previous = self.current().replace(Running {
             session_id: session.id.clone(),
             state: state.clone(),
             cancel: cancel.clone(),
@@ -77,17 +88,16 @@ impl Core {
         if let Some(previous) = previous {
             previous.cancel.cancel();
         }
-        let (core, settings) = (Arc::downgrade(self), self.config().limits.observer);
-        self.tasks().spawn_on(watch(core, state, settings, events, cancel), runtime);
-        self.broadcast(ServerMessage::ObserverStatus(self.observer_status()));
+        self.ctx.tasks().spawn_on(watch(Arc::downgrade(self), state, self.settings, events, cancel), runtime);
+        self.ctx.broadcast(ServerMessage::ObserverStatus(self.status()));
     }
 
     /// Stops `session_id`'s Observer (FR-130; and when its wrap-up starts): its loop ends, a
     /// nudge waiting to be typed is dropped, and every UI hears it is inactive. A triage call
     /// in flight finishes and is discarded (EC-66).
-    pub(crate) fn stop_observer(&self, session_id: &str) {
+    pub(crate) fn stop(&self, session_id: &str) {
         let stopped = {
-            let mut current = self.observers().current();
+            let mut current = self.current();
             match current.as_ref() {
                 Some(running) if running.session_id == session_id => current.take(),
                 _ => None,
@@ -96,7 +106,7 @@ impl Core {
         if let Some(running) = stopped {
             running.cancel.cancel();
             let last = running.state.locked().last_evaluation;
-            self.broadcast(ServerMessage::ObserverStatus(ObserverStatus {
+            self.ctx.broadcast(ServerMessage::ObserverStatus(ObserverStatus {
                 active: false,
                 muted: false,
                 last_evaluation: last.map(crate::db::iso),
@@ -105,8 +115,8 @@ impl Core {
     }
 
     /// What `observer:status` says now.
-    pub fn observer_status(&self) -> ObserverStatus {
-        match self.observers().current().as_ref() {
+    pub fn status(&self) -> ObserverStatus {
+        match self.current().as_ref() {
             Some(running) => {
                 let state = running.state.locked();
                 ObserverStatus {
@@ -121,22 +131,22 @@ impl Core {
 
     /// `observer:mute` (FR-144): flips the live Observer's mute, logs `observer_muted` and
     /// tells every UI. Without a session there is nothing to mute (EC-70): `false`.
-    pub fn mute_observer(&self, muted: bool) -> bool {
-        let Some(state) = self.observers().current().as_ref().map(|r| r.state.clone()) else {
+    pub fn mute(&self, muted: bool) -> bool {
+        let Some(state) = self.current().as_ref().map(|r| r.state.clone()) else {
             tracing::warn!("observer:mute without an active session: ignored");
             return false;
         };
         state.locked().muted = muted;
-        self.log_action(ActionType::ObserverMuted, json!({ "muted": muted }));
-        self.broadcast(ServerMessage::ObserverStatus(self.observer_status()));
+        self.ctx.log_action(ActionType::ObserverMuted, json!({ "muted": muted }));
+        self.ctx.broadcast(ServerMessage::ObserverStatus(self.status()));
         true
     }
 
     /// Runs the suppression checks for `trigger`; when they pass, the evaluation runs as
     /// owned background work.
     fn consider(self: &Arc<Self>, trigger: Trigger, state: &Shared) {
-        let settings = self.config().limits.observer;
-        let now = self.now();
+        let settings = self.settings;
+        let now = self.ctx.now();
         let (admitted, session_id) = {
             let mut s = state.locked();
             (s.admit(now, &settings), s.session_id.clone())
@@ -144,28 +154,28 @@ impl Core {
         match admitted {
             Err(Skip::Silent) => {}
             Err(Skip::Suppressed(reason)) => {
-                self.log_action(
+                self.ctx.log_action(
                     ActionType::NudgeSuppressed,
                     json!({ "reason": reason, "trigger": format!("{trigger:?}") }),
                 );
             }
             Ok(()) => {
-                let (core, state) = (self.clone(), state.clone());
-                self.tasks().spawn(async move { core.evaluate(trigger, session_id, state).await });
+                let (observer, state) = (self.clone(), state.clone());
+                self.ctx.tasks().spawn(async move { observer.evaluate(trigger, session_id, state).await });
             }
         }
     }
 
     async fn evaluate(self: Arc<Self>, trigger: Trigger, session_id: String, state: Shared) {
-        let settings = self.config().limits.observer;
+        let settings = self.settings;
         let (last_nudge, idle, generation) = {
             let s = state.locked();
-            (s.last_nudge, s.is_idle(self.now(), &settings), s.generation)
+            (s.last_nudge, s.is_idle(self.ctx.now(), &settings), s.generation)
         };
-        let core = self.clone();
+        let observer = self.clone();
         let id = session_id.clone();
-        let context = tokio::task::spawn_blocking(move || core.triage_context(&id, last_nudge, idle)).await;
-        let shutdown = self.shutdown_token();
+        let context = tokio::task::spawn_blocking(move || observer.triage_context(&id, last_nudge, idle)).await;
+        let shutdown = self.ctx.shutdown_token();
         let answer = match context {
             // At shutdown the call is abandoned; otherwise it completes (EC-66).
             Ok(context) => tokio::select! {
@@ -174,14 +184,14 @@ impl Core {
             },
             Err(err) => {
                 tracing::error!("the observer's snapshot failed: {err}");
-                state.locked().finish(self.now());
+                state.locked().finish(self.ctx.now());
                 return;
             }
         };
-        state.locked().finish(self.now());
+        state.locked().finish(self.ctx.now());
         // EC-66: the session ended or began wrapping up (or another began) while the model
         // thought.
-        let Some(cancel) = self.observers().token_of(&state) else {
+        let Some(cancel) = self.token_of(&state) else {
             tracing::debug!("triage result after the observer stopped: discarded");
             return;
         };
@@ -197,7 +207,7 @@ impl Core {
             Verdict::LowConfidence(answer) => {
                 let data =
                     json!({ "signal": answer.signal, "confidence": answer.confidence, "reason": "low_confidence" });
-                self.log_action(ActionType::NudgeSuppressed, data);
+                self.ctx.log_action(ActionType::NudgeSuppressed, data);
             }
             Verdict::Contradictory => {
                 tracing::warn!(?trigger, "the triage said nudge with signal no_nudge: contradictory, no nudge");
@@ -218,7 +228,7 @@ const OWN_SOURCE: &str = "observer";
 /// The Observer's loop: triggers from the bus and the idle check, until the session's token
 /// is cancelled or the core goes away.
 async fn watch(
-    core: Weak<Core>,
+    observer: Weak<Observer>,
     state: Shared,
     settings: ObserverSettings,
     mut events: tokio::sync::broadcast::Receiver<Event>,
@@ -241,8 +251,8 @@ async fn watch(
                 Err(RecvError::Closed) => break,
             },
         };
-        let Some(core) = core.upgrade() else { break };
-        let now = core.now();
+        let Some(observer) = observer.upgrade() else { break };
+        let now = observer.ctx.now();
         let (trigger, idle_change) = {
             let mut s = state.locked();
             let (was_idle, last_activity) = (s.in_idle_spell(), s.last_activity);
@@ -255,11 +265,19 @@ async fn watch(
                 }
                 Some(Event::BufferEdited { .. }) => s.on_buffer_update(now, &settings),
                 // A step check's result is a reason to look (the snapshot carries it).
-                Some(Event::Ui(ServerMessage::CoachingStepCheck(check))) => match check.status {
-                    CheckStatus::Passed => s.on_step_check(true, 0, REPEAT_FAILURES),
-                    CheckStatus::Failed => s.on_step_check(false, check.consecutive_failures, REPEAT_FAILURES),
-                    CheckStatus::Running | CheckStatus::Error => None,
-                },
+                Some(Event::Ui(ServerMessage::CoachingStepCheck(check))) => {
+                    s.step_checks.insert(check.phase, (check.clone(), now));
+                    match check.status {
+                        CheckStatus::Passed => s.on_step_check(true, 0, REPEAT_FAILURES),
+                        CheckStatus::Failed => s.on_step_check(false, check.consecutive_failures, REPEAT_FAILURES),
+                        CheckStatus::Running | CheckStatus::Error => None,
+                    }
+                }
+                // A new plan's phases are numbered afresh: the old plan's checks say nothing.
+                Some(Event::Ui(ServerMessage::CoachingPlanReady(_))) => {
+                    s.step_checks.clear();
+                    None
+                }
                 Some(Event::ShuttingDown) => break,
                 Some(_) => None,
             };
@@ -279,10 +297,10 @@ async fn watch(
                 }
                 _ => json!({ "idleMs": idle_ms, "source": OWN_SOURCE }),
             };
-            core.log_action(kind, data);
+            observer.ctx.log_action(kind, data);
         }
         if let Some(trigger) = trigger {
-            core.consider(trigger, &state);
+            observer.consider(trigger, &state);
         }
     }
 }

@@ -14,7 +14,6 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::Shared;
-use crate::core::Core;
 use crate::db::ActionType;
 use crate::prompts::observer_triage::{ObserverTriageResponse, Signal};
 use crate::protocol::{NudgeContext, ObserverNudge, ServerMessage};
@@ -52,7 +51,7 @@ pub(crate) fn prompt_line(answer: &ObserverTriageResponse) -> String {
     line.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
-impl Core {
+impl super::Observer {
     /// `cancel` is the Observer's token: its stopping drops a nudge still waiting.
     pub(super) fn nudge(
         self: &Arc<Self>,
@@ -63,9 +62,9 @@ impl Core {
     ) {
         let signal = signal_name(answer.signal);
         // Logged even when no UI is there to see it (EC-68).
-        self.log_action(ActionType::NudgeSent, json!({ "signal": signal, "confidence": answer.confidence }));
+        self.ctx.log_action(ActionType::NudgeSent, json!({ "signal": signal, "confidence": answer.confidence }));
         let c = &answer.suggested_context;
-        self.broadcast(ServerMessage::ObserverNudge(ObserverNudge {
+        self.ctx.broadcast(ServerMessage::ObserverNudge(ObserverNudge {
             signal: signal.clone(),
             confidence: answer.confidence,
             context: NudgeContext {
@@ -75,16 +74,16 @@ impl Core {
                 phase_description: c.phase_description.clone(),
             },
         }));
-        state.locked().last_nudge = Some(self.now());
-        let Some(terminal) = self.nudge_terminal() else {
+        state.locked().last_nudge = Some(self.ctx.now());
+        let Some(terminal) = self.terminals.nudge_target() else {
             tracing::info!("no terminal runs Claude Code: the nudge is shown in the UI only");
             return;
         };
         let line = prompt_line(&answer);
-        let (core, state) = (self.clone(), state.clone());
-        let settings = self.config().limits.observer;
-        let shutdown = self.shutdown_token();
-        self.tasks().spawn(async move {
+        let (ctx, state) = (self.ctx.clone(), state.clone());
+        let settings = self.settings;
+        let shutdown = self.ctx.shutdown_token();
+        self.ctx.tasks().spawn(async move {
             let deadline = tokio::time::Instant::now() + settings.stale_after;
             let why = loop {
                 if cancel.is_cancelled() {
@@ -111,7 +110,7 @@ impl Core {
                     _ = tokio::time::sleep(POLL) => {}
                 }
             };
-            core.log_action(ActionType::NudgeSuppressed, json!({ "signal": signal, "reason": "stale", "why": why }));
+            ctx.log_action(ActionType::NudgeSuppressed, json!({ "signal": signal, "reason": "stale", "why": why }));
         });
     }
 }

@@ -51,6 +51,9 @@ pub struct ObserverState {
     /// The idle time at which the current idle spell is looked at next; `None` while the
     /// learner is active (no spell yet).
     idle_next_look: Option<Duration>,
+    /// The latest step check of each phase of the plan (by number), as the bus said it, and
+    /// when: the snapshot carries the phase in progress's.
+    pub step_checks: std::collections::HashMap<i64, (crate::protocol::StepCheck, DateTime<Utc>)>,
 }
 
 /// The learner's own actions: what counts as activity and toward flow. Paige's own entries
@@ -86,6 +89,7 @@ impl ObserverState {
             in_progress: false,
             generation: 0,
             idle_next_look: None,
+            step_checks: Default::default(),
         }
     }
 

@@ -5,10 +5,10 @@
 use chrono::{DateTime, Utc};
 
 use crate::api::{ApiError, CallOptions};
-use crate::core::Core;
 use crate::prompts::observer_triage::{
     self as prompt, ObserverTriageResponse, RecentAction, Signal, StepCheckContext, TriageContext, TriagePhase,
 };
+use crate::sync::Locked;
 
 /// The actions the snapshot lists (FR-137).
 const RECENT_ACTIONS: usize = 20;
@@ -53,7 +53,7 @@ fn since(now: DateTime<Utc>, at: Option<DateTime<Utc>>) -> String {
     at.map_or_else(|| "never".to_owned(), |at| format!("{} ago", human(now - at)))
 }
 
-impl Core {
+impl super::Observer {
     /// The context snapshot for `session_id` now. What cannot be read is left out (logged).
     pub fn triage_context(
         &self,
@@ -61,30 +61,31 @@ impl Core {
         last_nudge: Option<DateTime<Utc>>,
         user_idle: bool,
     ) -> TriageContext {
-        let now = self.now();
-        let phases = match self.current_plan(session_id) {
-            Ok(Some(plan)) => self.db().phases_for_plan(&plan.id).unwrap_or_default(),
+        let (db, now) = (self.ctx.db(), self.ctx.now());
+        let phases = match db.current_plan(session_id) {
+            Ok(Some(plan)) => db.phases_for_plan(&plan.id).unwrap_or_default(),
             _ => Vec::new(),
         };
-        let phase = crate::coaching::current_phase(&phases);
-        let actions = self.db().recent_actions(session_id, RECENT_ACTIONS, None).unwrap_or_else(|err| {
+        let phase = crate::db::current_phase(&phases);
+        let actions = db.recent_actions(session_id, RECENT_ACTIONS, None).unwrap_or_else(|err| {
             tracing::warn!("the observer cannot read the action log: {err}");
             Vec::new()
         });
-        let last_save = self.db().last_action_at(session_id, Some(crate::db::ActionType::FileSave)).ok().flatten();
-        let stage = self
-            .db()
+        let last_save = db.last_action_at(session_id, Some(crate::db::ActionType::FileSave)).ok().flatten();
+        let stage = db
             .dreyfus_assessments()
             .unwrap_or_default()
             .into_iter()
             .max_by_key(|a| a.assessed_at)
             .map_or_else(|| "novice".to_owned(), |a| a.stage.as_str().to_owned());
-        let step_check = phase.and_then(|p| self.phase_check(&p.id)).map(|check| StepCheckContext {
-            status: check.status.as_str().to_owned(),
-            consecutive_failures: check.consecutive_failures,
-            summary: check.summary,
-            ago: check.finished_at.map(|at| format!("{} ago", human(now - at))),
-        });
+        // The step check the bus last told of for the phase in progress (still running: no age).
+        let step_check =
+            phase.and_then(|p| self.latest_step_check(session_id, p.number)).map(|(check, at)| StepCheckContext {
+                status: check.status.as_str().to_owned(),
+                consecutive_failures: check.consecutive_failures,
+                ago: (check.status != crate::vocab::CheckStatus::Running).then(|| format!("{} ago", human(now - at))),
+                summary: check.summary,
+            });
         TriageContext {
             current_phase: phase.map(|p| TriagePhase {
                 number: p.number,
@@ -115,7 +116,15 @@ impl Core {
             session_id: Some(session_id),
             ..CallOptions::new(prompt::CALL_TYPE, prompt::MODEL, prompt::SYSTEM_PROMPT, &message)
         };
-        self.api().call(self.db(), &options).await
+        self.ctx.api().call(self.ctx.db(), &options).await
+    }
+
+    /// The latest step check of phase `number` the live Observer of `session_id` heard of.
+    fn latest_step_check(&self, session_id: &str, number: i64) -> Option<(crate::protocol::StepCheck, DateTime<Utc>)> {
+        let current = self.current();
+        let running = current.as_ref().filter(|r| r.session_id == session_id)?;
+        let state = running.state.locked();
+        state.step_checks.get(&number).cloned()
     }
 }
 

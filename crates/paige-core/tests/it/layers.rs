@@ -35,6 +35,7 @@ const LEAVES: &[&str] = &[
     "sync",
     "terminal",
     "token",
+    "ctx",
     "vocab",
 ];
 
@@ -50,7 +51,6 @@ const CYCLE_THROUGH_CORE: &[&str] = &[
     "detector",
     "governance",
     "intake",
-    "observer",
     "project",
 ];
 
