@@ -23,6 +23,7 @@ mod kickoff;
 mod launch;
 mod layers;
 mod ledger;
+mod observer;
 mod path_guard;
 mod prompts;
 mod protocol;

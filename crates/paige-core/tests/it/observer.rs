@@ -1,0 +1,90 @@
+//! The Observer inside `paige-core` (issue 29): built by `Core::open` with what it uses, it
+//! owns its state — here, the step checks it hears of on the bus — and its snapshot reads the
+//! virtual clock.
+
+use std::time::{Duration, Instant};
+
+use paige_core::db::{HintLevel, NewPhase};
+use paige_core::prompts::observer_triage::StepCheckContext;
+use paige_core::protocol::{PlanReady, ServerMessage, StepCheck};
+use paige_core::vocab::CheckStatus;
+
+fn phase(number: i64) -> (NewPhase, Vec<paige_core::db::NewPhaseHint>) {
+    let phase = NewPhase {
+        plan_id: String::new(),
+        number,
+        title: format!("Phase {number}"),
+        description: "Greet by name.".into(),
+        hint_level: HintLevel::File,
+        expected_files: vec!["src/main.rs".into()],
+        skill_area: None,
+        hint_reason: None,
+        test_filter: Some("greets".into()),
+    };
+    (phase, Vec::new())
+}
+
+fn check(phase: i64, status: CheckStatus, failures: u32) -> ServerMessage {
+    ServerMessage::CoachingStepCheck(StepCheck {
+        phase,
+        status,
+        summary: "test greets failed: expected \"hi Ada\"".into(),
+        consecutive_failures: failures,
+        duration_ms: Some(40),
+        command: None,
+    })
+}
+
+/// The snapshot's step check, once `wanted` holds (the Observer hears the bus on its own task).
+async fn step_check_when(
+    t: &super::TestCore,
+    session: &str,
+    wanted: impl Fn(&Option<StepCheckContext>) -> bool,
+) -> Option<StepCheckContext> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let seen = t.core.triage_context(session, None, false).step_check;
+        if wanted(&seen) || Instant::now() > deadline {
+            return seen;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_observer_keeps_the_step_checks_it_hears_of_and_its_snapshot_carries_the_phase_in_progresss() {
+    let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
+    let session = t.core.start_session(Some(3), Some("Greet".into())).expect("session").id;
+    assert!(t.core.observer_status().active, "a session starts its Observer");
+    t.core.db().create_plan_with_phases(&session, "1. greet", vec![phase(1), phase(2)]).expect("plan");
+
+    // Phase 2's check is not the phase in progress's.
+    t.core.broadcast(check(2, CheckStatus::Passed, 0));
+    t.core.broadcast(check(1, CheckStatus::Failed, 2));
+    let seen = step_check_when(&t, &session, Option::is_some).await.expect("phase 1's check in the snapshot");
+    assert_eq!((seen.status.as_str(), seen.consecutive_failures), ("failed", 2));
+    assert_eq!(seen.summary, "test greets failed: expected \"hi Ada\"");
+    assert_eq!(seen.ago.as_deref(), Some("0s ago"));
+    // Its age is read from the virtual clock.
+    t.clock.advance(chrono::Duration::seconds(90));
+    let seen = t.core.triage_context(&session, None, false).step_check.expect("still there");
+    assert_eq!(seen.ago.as_deref(), Some("1m30s ago"));
+    // A check still running has no age yet.
+    t.core.broadcast(check(1, CheckStatus::Running, 2));
+    let seen = step_check_when(&t, &session, |s| s.as_ref().is_some_and(|s| s.status == "running")).await;
+    assert_eq!(seen.and_then(|s| s.ago), None);
+
+    // A new plan numbers its phases afresh: the old plan's checks say nothing of them.
+    t.core.broadcast(ServerMessage::CoachingPlanReady(PlanReady {
+        plan_id: "plan-2".into(),
+        phases: Vec::new(),
+        memory_connection: None,
+        estimated_difficulty: "beginner".into(),
+    }));
+    assert_eq!(step_check_when(&t, &session, Option::is_none).await, None);
+
+    // Once the session ends its Observer stops, and with it what it kept.
+    t.core.end_session(paige_core::db::SessionStatus::Completed).expect("end");
+    assert!(!t.core.observer_status().active);
+    assert_eq!(t.core.triage_context(&session, None, false).step_check, None);
+}
