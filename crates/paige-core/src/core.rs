@@ -43,8 +43,8 @@ pub struct Core {
     checks: crate::checks::StepChecks,
     /// The live session's Observer (`observer/`).
     observer: Arc<crate::observer::Observer>,
-    /// The live session's intake interview (`intake/`).
-    intakes: crate::intake::Intakes,
+    /// The intake interview (`intake/`).
+    intake: Arc<crate::intake::Intake>,
     /// The dashboard's kept model answers and the UIs showing it (`dashboard/cache.rs`).
     dashboard: crate::dashboard::DashboardCache,
 }
@@ -99,6 +99,7 @@ impl Core {
             live: Mutex::new(live),
         });
         let terminals: Arc<crate::terminal::Terminals> = Arc::default();
+        let intake = crate::intake::Intake::new(ctx.clone(), &config.limits);
         let observer = crate::observer::Observer::new(ctx.clone(), terminals.clone(), config.limits.observer);
         Ok(Core {
             started_at: clock.now(),
@@ -113,7 +114,7 @@ impl Core {
             kickoff_generation: Default::default(),
             checks: Default::default(),
             observer,
-            intakes: Default::default(),
+            intake,
             dashboard: Default::default(),
         })
     }
@@ -369,8 +370,9 @@ impl Core {
         self.observer.triage(session_id, context).await
     }
 
-    pub(crate) fn intakes(&self) -> &crate::intake::Intakes {
-        &self.intakes
+    /// The intake interview (`intake/`).
+    pub(crate) fn intake(&self) -> &Arc<crate::intake::Intake> {
+        &self.intake
     }
 }
 

@@ -172,7 +172,7 @@ impl Core {
                 };
                 match self.begin_coaching_session(request) {
                     Ok(_) => {
-                        self.intake_for_first_session(from);
+                        self.intake().for_first_session(from);
                         None
                     }
                     Err(err) => Some(session_error(err, "session:start")),
@@ -238,14 +238,14 @@ impl Core {
                 ))
             }),
             // The interview's state answers the sender; its questions and scores follow for every UI.
-            ClientMessage::IntakeStart(_) => self.intake_start(from).err().map(ServerMessage::IntakeError),
+            ClientMessage::IntakeStart(_) => self.intake().start(from).err().map(ServerMessage::IntakeError),
             ClientMessage::IntakeTyping(typing) => {
-                self.intake_typing(typing.typing);
+                self.intake().typing(typing.typing);
                 None
             }
-            ClientMessage::IntakeSkip(_) => self.intake_skip().err().map(ServerMessage::IntakeError),
+            ClientMessage::IntakeSkip(_) => self.intake().skip().err().map(ServerMessage::IntakeError),
             ClientMessage::IntakeAnswer(answer) => {
-                self.intake_answer(answer.text).err().map(ServerMessage::IntakeError)
+                self.intake().answer(answer.text).err().map(ServerMessage::IntakeError)
             }
             // A UI without a terminal (the browser UI of `paige serve` never sends it): the
             // sender's mistake, not a missing feature.
@@ -291,7 +291,7 @@ impl Core {
         if let Some(state) = self.live_session_state() {
             self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::SessionStarted(state) });
         }
-        for message in self.intake_rejoin() {
+        for message in self.intake().rejoin() {
             self.emit(crate::event::Event::UiTo { connection: from, message });
         }
         if let Some(check) = self.current_step_check() {

@@ -33,7 +33,7 @@ impl Core {
         if !self.db().plans_for_session(&session.id).ok()?.is_empty() {
             return None;
         }
-        let task = match self.intake_progress() {
+        let task = match self.intake().progress() {
             Some(None) => return None,
             Some(Some(task)) => Some(task),
             None => None,

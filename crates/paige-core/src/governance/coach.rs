@@ -87,7 +87,7 @@ impl Core {
             })
             .unwrap_or_else(|| "no phase yet".into());
         let mut state = format!("Session state: issue {issue}; {phase}.");
-        if let Some(intake) = self.intake_context() {
+        if let Some(intake) = self.intake().context() {
             state.push(' ');
             state.push_str(&intake);
         }

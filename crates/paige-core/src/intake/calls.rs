@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 use super::guard::{LastTurn, Pillar, Traits};
 use super::invitation::{sentences, solicits_coding};
 use crate::api::{CallOptions, ChatMessage};
-use crate::core::Core;
+use crate::ctx::Ctx;
 use crate::prompts::{intake_control, intake_interviewer};
 use crate::protocol::{IntakeLine, IntakeSentence, ServerMessage};
 
@@ -54,7 +54,7 @@ fn conversation(transcript: &[IntakeLine]) -> (Vec<ChatMessage>, String) {
 /// dropped at its first flagged sentence and regenerated once with a stronger instruction;
 /// flagged again, or failed, `fallback` (a prepared background question) is the reply.
 pub(super) async fn interviewer_reply(
-    core: Arc<Core>,
+    core: Arc<Ctx>,
     session_id: String,
     turn: u32,
     transcript: Vec<IntakeLine>,
@@ -89,7 +89,7 @@ pub(super) async fn interviewer_reply(
 /// One streamed attempt: `Ok(Ok(text shown))`, `Ok(Err(rule))` when a sentence was flagged
 /// (the stream is dropped there), or the call's error.
 async fn attempt(
-    core: &Arc<Core>,
+    core: &Arc<Ctx>,
     session_id: &str,
     turn: u32,
     system: &str,
@@ -151,7 +151,7 @@ async fn attempt(
 
 /// The CONTROL score of one answer: a Haiku call that sees `last_turn` and nothing else,
 /// checked (scores in range, rationales quoting the answer) before it counts.
-pub(super) async fn control(core: Arc<Core>, session_id: String, turn: u32, last_turn: LastTurn) -> Done {
+pub(super) async fn control(core: Arc<Ctx>, session_id: String, turn: u32, last_turn: LastTurn) -> Done {
     let message = intake_control::user_message(&last_turn.last_question, &last_turn.last_answer);
     let options = CallOptions {
         session_id: Some(&session_id),

@@ -3,8 +3,9 @@
 //! `guard/` is the pure, event-sourced guard; `invitation.rs` keeps coding invitations out
 //! of the interviewer's replies; `runner.rs` is the interview's owned loop, which feeds the
 //! guard, stores every input and acts on what the guard decides; `calls.rs` its model calls.
-//! `impl Core` here is the entry points: start or rejoin, typing, answers, and what Claude
-//! Code is told.
+//! [`Intake`] is the feature: it owns the live interview and gets the shared context and
+//! its timings when `Core::open` builds it; its methods are the entry points — start or
+//! rejoin, typing, answers, and what Claude Code is told. It knows nothing of `Core`.
 
 mod calls;
 pub mod guard;
@@ -17,15 +18,17 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::core::Core;
+use crate::ctx::Ctx;
 use crate::db::ActionType;
 use crate::event::Event;
 use crate::protocol::{ConnectionId, IntakeError, IntakePhase, IntakeState, ServerMessage};
 use guard::{GuardConfig, Timed};
 
-/// The live session's interview, if one runs.
-#[derive(Default)]
-pub(crate) struct Intakes {
+/// The intake interview: the live session's, if one runs.
+pub struct Intake {
+    ctx: Arc<Ctx>,
+    /// The guard's constants for a new interview (a rejoined one keeps its recorded ones).
+    config: GuardConfig,
     current: Mutex<Option<Running>>,
 }
 
@@ -64,38 +67,45 @@ fn guard_config(limits: &crate::limits::Limits) -> GuardConfig {
     }
 }
 
-impl Core {
+impl Intake {
+    /// The feature, with the shared context and the interview's timings from `limits`.
+    pub(crate) fn new(ctx: Arc<Ctx>, limits: &crate::limits::Limits) -> Arc<Intake> {
+        Arc::new(Intake { ctx, config: guard_config(limits), current: Mutex::new(None) })
+    }
+
     /// `intake:start`: starts the active session's interview, or rejoins it — the one running,
     /// or one recorded before a restart, rebuilt from its stored events (its timebox runs from
     /// its first question, not from now). The sender gets `intake:state` at once; every UI
     /// follows the interview from there.
-    pub(crate) fn intake_start(self: &Arc<Self>, from: ConnectionId) -> Result<(), IntakeError> {
+    pub(crate) fn start(self: &Arc<Self>, from: ConnectionId) -> Result<(), IntakeError> {
         let session = self
+            .ctx
             .active_session()
             .ok_or_else(|| refusal("Start a coaching session first: the interview comes before its coding.", false))?;
-        if let Some(view) = self.intake_view(&session.id) {
-            self.emit(Event::UiTo { connection: from, message: ServerMessage::IntakeState(view.state) });
+        if let Some(view) = self.view(&session.id) {
+            self.ctx.emit(Event::UiTo { connection: from, message: ServerMessage::IntakeState(view.state) });
             return Ok(());
         }
         let cannot = |err: &dyn std::fmt::Display| refusal(format!("Cannot start the interview: {err}"), true);
         // Skipped earlier and taken up now: a fresh interview, not the old one's spent timebox.
-        if self.intake_was_skipped(&session.id) && self.db().delete_intake(&session.id).map_err(|err| cannot(&err))? {
+        if self.was_skipped(&session.id) && self.ctx.db().delete_intake(&session.id).map_err(|err| cannot(&err))? {
             tracing::info!("the skipped interview starts afresh");
         }
         let title = session.issue_title.clone().unwrap_or_default();
-        let config = guard_config(&self.config().limits);
+        let config = self.config.clone();
         let config_json = serde_json::to_value(&config).map_err(|err| cannot(&err))?;
         let question = crate::prompts::intake_interviewer::coding_question(
             crate::prompts::intake_interviewer::CodingTask::Issue(&title),
         );
-        if self.db().create_intake(&session.id, &config_json, &question).map_err(|err| cannot(&err))? {
-            self.log_action(ActionType::IntakeStarted, json!({ "timeboxMs": config.timebox_ms }));
+        if self.ctx.db().create_intake(&session.id, &config_json, &question).map_err(|err| cannot(&err))? {
+            self.ctx.log_action(ActionType::IntakeStarted, json!({ "timeboxMs": config.timebox_ms }));
         }
         let recorded =
-            self.db().intake(&session.id).map_err(|err| cannot(&err))?.ok_or_else(|| cannot(&"it vanished"))?;
+            self.ctx.db().intake(&session.id).map_err(|err| cannot(&err))?.ok_or_else(|| cannot(&"it vanished"))?;
         // The recorded constants stand: a replay must decide as the interview did.
         let config: GuardConfig = serde_json::from_value(recorded.config).map_err(|err| cannot(&err))?;
         let events: Vec<Timed> = self
+            .ctx
             .db()
             .intake_events(&session.id)
             .map_err(|err| cannot(&err))?
@@ -105,56 +115,55 @@ impl Core {
             .map_err(|err| cannot(&format!("a stored event does not read back ({err})")))?;
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| cannot(&"no runtime"))?;
         let cancel = self
+            .ctx
             .live()
             .session()
             .filter(|active| active.session.id == session.id)
             .map(|active| active.cancel.clone())
             .ok_or_else(|| refusal("The session ended.", false))?;
         let (inputs, received) = mpsc::unbounded_channel();
-        let runner = runner::Runner::new(self, &session.id, config, recorded.coding_question.clone(), &events);
+        let runner = runner::Runner::new(&self.ctx, &session.id, config, recorded.coding_question.clone(), &events);
         let view = runner.view();
-        let previous = self.intakes().current.locked().replace(Running {
-            session_id: session.id.clone(),
-            inputs,
-            view: view.clone(),
-        });
+        let previous =
+            self.current.locked().replace(Running { session_id: session.id.clone(), inputs, view: view.clone() });
         drop(previous);
-        self.emit(Event::UiTo { connection: from, message: ServerMessage::IntakeState(view.locked().state.clone()) });
-        self.tasks().spawn_on(runner.run(received, cancel), &runtime);
+        self.ctx
+            .emit(Event::UiTo { connection: from, message: ServerMessage::IntakeState(view.locked().state.clone()) });
+        self.ctx.tasks().spawn_on(runner.run(received, cancel), &runtime);
         Ok(())
     }
 
     /// A learner's first session opens with the interview; later ones have it when the
     /// learner asks (`intake:start`). A failure to start is logged: the session stands.
-    pub(crate) fn intake_for_first_session(self: &Arc<Self>, from: ConnectionId) {
-        if self.db().sessions().is_ok_and(|sessions| sessions.len() == 1)
-            && let Err(err) = self.intake_start(from)
+    pub(crate) fn for_first_session(self: &Arc<Self>, from: ConnectionId) {
+        if self.ctx.db().sessions().is_ok_and(|sessions| sessions.len() == 1)
+            && let Err(err) = self.start(from)
         {
             tracing::warn!("the first session's interview did not start: {}", err.message);
         }
     }
 
     /// `intake:typing`: the learner started or stopped typing an answer.
-    pub(crate) fn intake_typing(&self, typing: bool) {
-        self.send_intake(Input::Typing(typing)).ok();
+    pub(crate) fn typing(&self, typing: bool) {
+        self.send(Input::Typing(typing)).ok();
     }
 
     /// `intake:answer`: the learner's answer; refused without a running interview.
-    pub(crate) fn intake_answer(&self, text: String) -> Result<(), IntakeError> {
+    pub(crate) fn answer(&self, text: String) -> Result<(), IntakeError> {
         let text = text.trim().to_owned();
         if text.is_empty() {
             return Err(refusal("An empty answer was not sent.", false));
         }
-        self.send_intake(Input::Answer(text))
+        self.send(Input::Answer(text))
     }
 
     /// `intake:skip`: the learner skips the interview for now. It stops, the skip is logged,
     /// and every UI gets the hand-over with reason `skipped` (no coding question: Claude Code
     /// plans from the work itself). A later `intake:start` begins it afresh.
-    pub(crate) fn intake_skip(&self) -> Result<(), IntakeError> {
-        let session = self.active_session().ok_or_else(|| refusal("No interview is running.", false))?;
+    pub(crate) fn skip(&self) -> Result<(), IntakeError> {
+        let session = self.ctx.active_session().ok_or_else(|| refusal("No interview is running.", false))?;
         let running = {
-            let mut current = self.intakes().current.locked();
+            let mut current = self.current.locked();
             match current.as_ref() {
                 Some(r) if r.session_id == session.id && !r.inputs.is_closed() => {}
                 _ => return Err(refusal("No interview is running.", false)),
@@ -166,8 +175,8 @@ impl Core {
         };
         // Dropping the runner's inputs ends its loop.
         drop(running);
-        self.log_action(ActionType::IntakeTransition, json!({ "reason": "skipped" }));
-        self.broadcast(ServerMessage::IntakeTransition(crate::protocol::IntakeTransition {
+        self.ctx.log_action(ActionType::IntakeTransition, json!({ "reason": "skipped" }));
+        self.ctx.broadcast(ServerMessage::IntakeTransition(crate::protocol::IntakeTransition {
             session_id: session.id,
             reason: crate::protocol::IntakeReason::Skipped,
             reasons: vec![crate::protocol::IntakeReason::Skipped],
@@ -177,15 +186,16 @@ impl Core {
     }
 
     /// Whether the session's interview last ended by `intake:skip`.
-    fn intake_was_skipped(&self, session_id: &str) -> bool {
-        self.db()
+    fn was_skipped(&self, session_id: &str) -> bool {
+        self.ctx
+            .db()
             .recent_actions(session_id, 1, Some(ActionType::IntakeTransition))
             .is_ok_and(|last| last.first().and_then(|a| a.data.as_ref()).is_some_and(|d| d["reason"] == "skipped"))
     }
 
-    fn send_intake(&self, input: Input) -> Result<(), IntakeError> {
-        let session = self.active_session().map(|s| s.id);
-        let current = self.intakes().current.locked();
+    fn send(&self, input: Input) -> Result<(), IntakeError> {
+        let session = self.ctx.active_session().map(|s| s.id);
+        let current = self.current.locked();
         let running = current
             .as_ref()
             .filter(|r| Some(&r.session_id) == session.as_ref())
@@ -193,16 +203,16 @@ impl Core {
         running.inputs.send(input).map_err(|_| refusal("The interview has ended.", true))
     }
 
-    fn intake_view(&self, session_id: &str) -> Option<View> {
-        let current = self.intakes().current.locked();
+    fn view(&self, session_id: &str) -> Option<View> {
+        let current = self.current.locked();
         let running = current.as_ref().filter(|r| r.session_id == session_id && !r.inputs.is_closed())?;
         Some(running.view.locked().clone())
     }
 
     /// What a UI that connects mid-interview is sent: the interview as it stands, and after
     /// the hand-over the transition with its coding question again.
-    pub(crate) fn intake_rejoin(&self) -> Vec<ServerMessage> {
-        let Some(view) = self.active_session().and_then(|session| self.intake_view(&session.id)) else {
+    pub(crate) fn rejoin(&self) -> Vec<ServerMessage> {
+        let Some(view) = self.ctx.active_session().and_then(|session| self.view(&session.id)) else {
             return Vec::new();
         };
         let mut out = vec![ServerMessage::IntakeState(view.state.clone())];
@@ -219,17 +229,17 @@ impl Core {
 
     /// The active session's interview: `None` when none runs, `Some(None)` while it runs,
     /// `Some(Some(task))` once it handed over with the coding task it set.
-    pub(crate) fn intake_progress(&self) -> Option<Option<String>> {
-        let session = self.active_session()?;
-        let view = self.intake_view(&session.id)?;
+    pub(crate) fn progress(&self) -> Option<Option<String>> {
+        let session = self.ctx.active_session()?;
+        let view = self.view(&session.id)?;
         Some(matches!(view.state.phase, IntakePhase::Coding).then_some(view.coding_question))
     }
 
     /// What Claude Code is told of the interview in its session context: that one runs (the
     /// learner is busy in Paige's panel), or, once it handed over, the coding task.
-    pub(crate) fn intake_context(&self) -> Option<String> {
-        let session = self.active_session()?;
-        let view = self.intake_view(&session.id)?;
+    pub(crate) fn context(&self) -> Option<String> {
+        let session = self.ctx.active_session()?;
+        let view = self.view(&session.id)?;
         Some(match view.state.phase {
             IntakePhase::Coding => format!(
                 "The intake interview is over; the learner now codes. The task Paige set them: {}",

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::calls::{self, Done};
 use super::guard::{ANOTHER_PROJECT_QUESTION, GuardAction, GuardConfig, GuardEvent, GuardState, QuestionKind, Timed};
 use super::{Input, View};
-use crate::core::Core;
+use crate::ctx::Ctx;
 use crate::db::ActionType;
 use crate::prompts::intake_interviewer::BACKGROUND_QUESTIONS;
 use crate::protocol::{
@@ -30,7 +30,7 @@ use crate::protocol::{
 const POLL: Duration = Duration::from_millis(200);
 
 pub(super) struct Runner {
-    core: Weak<Core>,
+    core: Weak<Ctx>,
     session_id: String,
     config: GuardConfig,
     coding_question: String,
@@ -49,7 +49,7 @@ pub(super) struct Runner {
 impl Runner {
     /// A runner for `session_id`'s interview, its guard and transcript rebuilt from `events`.
     pub(super) fn new(
-        core: &Arc<Core>,
+        core: &Arc<Ctx>,
         session_id: &str,
         config: GuardConfig,
         coding_question: String,
@@ -176,7 +176,7 @@ impl Runner {
         }
     }
 
-    fn input(&mut self, core: &Arc<Core>, input: Input) {
+    fn input(&mut self, core: &Arc<Ctx>, input: Input) {
         match input {
             Input::Typing(true) => self.queue.push_back(GuardEvent::TypingStarted),
             Input::Typing(false) => self.queue.push_back(GuardEvent::TypingStopped),
@@ -196,7 +196,7 @@ impl Runner {
         }
     }
 
-    fn finished(&mut self, core: &Arc<Core>, done: Done) {
+    fn finished(&mut self, core: &Arc<Ctx>, done: Done) {
         match done {
             Done::Control { turn, result: Ok((pillars, new_project)) } => {
                 self.queue.push_back(GuardEvent::Control { turn, pillars, new_project });
@@ -223,14 +223,14 @@ impl Runner {
     }
 
     /// Delivers an app-authored question whole as `turn`: shown, then finished as a reply.
-    fn deliver(&mut self, core: &Arc<Core>, turn: u32, question: &str, kind: QuestionKind) {
+    fn deliver(&mut self, core: &Arc<Ctx>, turn: u32, question: &str, kind: QuestionKind) {
         self.turn = self.turn.max(turn);
         self.queue.push_back(GuardEvent::ReplyStarted { turn });
         core.broadcast(ServerMessage::IntakeSentence(IntakeSentence { turn, text: question.to_owned() }));
         self.finish_reply(core, turn, question, kind);
     }
 
-    fn finish_reply(&mut self, core: &Arc<Core>, turn: u32, text: &str, kind: QuestionKind) {
+    fn finish_reply(&mut self, core: &Arc<Ctx>, turn: u32, text: &str, kind: QuestionKind) {
         self.transcript.push(line("interviewer", text));
         self.question_answered = false;
         self.queue.push_back(GuardEvent::QuestionDelivered { turn, question: text.to_owned(), kind });
@@ -246,7 +246,7 @@ impl Runner {
 
     /// Applies the queued inputs in order — each stamped, stored, folded in — and acts on
     /// what the guard decides; then tells every UI where the interview stands.
-    fn settle(&mut self, core: &Arc<Core>, tasks: &mut JoinSet<Done>) {
+    fn settle(&mut self, core: &Arc<Ctx>, tasks: &mut JoinSet<Done>) {
         let mut changed = false;
         while let Some(event) = self.queue.pop_front() {
             changed = true;
@@ -273,7 +273,7 @@ impl Runner {
         }
     }
 
-    fn act(&mut self, core: &Arc<Core>, action: GuardAction, tasks: &mut JoinSet<Done>) {
+    fn act(&mut self, core: &Arc<Ctx>, action: GuardAction, tasks: &mut JoinSet<Done>) {
         match action {
             GuardAction::ScoreTurn { turn, last_turn } => {
                 tasks.spawn(calls::control(core.clone(), self.session_id.clone(), turn, last_turn));
@@ -316,7 +316,7 @@ impl Runner {
     }
 
     /// Refreshes the view and, when `broadcast`, sends it to every UI.
-    fn publish(&mut self, core: &Arc<Core>, broadcast: bool) {
+    fn publish(&mut self, core: &Arc<Ctx>, broadcast: bool) {
         let guard = &self.guard;
         let now = core.now().timestamp_millis();
         let state = IntakeState {
