@@ -195,7 +195,7 @@ impl Core {
                 phases_completed,
             },
         }));
-        self.dashboard_session_ended(ended.status);
+        self.dashboard().session_ended(ended.status);
     }
 
     /// Logs one `buffer_summary` per dirty file edited since its last entry (Scenario 4.2).

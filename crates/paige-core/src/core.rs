@@ -32,7 +32,6 @@ pub struct Core {
     watcher: Mutex<Option<Watcher>>,
     terminals: Arc<crate::terminal::Terminals>,
     detector: crate::detector::Detector,
-    memory: Arc<crate::memory::Memory>,
     /// Each session's wrap-up, run once (`coaching/wrapup.rs`).
     wrapups: crate::coaching::WrapUps,
     /// The transcript the last hook named, for a UI `session:end`.
@@ -45,8 +44,8 @@ pub struct Core {
     observer: Arc<crate::observer::Observer>,
     /// The intake interview (`intake/`).
     intake: Arc<crate::intake::Intake>,
-    /// The dashboard's kept model answers and the UIs showing it (`dashboard/cache.rs`).
-    dashboard: crate::dashboard::DashboardCache,
+    /// The dashboard (`dashboard/`): its kept model answers and the UIs showing it.
+    dashboard: Arc<crate::dashboard::Dashboard>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -97,9 +96,12 @@ impl Core {
             tasks: TaskTracker::new(),
             root,
             live: Mutex::new(live),
+            memory: std::sync::RwLock::new(Arc::new(crate::memory::Memory::disabled("memory is not configured"))),
         });
         let terminals: Arc<crate::terminal::Terminals> = Arc::default();
         let intake = crate::intake::Intake::new(ctx.clone(), &config.limits);
+        let dashboard =
+            crate::dashboard::Dashboard::new(ctx.clone(), config.gh_program.as_deref(), config.limits.gh_timeout);
         let observer = crate::observer::Observer::new(ctx.clone(), terminals.clone(), config.limits.observer);
         Ok(Core {
             started_at: clock.now(),
@@ -108,33 +110,58 @@ impl Core {
             watcher: Mutex::new(None),
             terminals,
             detector,
-            memory: Arc::new(crate::memory::Memory::disabled("memory is not configured")),
             wrapups: Default::default(),
             last_transcript: Default::default(),
             kickoff_generation: Default::default(),
             checks: Default::default(),
             observer,
             intake,
-            dashboard: Default::default(),
+            dashboard,
         })
     }
 
     /// Gives the core its memory (built by the binary from the `paige-memory` crate) and
     /// connects it, logging the outcome; memory that cannot connect stays degraded.
-    pub fn with_memory(mut self, memory: crate::memory::Memory) -> Core {
+    pub fn with_memory(self, memory: crate::memory::Memory) -> Core {
         memory.connect();
-        self.memory = Arc::new(memory);
+        *self.ctx.memory.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(memory);
         self
     }
 
     /// The dashboard's kept model answers (`dashboard/cache.rs`).
     pub fn dashboard_cache(&self) -> &crate::dashboard::DashboardCache {
+        self.dashboard.cache()
+    }
+
+    /// The dashboard (`dashboard/`).
+    pub(crate) fn dashboard(&self) -> &Arc<crate::dashboard::Dashboard> {
         &self.dashboard
     }
 
+    /// `dashboard:request` (Scenario 12.1): `dashboard:state` to `from` now, then the issue
+    /// assessment and learning materials in the background. Reads SQLite.
+    pub fn dashboard_request(
+        &self,
+        from: crate::protocol::ConnectionId,
+        period: Option<crate::protocol::Period>,
+        refresh: bool,
+    ) -> Result<(), DbError> {
+        self.dashboard.request(from, period, refresh)
+    }
+
+    /// `dashboard:refresh_issues` (Scenario 12.8): the issue assessment again, nothing else.
+    pub fn refresh_dashboard_issues(&self) {
+        self.dashboard.refresh_issues();
+    }
+
+    /// The dashboard's state now, for `period`.
+    pub fn dashboard_state(&self, period: crate::protocol::Period) -> Result<crate::protocol::DashboardState, DbError> {
+        self.dashboard.state(period)
+    }
+
     /// Cross-session memory (spec Story 8). Its methods block: call them off the runtime.
-    pub fn memory(&self) -> &Arc<crate::memory::Memory> {
-        &self.memory
+    pub fn memory(&self) -> Arc<crate::memory::Memory> {
+        self.ctx.memory()
     }
 
     /// The name memories are filed under: the project directory's name and full path.

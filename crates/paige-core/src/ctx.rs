@@ -1,6 +1,6 @@
 //! What every feature may use (issue 29): the database, the model client, the clock, the
-//! event bus, the task tracker and its shutdown token, the project root and the live state,
-//! with the action log and the active session on top. It names no feature: `Core::open`
+//! event bus, the task tracker and its shutdown token, the project root, the live state and
+//! memory, with the action log and the active session on top. It names no feature: `Core::open`
 //! builds it once and hands an `Arc` of it to each feature object it builds (the Observer),
 //! and `Core`'s own accessors read from it.
 
@@ -31,6 +31,8 @@ pub struct Ctx {
     pub(crate) tasks: TaskTracker,
     pub(crate) root: ProjectRoot,
     pub(crate) live: Mutex<Live>,
+    /// Cross-session memory: disabled until the binary gives the core one (`with_memory`).
+    pub(crate) memory: std::sync::RwLock<Arc<crate::memory::Memory>>,
 }
 
 /// The actions the spec logs even without a session: Explain This, practice reviews and the
@@ -55,6 +57,11 @@ impl Ctx {
 
     pub fn root(&self) -> &ProjectRoot {
         &self.root
+    }
+
+    /// Cross-session memory (spec Story 8). Its methods block: call them off the runtime.
+    pub fn memory(&self) -> Arc<crate::memory::Memory> {
+        self.memory.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// A receiver of every [`Event`] pushed from now on.

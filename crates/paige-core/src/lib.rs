@@ -20,6 +20,7 @@ mod dispatch;
 pub mod event;
 pub mod explain;
 pub mod files;
+pub mod github;
 pub mod governance;
 mod guard_check;
 pub mod hook_event;

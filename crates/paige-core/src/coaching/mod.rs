@@ -5,7 +5,7 @@
 //! are awaited or run on the blocking pool, never on a UI thread.
 
 mod fading;
-pub(crate) mod github;
+pub(crate) use crate::github;
 mod hints;
 mod kickoff;
 mod learner;

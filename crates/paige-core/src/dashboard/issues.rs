@@ -10,10 +10,9 @@ use serde_json::{Value, json};
 use super::blocking;
 use super::cache::{Claim, joined};
 use crate::api::CallOptions;
-use crate::coaching::github::{Gh, GhError, ListedIssue, truncate_chars};
-use crate::core::Core;
 use crate::db::iso;
 use crate::event::Event;
+use crate::github::{Gh, GhError, ListedIssue, truncate_chars};
 use crate::prompts::issue_assessment::{
     self as prompt, AssessedIssue, GapSummary, IssueAssessmentResponse, RecentSession, RelatedMemory,
 };
@@ -36,17 +35,17 @@ struct Assessment {
     message: String,
 }
 
-impl Core {
+impl super::Dashboard {
     /// The issue assessment for a load by `to` (a fresh kept answer goes to `to` alone), or
     /// for a refresh (`to: None`: always run). A run broadcasts its outcome; whether issues
     /// were sent.
     pub(super) async fn assess_issues(self: &Arc<Self>, to: Option<ConnectionId>) -> bool {
-        let claim = self.dashboard_cache().lock().issues.claim(self.now(), 0, to.is_none());
+        let claim = self.cache().lock().issues.claim(self.ctx.now(), 0, to.is_none());
         let ticket = match claim {
             Claim::Kept(issues) => {
                 if let Some(connection) = to {
                     let message = ServerMessage::DashboardIssues(DashboardIssues { issues });
-                    self.emit(Event::UiTo { connection, message });
+                    self.ctx.emit(Event::UiTo { connection, message });
                 }
                 return true;
             }
@@ -55,15 +54,15 @@ impl Core {
         };
         let outcome = self.run_issue_assessment().await;
         let answer = outcome.as_ref().ok().cloned();
-        self.dashboard_cache().lock().issues.finish(ticket, self.now(), answer);
+        self.cache().lock().issues.finish(ticket, self.ctx.now(), answer);
         match outcome {
             Ok(issues) => {
-                self.broadcast(ServerMessage::DashboardIssues(DashboardIssues { issues }));
+                self.ctx.broadcast(ServerMessage::DashboardIssues(DashboardIssues { issues }));
                 true
             }
             Err(error) => {
                 tracing::warn!("dashboard issues: {error}");
-                self.broadcast(ServerMessage::DashboardIssuesError(ErrorText { error }));
+                self.ctx.broadcast(ServerMessage::DashboardIssuesError(ErrorText { error }));
                 false
             }
         }
@@ -71,8 +70,8 @@ impl Core {
 
     /// `gh`, then (with open issues) the model's ranking.
     async fn run_issue_assessment(self: &Arc<Self>) -> Result<Vec<DashboardIssue>, String> {
-        let core = self.clone();
-        match blocking(move || core.issue_assessment_input()).await {
+        let dashboard = self.clone();
+        match blocking(move || dashboard.issue_assessment_input()).await {
             // Nothing to assess: no model call (Scenario 12.5).
             Err(err) => Err(format!("Cannot list this project's GitHub issues: {err}")),
             // No open issues (EC-84): the answer is an empty list, no model call needed.
@@ -84,23 +83,21 @@ impl Core {
     /// `gh issue list`, then the memories, stages, sessions and gaps the model is given
     /// (FR-174). Blocking. `None` when there is no open issue.
     fn issue_assessment_input(&self) -> Result<Option<Assessment>, GhError> {
-        let gh = Gh {
-            program: self.config().gh_program.as_deref().unwrap_or(std::path::Path::new("gh")),
-            dir: self.project_root().path(),
-        };
-        let listed = gh.open_issues(self.config().limits.gh_timeout)?;
+        let gh = Gh { program: &self.gh_program, dir: self.ctx.root().path() };
+        let listed = gh.open_issues(self.gh_timeout)?;
         if listed.is_empty() {
             return Ok(None);
         }
         let titles = listed.iter().map(|i| i.title.as_str()).collect::<Vec<_>>().join("\n");
         // Degrades to none when the store is unavailable (Scenario 12.4).
         let memories: Vec<RelatedMemory> = self
+            .ctx
             .memory()
             .query_memories(&truncate_chars(&titles, MAX_QUERY_CHARS), Some(MEMORIES), None)
             .into_iter()
             .map(|m| RelatedMemory { content: m.content, connection: None })
             .collect();
-        let db = self.db();
+        let db = self.ctx.db();
         let stages: Vec<Value> = db
             .dreyfus_assessments()
             .unwrap_or_default()
@@ -126,15 +123,16 @@ impl Core {
 
     /// Sonnet's ranking, with one more try on a transient failure (FR-178).
     async fn rank_issues(&self, assessment: Assessment) -> Result<Vec<DashboardIssue>, String> {
-        let session = self.active_session().map(|s| s.id);
+        let session = self.ctx.active_session().map(|s| s.id);
         let options = CallOptions {
             session_id: session.as_deref(),
             max_tokens: Some(MAX_TOKENS),
             ..CallOptions::new(prompt::CALL_TYPE, prompt::MODEL, prompt::SYSTEM_PROMPT, &assessment.message)
         };
         let answer = self
+            .ctx
             .api()
-            .call_with_retry::<IssueAssessmentResponse>(self.db(), &options)
+            .call_with_retry::<IssueAssessmentResponse>(self.ctx.db(), &options)
             .await
             .map_err(|err| err.readable("Paige could not assess this project's issues"))?;
         Ok(top_issues(answer.issues, &assessment.listed))

@@ -12,7 +12,6 @@ use std::sync::Arc;
 use super::blocking;
 use super::cache::{Claim, joined};
 use crate::api::CallOptions;
-use crate::core::Core;
 use crate::event::Event;
 use crate::prompts::learning_materials::{
     self as prompt, GapInput, LearningMaterialsResponse, Recommendation, ResourceRelevance, ResourceType,
@@ -47,19 +46,19 @@ struct Research {
     message: String,
 }
 
-impl Core {
+impl super::Dashboard {
     /// The learning materials for a load by `to`: a fresh kept answer for the same input goes
     /// to `to` alone; a run broadcasts its outcome. Whether materials
     /// were sent (`false` when skipped).
     pub(super) async fn find_materials(self: &Arc<Self>, to: ConnectionId) -> bool {
-        let core = self.clone();
-        let research = match blocking(move || core.materials_input()).await {
+        let dashboard = self.clone();
+        let research = match blocking(move || dashboard.materials_input()).await {
             Ok(Some(research)) => research,
             // No unaddressed gap (EC-85, EC-86): no call, nothing sent (FR-185).
             Ok(None) => return false,
             Err(err) => {
                 let error = format!("Paige could not read the knowledge gaps: {err}");
-                self.broadcast(ServerMessage::DashboardMaterialsError(ErrorText { error }));
+                self.ctx.broadcast(ServerMessage::DashboardMaterialsError(ErrorText { error }));
                 return false;
             }
         };
@@ -68,11 +67,11 @@ impl Core {
             (&research.system, &research.message).hash(&mut hasher);
             hasher.finish()
         };
-        let claim = self.dashboard_cache().lock().materials.claim(self.now(), key, false);
+        let claim = self.cache().lock().materials.claim(self.ctx.now(), key, false);
         let ticket = match claim {
             Claim::Kept(recommendations) => {
                 let message = ServerMessage::DashboardMaterials(DashboardMaterials { recommendations });
-                self.emit(Event::UiTo { connection: to, message });
+                self.ctx.emit(Event::UiTo { connection: to, message });
                 return true;
             }
             Claim::Joined(done) => return joined(done).await,
@@ -80,15 +79,15 @@ impl Core {
         };
         let outcome = self.research_materials(&research).await;
         let answer = outcome.as_ref().ok().cloned();
-        self.dashboard_cache().lock().materials.finish(ticket, self.now(), answer);
+        self.cache().lock().materials.finish(ticket, self.ctx.now(), answer);
         match outcome {
             Ok(recommendations) => {
-                self.broadcast(ServerMessage::DashboardMaterials(DashboardMaterials { recommendations }));
+                self.ctx.broadcast(ServerMessage::DashboardMaterials(DashboardMaterials { recommendations }));
                 true
             }
             Err(error) => {
                 tracing::warn!("dashboard materials: {error}");
-                self.broadcast(ServerMessage::DashboardMaterialsError(ErrorText { error }));
+                self.ctx.broadcast(ServerMessage::DashboardMaterialsError(ErrorText { error }));
                 false
             }
         }
@@ -96,7 +95,7 @@ impl Core {
 
     /// Sonnet with web search on the gaps, its links checked against the search results.
     async fn research_materials(&self, research: &Research) -> Result<Vec<MaterialRecommendation>, String> {
-        let session = self.active_session().map(|s| s.id);
+        let session = self.ctx.active_session().map(|s| s.id);
         let tools = prompt::tools();
         let options = CallOptions {
             session_id: session.as_deref(),
@@ -105,8 +104,9 @@ impl Core {
             ..CallOptions::new(prompt::CALL_TYPE, prompt::MODEL, &research.system, &research.message)
         };
         let sourced = self
+            .ctx
             .api()
-            .call_with_retry_sourced::<LearningMaterialsResponse>(self.db(), &options)
+            .call_with_retry_sourced::<LearningMaterialsResponse>(self.ctx.db(), &options)
             .await
             .map_err(|err| err.readable("Paige could not find learning materials"))?;
         tracing::debug!(gaps = research.gaps.len(), urls = sourced.search_urls.len(), "learning materials");
@@ -116,6 +116,7 @@ impl Core {
     /// The gaps, the stack and the katas the model is given; `None` without a gap. Blocking.
     fn materials_input(&self) -> Result<Option<Research>, crate::db::DbError> {
         let gaps: Vec<GapInput> = self
+            .ctx
             .db()
             .unaddressed_gaps(MATERIAL_GAPS)?
             .into_iter()
@@ -129,7 +130,7 @@ impl Core {
         if gaps.is_empty() {
             return Ok(None);
         }
-        let katas = self.db().kata_titles()?;
+        let katas = self.ctx.db().kata_titles()?;
         let message = prompt::assemble_user_message(&gaps, &self.tech_stack(), &katas);
         let system = prompt::system_prompt(&self.stage_summary());
         Ok(Some(Research { gaps, system, message }))
@@ -139,7 +140,7 @@ impl Core {
     fn tech_stack(&self) -> String {
         let mut stack: Vec<&str> = STACK_MARKERS
             .iter()
-            .filter(|(file, _)| self.project_root().resolve(file).is_ok_and(|p| p.abs().is_file()))
+            .filter(|(file, _)| self.ctx.root().resolve(file).is_ok_and(|p| p.abs().is_file()))
             .map(|(_, name)| *name)
             .collect();
         stack.dedup();

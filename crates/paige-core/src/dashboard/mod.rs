@@ -11,6 +11,9 @@
 //! that asked alone, with no model call. `dashboard:request` with `refresh` runs both flows
 //! again. When a session ends, every UI that asked for the dashboard gets its
 //! `dashboard:state` again (the session done, its stats and skills).
+//!
+//! [`Dashboard`] is the feature: it owns its cache and gets the shared context and where
+//! `gh` is when `Core::open` builds it. It knows nothing of `Core`.
 
 mod cache;
 mod issues;
@@ -23,61 +26,79 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
-use crate::core::Core;
+use crate::ctx::Ctx;
 use crate::db::{ActionType, DashboardRows, DbError, iso};
 use crate::event::Event;
 use crate::protocol::{
     ConnectionId, DashboardState, DashboardStats, DreyfusItem, InProgressSession, KataSummary, Period, ServerMessage,
 };
 
-impl Core {
+/// The dashboard: its kept model answers and the UIs showing it.
+pub struct Dashboard {
+    ctx: Arc<Ctx>,
+    cache: DashboardCache,
+    /// The GitHub CLI (`PAIGE_GH`, else `gh` on `PATH`) and how long one call may take.
+    gh_program: std::path::PathBuf,
+    gh_timeout: std::time::Duration,
+}
+
+impl Dashboard {
+    pub(crate) fn new(
+        ctx: Arc<Ctx>,
+        gh_program: Option<&std::path::Path>,
+        gh_timeout: std::time::Duration,
+    ) -> Arc<Dashboard> {
+        let gh_program = gh_program.unwrap_or(std::path::Path::new("gh")).to_owned();
+        Arc::new(Dashboard { ctx, cache: DashboardCache::default(), gh_program, gh_timeout })
+    }
+
+    /// The kept model answers (`cache.rs`).
+    pub fn cache(&self) -> &DashboardCache {
+        &self.cache
+    }
+
     /// `dashboard:request` (Scenario 12.1): `dashboard:state` to `from` now, then the issue
     /// assessment and learning materials in the background, from the cache when it has them
     /// and `refresh` is not set. Reads SQLite: call it where blocking is allowed.
-    pub fn dashboard_request(
-        self: &Arc<Self>,
-        from: ConnectionId,
-        period: Option<Period>,
-        refresh: bool,
-    ) -> Result<(), DbError> {
+    pub fn request(self: &Arc<Self>, from: ConnectionId, period: Option<Period>, refresh: bool) -> Result<(), DbError> {
         let period = period.unwrap_or_default();
-        let state = self.dashboard_state(period)?;
-        self.dashboard_cache().note_viewer(from, period);
+        let state = self.state(period)?;
+        self.cache().note_viewer(from, period);
         if refresh {
-            self.dashboard_cache().invalidate();
+            self.cache().invalidate();
         }
         // Before the flows start, so nothing they send can overtake it (SC-087).
-        self.emit(Event::UiTo { connection: from, message: ServerMessage::DashboardState(state) });
-        self.spawn_dashboard(move |core| async move {
-            let (issues, materials) = tokio::join!(core.assess_issues(Some(from)), core.find_materials(from));
+        self.ctx.emit(Event::UiTo { connection: from, message: ServerMessage::DashboardState(state) });
+        self.spawn(move |dashboard| async move {
+            let (issues, materials) = tokio::join!(dashboard.assess_issues(Some(from)), dashboard.find_materials(from));
             let data =
                 json!({ "statsPeriod": period_name(period), "issuesLoaded": issues, "materialsLoaded": materials });
-            let logger = core.clone();
-            blocking(move || logger.log_action(ActionType::DashboardLoaded, data)).await;
+            let logger = dashboard.clone();
+            blocking(move || logger.ctx.log_action(ActionType::DashboardLoaded, data)).await;
         });
         Ok(())
     }
 
     /// `dashboard:refresh_issues` (Scenario 12.8): the issue assessment again, nothing else.
-    pub fn refresh_dashboard_issues(self: &Arc<Self>) {
-        self.spawn_dashboard(|core| async move {
-            core.assess_issues(None).await;
+    pub fn refresh_issues(self: &Arc<Self>) {
+        self.spawn(|dashboard| async move {
+            dashboard.assess_issues(None).await;
         });
     }
 
     /// A session ended: a completed one makes the kept model answers stale (new gaps, new
     /// stages, one more recent session), and every UI that asked for the dashboard gets its
     /// `dashboard:state` again, for the period it chose. Reads SQLite.
-    pub(crate) fn dashboard_session_ended(&self, status: crate::db::SessionStatus) {
+    pub(crate) fn session_ended(&self, status: crate::db::SessionStatus) {
         if status == crate::db::SessionStatus::Completed {
-            self.dashboard_cache().invalidate();
+            self.cache().invalidate();
         }
-        let viewers = self.dashboard_cache().viewers(|id| self.connection(id).is_none());
+        let viewers = self.cache().viewers(|id| self.ctx.live().connection(id).is_none());
         let mut states: Vec<(Period, DashboardState)> = Vec::new();
         for (connection, period) in viewers {
             let state = match states.iter().find(|(p, _)| *p == period) {
                 Some((_, state)) => state.clone(),
-                None => match self.dashboard_state(period) {
+                None => match self.state(period) {
                     Ok(state) => {
                         states.push((period, state.clone()));
                         state
@@ -88,14 +109,15 @@ impl Core {
                     }
                 },
             };
-            self.emit(Event::UiTo { connection, message: ServerMessage::DashboardState(state) });
+            self.ctx.emit(Event::UiTo { connection, message: ServerMessage::DashboardState(state) });
         }
     }
 
     /// The dashboard's state now: Dreyfus assessments, the period's stats, the sessions
     /// still active and the katas. An empty database is valid zeros and empty lists (EC-88).
-    pub fn dashboard_state(&self, period: Period) -> Result<DashboardState, DbError> {
+    pub fn state(&self, period: Period) -> Result<DashboardState, DbError> {
         let dreyfus = self
+            .ctx
             .db()
             .dreyfus_assessments()?
             .into_iter()
@@ -106,7 +128,8 @@ impl Core {
                 assessed_at: iso(a.assessed_at),
             })
             .collect();
-        let DashboardRows { stats, in_progress, katas } = self.db().dashboard_rows(period_start(period, self.now()))?;
+        let DashboardRows { stats, in_progress, katas } =
+            self.ctx.db().dashboard_rows(period_start(period, self.ctx.now()))?;
         Ok(DashboardState {
             dreyfus,
             stats: DashboardStats {
@@ -144,18 +167,18 @@ impl Core {
 
     /// Runs `flow` on the core's task tracker until it ends or Paige shuts down. Without a
     /// runtime (Paige shutting down) nothing runs.
-    fn spawn_dashboard<F, Fut>(self: &Arc<Self>, flow: F)
+    fn spawn<F, Fut>(self: &Arc<Self>, flow: F)
     where
-        F: FnOnce(Arc<Core>) -> Fut,
+        F: FnOnce(Arc<Dashboard>) -> Fut,
         Fut: std::future::Future<Output = ()> + Send + 'static,
     {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             tracing::warn!("no runtime: the dashboard's background flows do not run");
             return;
         };
-        let cancel = self.shutdown_token();
+        let cancel = self.ctx.shutdown_token();
         let work = flow(self.clone());
-        self.tasks().spawn_on(
+        self.ctx.tasks().spawn_on(
             async move {
                 tokio::select! {
                     _ = cancel.cancelled() => {}
@@ -168,7 +191,7 @@ impl Core {
 
     /// The learner's stages as the prompts take them ("area: stage, …"; novice when none).
     fn stage_summary(&self) -> String {
-        match self.db().dreyfus_assessments() {
+        match self.ctx.db().dreyfus_assessments() {
             Ok(assessments) if !assessments.is_empty() => assessments
                 .iter()
                 .map(|a| format!("{}: {}", a.skill_area, a.stage.as_str()))
