@@ -31,7 +31,7 @@ pub struct Core {
     started_at: DateTime<Utc>,
     watcher: Mutex<Option<Watcher>>,
     terminals: Arc<crate::terminal::Terminals>,
-    detector: crate::detector::Detector,
+    detector: Arc<crate::detector::Detector>,
     /// Each session's wrap-up, run once (`coaching/wrapup.rs`).
     wrapups: crate::coaching::WrapUps,
     /// The transcript the last hook named, for a UI `session:end`.
@@ -82,10 +82,6 @@ impl Core {
         let db = Db::open(&config.db_path(), clock.clone())?;
         let api = ApiClient::new(ApiSettings::from_config(&config)?)?;
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
-        let detector = crate::detector::Detector::new(crate::detector::Store::new(
-            config.data_dir.join("versions"),
-            config.limits.max_version_store_bytes,
-        ));
         let live = Live::new(Buffers::with_limits(config.limits.max_buffer_bytes, config.limits.max_buffers_bytes));
         let ctx = Arc::new(crate::ctx::Ctx {
             db,
@@ -99,6 +95,9 @@ impl Core {
             memory: std::sync::RwLock::new(Arc::new(crate::memory::Memory::disabled("memory is not configured"))),
         });
         let terminals: Arc<crate::terminal::Terminals> = Arc::default();
+        let store =
+            crate::detector::Store::new(config.data_dir.join("versions"), config.limits.max_version_store_bytes);
+        let detector = crate::detector::Detector::new(ctx.clone(), store, config.limits.max_file_bytes);
         let intake = crate::intake::Intake::new(ctx.clone(), &config.limits);
         let dashboard =
             crate::dashboard::Dashboard::new(ctx.clone(), config.gh_program.as_deref(), config.limits.gh_timeout);
@@ -182,8 +181,19 @@ impl Core {
         &self.ctx
     }
 
-    pub(crate) fn detector(&self) -> &crate::detector::Detector {
+    pub(crate) fn detector(&self) -> &Arc<crate::detector::Detector> {
         &self.detector
+    }
+
+    /// Whether a watch window is open (a call of Claude Code's runs).
+    pub fn watching(&self) -> bool {
+        self.detector.watching()
+    }
+
+    /// Brings a kept version back into its file (`paige restore <id>`); what the file holds
+    /// now is kept first, so a restore loses nothing either. Returns the file's path.
+    pub fn restore_version(&self, id: i64) -> Result<String, crate::detector::DetectorError> {
+        self.detector.restore_version(id)
     }
 
     pub fn db(&self) -> &Db {
@@ -300,7 +310,7 @@ impl Core {
                 }
             })?;
             self.detector().journal_start(watcher.degraded().is_none());
-            self.prime_detector();
+            self.detector().prime();
             if let Some(notice) = watcher.degraded() {
                 let notice = ServerMessage::notice(crate::protocol::MessageKind::Warning, notice);
                 self.live().set_watch_notice(notice.clone());

@@ -45,7 +45,7 @@ impl Core {
         // Before the detector hears of it: a refused save must not pass as the learner's.
         files::refuse_reserved(path.rel())?;
         // The learner's save: the change detector must not undo it.
-        self.note_learner_save(path.rel(), content.as_bytes());
+        self.detector().note_learner_save(path.rel(), content.as_bytes());
         files::write_file(&path, &content)?;
         // Clean now: its diff is empty, and a cached one would only hold memory.
         self.live().saved(path.rel(), content, self.now());

@@ -157,7 +157,7 @@ async fn run_check(core: Arc<Core>, phase: Phase, saved: String, id: u64, cancel
     let call_id = format!("step-check-{id}");
     let (c, call, path) = (core.clone(), call_id.clone(), saved);
     let opened = tokio::task::spawn_blocking(move || -> Result<(), detector::DetectorError> {
-        c.watch_begin(&call, false)?;
+        c.detector().watch_begin(&call, false)?;
         // The save that started this is the learner's, whether or not the watcher has
         // reported it yet: a window opened after it must not take it for the check's.
         if let Ok(file) = c.project_root().resolve(&path)
@@ -188,7 +188,7 @@ async fn run_check(core: Arc<Core>, phase: Phase, saved: String, id: u64, cancel
         true => Verdict::Keep("a lockfile builds rewrite"),
         false => Verdict::Undo,
     };
-    match tokio::task::spawn_blocking(move || c.watch_end(Some(&call), verdict)).await {
+    match tokio::task::spawn_blocking(move || c.detector().watch_end(Some(&call), verdict)).await {
         Ok(Ok(settled)) => core.report_check_changes(&settled, &invocation),
         Ok(Err(err)) => tracing::warn!("the step check's file changes could not be settled: {err}"),
         Err(_) => {}

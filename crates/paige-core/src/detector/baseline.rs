@@ -6,14 +6,13 @@ use std::collections::HashSet;
 
 use super::manifest::{self, Manifest, Meta};
 use super::{ChangeKind, DetectorError, Known, State, rewalk};
-use crate::Core;
 use crate::db::VersionKind;
 
-impl Core {
+impl super::Detector {
     /// The learner files now: a re-walk of what the last walk kept, or a full walk when there
     /// is none or the ignore rules changed.
     pub(super) fn walk(&self, state: &mut State) -> Manifest {
-        let root = self.project_root().path();
+        let root = self.ctx.root().path();
         let rewalked = state.tree.as_mut().and_then(|tree| tree.rewalk(root));
         let rules_changed = |now: &Manifest| {
             let ignore_files = now.keys().chain(state.baseline.keys()).filter(|p| rewalk::is_ignore_file(p));
@@ -31,11 +30,11 @@ impl Core {
 
     /// The baseline from a full walk: every file whose metadata moved is kept anew.
     pub(super) fn refresh_all(&self, state: &mut State) -> Result<(), DetectorError> {
-        let now = manifest::scan(self.project_root().path());
-        state.tree = Some(rewalk::Tree::from_manifest(self.project_root().path(), &now));
+        let now = manifest::scan(self.ctx.root().path());
+        state.tree = Some(rewalk::Tree::from_manifest(self.ctx.root().path(), &now));
         state.baseline.retain(|path, _| now.contains_key(path));
         for (path, meta) in &now {
-            if self.shutdown_token().is_cancelled() {
+            if self.ctx.shutdown_token().is_cancelled() {
                 // Shutting down: the rest is taken in next time.
                 return Ok(());
             }
@@ -51,7 +50,7 @@ impl Core {
     /// The baseline updated for the paths the watcher saw change since the last window: what
     /// they are now (a file, a folder to walk, or gone). A change to ignore rules walks all.
     pub(super) fn refresh(&self, state: &mut State, paths: HashSet<String>) -> Result<(), DetectorError> {
-        let root = self.project_root().path().to_owned();
+        let root = self.ctx.root().path().to_owned();
         let rules = |p: &str| {
             p == ".git/info/exclude" || p.rsplit('/').next().is_some_and(|n| n == ".gitignore" || n == ".ignore")
         };
@@ -93,13 +92,13 @@ impl Core {
     /// Takes in the project's files ahead of the first watched call (which would otherwise
     /// pay for storing every file once), on the core's task tracker; without a runtime, the
     /// first call does it.
-    pub(crate) fn prime_detector(self: &std::sync::Arc<Self>) {
+    pub(crate) fn prime(self: &std::sync::Arc<Self>) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let core = std::sync::Arc::downgrade(self);
-        self.tasks().spawn_blocking_on(
+        self.ctx.tasks().spawn_blocking_on(
             move || {
                 let Some(core) = core.upgrade() else { return };
-                let mut state = core.detector().state.locked();
+                let mut state = core.state.locked();
                 if state.primed || state.window.is_some() {
                     return;
                 }
@@ -126,11 +125,11 @@ impl Core {
         after: Option<Meta>,
     ) -> Result<Option<(ChangeKind, Option<String>)>, DetectorError> {
         let current = |meta: Meta| -> Result<Option<String>, DetectorError> {
-            let file = self.project_root().resolve(path)?;
-            if meta.size > self.config().limits.max_file_bytes {
+            let file = self.ctx.root().resolve(path)?;
+            if meta.size > self.max_file_bytes {
                 return Ok(None);
             }
-            Ok(crate::files::read_bytes(&file).ok().map(|b| crate::governance::ledger::sha256_hex(&b)))
+            Ok(crate::files::read_bytes(&file).ok().map(|b| crate::files::sha256_hex(&b)))
         };
         Ok(match (before, after) {
             (None, None) => None,
@@ -138,7 +137,7 @@ impl Core {
             (Some(known), Some(meta)) if known.meta == meta => None,
             (before, Some(meta)) => {
                 let sha = current(meta)?;
-                if sha.as_deref().is_some_and(|s| self.detector().saved(path, s)) {
+                if sha.as_deref().is_some_and(|s| self.saved(path, s)) {
                     return Ok(None);
                 }
                 match before {
@@ -154,22 +153,22 @@ impl Core {
 
     /// Hashes and keeps the file's current content.
     pub(super) fn remember(&self, path: &str, meta: Meta, kind: VersionKind) -> Result<Known, DetectorError> {
-        if meta.size > self.config().limits.max_file_bytes {
+        if meta.size > self.max_file_bytes {
             return Ok(Known { meta, sha256: None });
         }
-        let file = self.project_root().resolve(path)?;
+        let file = self.ctx.root().resolve(path)?;
         let Ok(bytes) = crate::files::read_bytes(&file) else {
             // Gone or swapped since the walk: the next window sees it as it is then.
             return Ok(Known { meta, sha256: None });
         };
-        let sha = self.detector().store.keep(self.db(), self.project_root().path(), path, &bytes, meta.mode, kind)?;
+        let sha = self.store.keep(self.ctx.db(), self.ctx.root().path(), path, &bytes, meta.mode, kind)?;
         Ok(Known { meta, sha256: Some(sha) })
     }
 
     /// The id of the kept version of `path` with this content, newest first.
     pub(super) fn version_id(&self, path: &str, sha: Option<&str>, kind: VersionKind) -> Option<i64> {
         let sha = sha?;
-        let versions = self.db().file_versions(self.project_root().path(), Some(path)).ok()?;
+        let versions = self.ctx.db().file_versions(self.ctx.root().path(), Some(path)).ok()?;
         versions.into_iter().find(|v| v.sha256 == sha && v.kind == kind).map(|v| v.id)
     }
 }

@@ -177,6 +177,9 @@ const MAX_JOURNAL: usize = 2000;
 const MAX_SAVES: usize = 10_000;
 
 pub(crate) struct Detector {
+    ctx: std::sync::Arc<crate::ctx::Ctx>,
+    /// A file larger than this is not kept (`PAIGE_MAX_FILE_BYTES`).
+    max_file_bytes: u64,
     state: Mutex<State>,
     journal: Mutex<Journal>,
     /// Content hashes of the learner's saves through Paige (in order, per path) since the
@@ -193,20 +196,27 @@ impl Detector {
         &self.store
     }
 
-    pub(crate) fn new(store: Store) -> Detector {
-        Detector {
+    /// The detector over `ctx`'s project, keeping versions in `store`.
+    pub(crate) fn new(
+        ctx: std::sync::Arc<crate::ctx::Ctx>,
+        store: Store,
+        max_file_bytes: u64,
+    ) -> std::sync::Arc<Detector> {
+        std::sync::Arc::new(Detector {
+            ctx,
+            max_file_bytes,
             state: Mutex::default(),
             journal: Mutex::default(),
             saves: Mutex::default(),
             open: AtomicBool::new(false),
             store,
-        }
+        })
     }
 
     /// A save through Paige's own path (the learner's): not undone if it lands in a window.
     /// Returns its content hash.
     pub(crate) fn note_save(&self, rel: &str, content: &[u8]) -> String {
-        let sha = crate::governance::ledger::sha256_hex(content);
+        let sha = crate::files::sha256_hex(content);
         let mut saves = self.saves.locked();
         if saves.len() >= MAX_SAVES && !saves.contains_key(rel) {
             saves.clear();
@@ -262,22 +272,23 @@ impl Detector {
     }
 }
 
-impl crate::Core {
+impl Detector {
     /// The learner saved `content` to `rel` through Paige: the change detector keeps it (a
     /// window open now must not undo it, and an undo of a later change goes back to it).
     pub(crate) fn note_learner_save(&self, rel: &str, content: &[u8]) {
-        let detector = self.detector();
+        let detector = self;
         detector.note_save(rel, content);
         if !detector.open.load(Ordering::Relaxed) {
             return;
         }
-        let root = self.project_root();
+        let root = self.ctx.root();
         let mode = root
             .resolve(rel)
             .ok()
             .and_then(|f| std::fs::symlink_metadata(f.abs()).ok())
             .map_or(0o644, |m| Meta::of(&m).mode);
-        if let Err(err) = detector.store.keep(self.db(), root.path(), rel, content, mode, crate::db::VersionKind::Seen)
+        if let Err(err) =
+            detector.store.keep(self.ctx.db(), root.path(), rel, content, mode, crate::db::VersionKind::Seen)
         {
             tracing::warn!(path = rel, "could not keep the learner's save: {err}");
         }

@@ -48,7 +48,7 @@ impl Store {
         mode: u32,
         kind: VersionKind,
     ) -> Result<String, DetectorError> {
-        let sha = crate::governance::ledger::sha256_hex(bytes);
+        let sha = crate::files::sha256_hex(bytes);
         self.put(&sha, bytes)?;
         let added = db.add_file_version(project, path, &sha, bytes.len() as u64, mode, kind)?;
         self.pending.fetch_or(added, std::sync::atomic::Ordering::Relaxed);
@@ -75,7 +75,7 @@ impl Store {
     pub(crate) fn get(&self, sha: &str) -> Result<Vec<u8>, DetectorError> {
         let object = self.object(sha);
         let bytes = std::fs::read(&object).map_err(self.io(&object))?;
-        if crate::governance::ledger::sha256_hex(&bytes) != sha {
+        if crate::files::sha256_hex(&bytes) != sha {
             return Err(DetectorError::Store {
                 path: object,
                 source: std::io::Error::new(std::io::ErrorKind::InvalidData, "content does not match its hash"),

@@ -4,7 +4,6 @@
 
 use super::manifest::Meta;
 use super::{ChangeKind, DetectorError, Known, Store};
-use crate::Core;
 use crate::db::VersionKind;
 use crate::files::{FileError, ProjectPath};
 
@@ -35,14 +34,14 @@ fn keep_current(
     }
 }
 
-impl Core {
+impl super::Detector {
     /// Puts the file back as `target` had it — the baseline, or the learner's last save
     /// through Paige — or, for a file that was not there, moves it into the version store.
     /// What the call left is kept first.
     pub(super) fn undo(&self, path: &str, target: Option<&Known>, change: ChangeKind) -> Result<Undone, DetectorError> {
-        let file = self.project_root().resolve(path)?;
-        let store = &self.detector().store;
-        let root = self.project_root().path();
+        let file = self.ctx.root().resolve(path)?;
+        let store = &self.store;
+        let root = self.ctx.root().path();
         if change == ChangeKind::ModeChanged
             && let Some(known) = target
         {
@@ -52,7 +51,7 @@ impl Core {
             return Ok(Undone { known: Some(Known { meta, sha256: known.sha256.clone() }), left_sha: None });
         }
         // A "deleted" file may exist but be ignored now (the call changed .gitignore): kept too.
-        let left_sha = keep_current(self.db(), store, root, &file, VersionKind::Replaced)?;
+        let left_sha = keep_current(self.ctx.db(), store, root, &file, VersionKind::Replaced)?;
         let Some(known) = target else {
             // A new file: its content is safely kept, so it may leave the project.
             crate::files::remove_file(&file)?;
@@ -71,11 +70,11 @@ impl Core {
     /// Brings a kept version back into its file (`paige restore <id>`); what the file holds
     /// now is kept first, so a restore loses nothing either. Returns the file's path.
     pub fn restore_version(&self, id: i64) -> Result<String, DetectorError> {
-        restore_version(self.db(), &self.detector().store, self.project_root(), id)
+        restore_version(self.ctx.db(), &self.store, self.ctx.root(), id)
     }
 }
 
-/// [`Core::restore_version`] without a running core: the CLI's way. A file that is gone (a
+/// [`super::Detector::restore_version`] without a running core: the CLI's way. A file that is gone (a
 /// new file Paige moved into the store) is written anew, its folders with it.
 pub fn restore_version(
     db: &crate::db::Db,

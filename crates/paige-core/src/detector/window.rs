@@ -7,7 +7,6 @@ use std::collections::{HashMap, HashSet};
 
 use super::manifest::Meta;
 use super::{ChangeKind, DetectorError, Known, Outcome, Owner, Settled, State, Verdict, Window, guarded, rewalk};
-use crate::Core;
 use crate::db::VersionKind;
 
 /// What ends (part of) a window.
@@ -33,7 +32,7 @@ enum Settle<'a> {
     Unattributed,
 }
 
-impl Core {
+impl super::Detector {
     /// Opens (or joins) the watch window for a tool call about to run, by Paige itself (a
     /// step check). The baseline takes in whatever changed since the last window: those
     /// changes were the learner's.
@@ -41,7 +40,7 @@ impl Core {
         self.watch_begin_owned(call_id, Owner::Paige, backgrounds, None)
     }
 
-    /// [`Core::watch_begin`] for a Claude Code session's call, whose hook waits for the answer
+    /// [`Detector::watch_begin`](super::Detector::watch_begin) for a Claude Code session's call, whose hook waits for the answer
     /// until `answer_by`: a window is not opened (nor joined) once that has passed — Claude
     /// Code was told the call is denied, so no PostToolUse would ever close it, and a window
     /// left open would take the next call's changes for an interrupted one's.
@@ -62,7 +61,7 @@ impl Core {
         backgrounds: bool,
         answer_by: Option<std::time::Instant>,
     ) -> Result<(), DetectorError> {
-        let detector = self.detector();
+        let detector = self;
         let mut state = detector.state.locked();
         let late = || answer_by.is_some_and(|by| std::time::Instant::now() >= by);
         if late() {
@@ -85,11 +84,11 @@ impl Core {
         let background = if backgrounds { vec![owner.clone()] } else { Vec::new() };
         state.window = Some(Window { calls: HashMap::from([(call_id.to_owned(), owner)]), background });
         detector.set_open(true);
-        detector.store.evict(self.db())?;
+        detector.store.evict(self.ctx.db())?;
         Ok(())
     }
 
-    /// A call ended (`Some`), or the session's turn did (`None`): see [`Core::watch_close`].
+    /// A call ended (`Some`), or the session's turn did (`None`): see [`Detector::watch_close`](super::Detector::watch_close).
     pub(crate) fn watch_end(
         &self,
         call_id: Option<&str>,
@@ -112,7 +111,7 @@ impl Core {
         end: End<'_>,
         verdict: impl Fn(&str) -> Verdict,
     ) -> Result<Vec<Settled>, DetectorError> {
-        let detector = self.detector();
+        let detector = self;
         let mut guard = detector.state.locked();
         let state = &mut *guard;
         let Some(window) = &mut state.window else { return Ok(Vec::new()) };
@@ -178,7 +177,7 @@ impl Core {
             state.window = Some(Window { calls: running, background });
             detector.set_open(true);
         }
-        detector.store.evict(self.db())?;
+        detector.store.evict(self.ctx.db())?;
         Ok(settled)
     }
 
@@ -279,7 +278,7 @@ impl Core {
         after: Option<Meta>,
         change: ChangeKind,
     ) -> Result<super::undo::Undone, DetectorError> {
-        let saved = self.detector().last_save(path).and_then(|sha| {
+        let saved = self.last_save(path).and_then(|sha| {
             let meta = before.map(|k| k.meta).or(after)?;
             Some(Known { meta, sha256: Some(sha) })
         });
@@ -291,13 +290,13 @@ impl Core {
 
     /// Files open in Paige's editor or with unsaved changes there: the learner's.
     fn learners_files(&self) -> HashSet<String> {
-        let live = self.live();
+        let live = self.ctx.live();
         live.open_files().into_iter().chain(live.dirty_paths()).collect()
     }
 
     /// Whether a window is open (for tests and the UI).
     pub fn watching(&self) -> bool {
-        self.detector().state.locked().window.is_some()
+        self.state.locked().window.is_some()
     }
 }
 

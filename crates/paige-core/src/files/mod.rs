@@ -16,6 +16,12 @@ mod write;
 pub const ORCHESTRATION_DIR: &str = ".orchestration";
 pub const TRACE_FILE: &str = "agent_trace.jsonl";
 
+/// A content's SHA-256, as lowercase hex: how the ledger and the version store name content.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
 pub use diff::unified_diff;
 pub use guard::DEFAULT_MAX_FILE_BYTES;
 pub(crate) use guard::to_slash;

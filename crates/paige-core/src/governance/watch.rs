@@ -30,7 +30,8 @@ impl Core {
             // watch, and nothing the learner changes meanwhile is ever taken for the agent's.
             HookEvent::PreToolUse if !governed && self.agent_jailed() => return Ok(decision),
             HookEvent::PreToolUse if call.is_watched() && decision == HookDecision::None => {
-                if let Err(err) = self.watch_begin_in(call_id, session, call.backgrounds(), input.answer_by) {
+                if let Err(err) = self.detector().watch_begin_in(call_id, session, call.backgrounds(), input.answer_by)
+                {
                     return Ok(HookDecision::Deny {
                         reason: format!("Paige cannot watch this call's file changes, so it is denied: {err}"),
                     });
@@ -46,7 +47,7 @@ impl Core {
                 });
             }
             // Most turns end with no window open: nothing to load or walk then.
-            _ if !self.watching() => return Ok(decision),
+            _ if !self.detector().watching() => return Ok(decision),
             HookEvent::Stop | HookEvent::SessionEnd => End::Turn(Some(session)),
             // Come only once the session's calls ended: one still open was interrupted.
             HookEvent::UserPromptSubmit => End::Lost(Some(session)),
@@ -77,7 +78,7 @@ impl Core {
                 true => Verdict::Keep("a lockfile builds rewrite"),
                 false => Verdict::Undo,
             };
-            return self.watch_close(end, verdict).map_err(io);
+            return self.detector().watch_close(end, verdict).map_err(io);
         }
         let orch = Orchestration::new(&root);
         let session = self.db().agent_session(&input.session_id)?;
@@ -88,7 +89,7 @@ impl Core {
             Some(scope) if scope.is_match(path) => Verdict::Keep("inside the intent's owned scope"),
             _ => Verdict::Undo,
         };
-        let settled = self.watch_close(end, verdict).map_err(io)?;
+        let settled = self.detector().watch_close(end, verdict).map_err(io)?;
         for change in &settled {
             let violation = || {
                 let intent = session.intent_id.as_deref().unwrap_or("(none bound)");
