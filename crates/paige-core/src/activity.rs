@@ -125,7 +125,7 @@ impl Core {
             return Err(SessionError::AlreadyActive(winner));
         }
         self.observer().start(session, cancel.clone(), &runtime);
-        self.start_step_checks(&session.id, cancel.clone(), &runtime);
+        self.checks().start(&session.id, cancel.clone(), &runtime);
         let core = Arc::downgrade(self);
         // The first tick is due one interval after the session starts, not after the task is
         // first polled.

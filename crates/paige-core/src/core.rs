@@ -39,7 +39,7 @@ pub struct Core {
     /// The newest kickoff delivery: an older one still waiting gives way to it.
     kickoff_generation: std::sync::atomic::AtomicU64,
     /// The phases' step checks (`checks/`).
-    checks: crate::checks::StepChecks,
+    checks: Arc<crate::checks::StepChecks>,
     /// The live session's Observer (`observer/`).
     observer: Arc<crate::observer::Observer>,
     /// The intake interview (`intake/`).
@@ -98,6 +98,7 @@ impl Core {
         let store =
             crate::detector::Store::new(config.data_dir.join("versions"), config.limits.max_version_store_bytes);
         let detector = crate::detector::Detector::new(ctx.clone(), store, config.limits.max_file_bytes);
+        let checks = crate::checks::StepChecks::new(ctx.clone(), detector.clone(), config.limits.step_check_timeout);
         let intake = crate::intake::Intake::new(ctx.clone(), &config.limits);
         let dashboard =
             crate::dashboard::Dashboard::new(ctx.clone(), config.gh_program.as_deref(), config.limits.gh_timeout);
@@ -112,7 +113,7 @@ impl Core {
             wrapups: Default::default(),
             last_transcript: Default::default(),
             kickoff_generation: Default::default(),
-            checks: Default::default(),
+            checks,
             observer,
             intake,
             dashboard,
@@ -368,8 +369,14 @@ impl Core {
         &self.last_transcript
     }
 
-    pub(crate) fn checks(&self) -> &crate::checks::StepChecks {
+    /// The phases' step checks (`checks/`).
+    pub(crate) fn checks(&self) -> &Arc<crate::checks::StepChecks> {
         &self.checks
+    }
+
+    /// The latest step check of `phase_id`, if one ran.
+    pub fn phase_check(&self, phase_id: &str) -> Option<crate::checks::PhaseCheck> {
+        self.checks.phase_check(phase_id)
     }
 
     /// The Observer (`observer/`): Paige's watch over the live session.

@@ -294,7 +294,7 @@ impl Core {
         for message in self.intake().rejoin() {
             self.emit(crate::event::Event::UiTo { connection: from, message });
         }
-        if let Some(check) = self.current_step_check() {
+        if let Some(check) = self.checks().current_step_check() {
             self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::CoachingStepCheck(check) });
         }
         // The Observer's state as the backend holds it (the mute toggle shows this, not a guess).

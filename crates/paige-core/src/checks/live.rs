@@ -10,38 +10,38 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
+use super::StepChecks;
 use super::process::{self, Exit, Ran};
 use super::runner::{self, Invocation};
 use super::{CheckStatus, PhaseCheck};
-use crate::core::Core;
 use crate::db::{ActionType, Phase};
 use crate::detector::{self, Verdict};
 use crate::event::Event;
 use crate::protocol::{MessageKind, ServerMessage, StepCheck};
 
-impl Core {
+impl StepChecks {
     /// Starts `session_id`'s step checks; they stop when `cancel` (the session's token) fires,
     /// and a check still running then is killed and its result discarded.
-    pub(crate) fn start_step_checks(
+    pub(crate) fn start(
         self: &Arc<Self>,
         session_id: &str,
         cancel: CancellationToken,
         runtime: &tokio::runtime::Handle,
     ) {
         // Subscribed before the session's first action is logged: no save is missed.
-        let events = self.subscribe();
-        let core = Arc::downgrade(self);
+        let events = self.ctx.subscribe();
+        let checks = Arc::downgrade(self);
         let session_id = session_id.to_owned();
         let handle = runtime.clone();
-        self.tasks().spawn_on(watch_saves(core, session_id, events, cancel, handle), runtime);
+        self.ctx.tasks().spawn_on(watch_saves(checks, session_id, events, cancel, handle), runtime);
     }
 
     /// The phase in progress of `session_id`'s latest plan, if `path` is one of its expected files.
     fn phase_expecting(&self, session_id: &str, path: &str) -> Option<Phase> {
-        let plan = self.current_plan(session_id).ok().flatten()?;
-        let phases = self.db().phases_for_plan(&plan.id).ok()?;
-        let phase = crate::coaching::current_phase(&phases)?;
-        let same = |expected: &String| self.project_root().resolve(expected).is_ok_and(|p| p.rel() == path);
+        let plan = self.ctx.db().current_plan(session_id).ok().flatten()?;
+        let phases = self.ctx.db().phases_for_plan(&plan.id).ok()?;
+        let phase = crate::db::current_phase(&phases)?;
+        let same = |expected: &String| self.ctx.root().resolve(expected).is_ok_and(|p| p.rel() == path);
         phase.expected_files.iter().any(same).then(|| phase.clone())
     }
 
@@ -54,11 +54,11 @@ impl Core {
         ran: Option<Duration>,
         command: Option<&Invocation>,
     ) -> PhaseCheck {
-        let finished_at = (status != CheckStatus::Running).then(|| self.now());
+        let finished_at = (status != CheckStatus::Running).then(|| self.ctx.now());
         let duration_ms = ran.map(|d| d.as_millis() as u64);
-        let check = self.checks().record(phase, status, summary, finished_at, duration_ms);
+        let check = self.state.record(phase, status, summary, finished_at, duration_ms);
         tracing::info!(phase = phase.number, status = status.as_str(), summary = check.summary, "step check");
-        self.broadcast(ServerMessage::CoachingStepCheck(StepCheck {
+        self.ctx.broadcast(ServerMessage::CoachingStepCheck(StepCheck {
             phase: phase.number,
             status,
             summary: check.summary.clone(),
@@ -80,8 +80,8 @@ impl Core {
         let Some(text) = detector::describe(&undone, &why) else { return };
         tracing::warn!("{text}");
         let text = format!("{text}\nEvery replaced version is kept: `paige restore` lists them.");
-        self.broadcast(ServerMessage::notice(MessageKind::Warning, text));
-        self.log_action(
+        self.ctx.broadcast(ServerMessage::notice(MessageKind::Warning, text));
+        self.ctx.log_action(
             ActionType::ChangeReverted,
             serde_json::json!({ "changes": undone, "stepCheck": command.display() }),
         );
@@ -89,7 +89,7 @@ impl Core {
 }
 
 async fn watch_saves(
-    core: Weak<Core>,
+    checks: Weak<StepChecks>,
     session_id: String,
     mut events: tokio::sync::broadcast::Receiver<Event>,
     cancel: CancellationToken,
@@ -115,7 +115,7 @@ async fn watch_saves(
             }
         };
         let Some(path) = entry.data.as_ref().and_then(|d| d["path"].as_str()).map(str::to_owned) else { continue };
-        let Some(strong) = core.upgrade() else { break };
+        let Some(strong) = checks.upgrade() else { break };
         let (lookup, session, saved) = (strong.clone(), session_id.clone(), path.clone());
         // The database off the runtime.
         let phase = match tokio::task::spawn_blocking(move || lookup.phase_expecting(&session, &saved)).await {
@@ -123,13 +123,13 @@ async fn watch_saves(
             _ => continue,
         };
         let check = cancel.child_token();
-        let id = strong.checks().supersede(check.clone());
+        let id = strong.state.supersede(check.clone());
         let task = run_check(strong.clone(), phase, path, id, check);
-        strong.tasks().spawn_on(task, &runtime);
+        strong.ctx.tasks().spawn_on(task, &runtime);
     }
-    if let Some(core) = core.upgrade() {
+    if let Some(checks) = checks.upgrade() {
         // The session is over: a check still running goes with it.
-        let running = core.checks().running.locked().take();
+        let running = checks.state.running.locked().take();
         if let Some((_, running)) = running {
             running.cancel();
         }
@@ -138,16 +138,16 @@ async fn watch_saves(
 
 /// Runs `phase`'s check after a save of `saved`; `cancel` fires when a newer save supersedes
 /// it or the session ends (its result is then discarded).
-async fn run_check(core: Arc<Core>, phase: Phase, saved: String, id: u64, cancel: CancellationToken) {
-    let invocation = match runner::plan(core.project_root(), phase.test_filter.as_deref()) {
+async fn run_check(checks: Arc<StepChecks>, phase: Phase, saved: String, id: u64, cancel: CancellationToken) {
+    let invocation = match runner::plan(checks.ctx.root(), phase.test_filter.as_deref()) {
         Ok(invocation) => invocation,
         Err(why) => {
-            core.announce_check(&phase, CheckStatus::Error, why.to_string(), None, None);
-            core.checks().release(id);
+            checks.announce_check(&phase, CheckStatus::Error, why.to_string(), None, None);
+            checks.state.release(id);
             return;
         }
     };
-    core.announce_check(
+    checks.announce_check(
         &phase,
         CheckStatus::Running,
         format!("running {}", invocation.display()),
@@ -155,15 +155,15 @@ async fn run_check(core: Arc<Core>, phase: Phase, saved: String, id: u64, cancel
         Some(&invocation),
     );
     let call_id = format!("step-check-{id}");
-    let (c, call, path) = (core.clone(), call_id.clone(), saved);
+    let (c, call, path) = (checks.clone(), call_id.clone(), saved);
     let opened = tokio::task::spawn_blocking(move || -> Result<(), detector::DetectorError> {
-        c.detector().watch_begin(&call, false)?;
+        c.detector.watch_begin(&call, false)?;
         // The save that started this is the learner's, whether or not the watcher has
         // reported it yet: a window opened after it must not take it for the check's.
-        if let Ok(file) = c.project_root().resolve(&path)
+        if let Ok(file) = c.ctx.root().resolve(&path)
             && let Ok(bytes) = crate::files::read_bytes(&file)
         {
-            c.detector().note_save(file.rel(), &bytes);
+            c.detector.note_save(file.rel(), &bytes);
         }
         Ok(())
     })
@@ -172,35 +172,35 @@ async fn run_check(core: Arc<Core>, phase: Phase, saved: String, id: u64, cancel
         Ok(Ok(())) => {}
         Ok(Err(err)) => {
             let why = format!("Paige cannot watch this check's file changes, so it did not run: {err}");
-            core.announce_check(&phase, CheckStatus::Error, why, None, Some(&invocation));
-            core.checks().release(id);
+            checks.announce_check(&phase, CheckStatus::Error, why, None, Some(&invocation));
+            checks.state.release(id);
             return;
         }
         Err(_) => {
-            core.checks().release(id);
+            checks.state.release(id);
             return;
         }
     }
-    let timeout = core.config().limits.step_check_timeout;
-    let ran = process::run(&invocation, core.project_root().path(), timeout, &cancel, |_| {}).await;
-    let (c, call) = (core.clone(), call_id);
+    let timeout = checks.timeout;
+    let ran = process::run(&invocation, checks.ctx.root().path(), timeout, &cancel, |_| {}).await;
+    let (c, call) = (checks.clone(), call_id);
     let verdict = |path: &str| match detector::is_lockfile(path) {
         true => Verdict::Keep("a lockfile builds rewrite"),
         false => Verdict::Undo,
     };
-    match tokio::task::spawn_blocking(move || c.detector().watch_end(Some(&call), verdict)).await {
-        Ok(Ok(settled)) => core.report_check_changes(&settled, &invocation),
+    match tokio::task::spawn_blocking(move || c.detector.watch_end(Some(&call), verdict)).await {
+        Ok(Ok(settled)) => checks.report_check_changes(&settled, &invocation),
         Ok(Err(err)) => tracing::warn!("the step check's file changes could not be settled: {err}"),
         Err(_) => {}
     }
-    core.checks().release(id);
+    checks.state.release(id);
     if cancel.is_cancelled() {
         tracing::debug!(phase = phase.number, "a step check was superseded or its session ended; result discarded");
         return;
     }
     let filter = phase.test_filter.as_deref().unwrap_or_default().trim().to_owned();
     let (status, summary) = outcome(&invocation, &ran, timeout, &filter);
-    core.announce_check(&phase, status, summary, Some(ran.duration), Some(&invocation));
+    checks.announce_check(&phase, status, summary, Some(ran.duration), Some(&invocation));
 }
 
 /// The status and summary of a check that ran.

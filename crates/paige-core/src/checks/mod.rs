@@ -1,7 +1,9 @@
 //! Live step checking (issue 16): each phase declares what done looks like, and Paige runs
 //! the phase's check — the project's own test runner with the phase's test filter as one
 //! argument, never a model-written command — in the background when the learner saves an
-//! expected file. The Observer reads the latest result ([`Core::phase_check`]).
+//! expected file. [`StepChecks`] is the feature: it owns the results and the check running,
+//! and gets the shared context, the change detector and its timeout from `Core::open`; it
+//! knows nothing of `Core`.
 //!
 //! - `runner.rs`: which runner the project uses, and the one command a check runs.
 //! - `process.rs`: running it in its own process group, bounded in time and output.
@@ -21,8 +23,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
-
-use crate::core::Core;
 
 pub use runner::MAX_FILTER_BYTES;
 
@@ -44,16 +44,25 @@ pub struct PhaseCheck {
     pub duration_ms: Option<u64>,
 }
 
+/// The step checks: what they use, and their state.
+pub struct StepChecks {
+    ctx: std::sync::Arc<crate::ctx::Ctx>,
+    detector: std::sync::Arc<crate::detector::Detector>,
+    /// How long one check may run (`PAIGE_STEP_CHECK_TIMEOUT_MS`).
+    timeout: std::time::Duration,
+    state: CheckState,
+}
+
 /// The checks' state: the latest result per phase, and the one check running (a newer save
 /// of an expected file supersedes it).
 #[derive(Default)]
-pub(crate) struct StepChecks {
+struct CheckState {
     latest: Mutex<HashMap<String, PhaseCheck>>,
     running: Mutex<Option<(u64, CancellationToken)>>,
     next_id: AtomicU64,
 }
 
-impl StepChecks {
+impl CheckState {
     /// A new check takes the slot: the one running (if any) is cancelled. Returns its id.
     fn supersede(&self, cancel: CancellationToken) -> u64 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
@@ -102,19 +111,27 @@ impl StepChecks {
     }
 }
 
-impl Core {
+impl StepChecks {
+    pub(crate) fn new(
+        ctx: std::sync::Arc<crate::ctx::Ctx>,
+        detector: std::sync::Arc<crate::detector::Detector>,
+        timeout: std::time::Duration,
+    ) -> std::sync::Arc<StepChecks> {
+        std::sync::Arc::new(StepChecks { ctx, detector, timeout, state: CheckState::default() })
+    }
+
     /// The latest check of `phase_id`, if one ran.
     pub fn phase_check(&self, phase_id: &str) -> Option<PhaseCheck> {
-        self.checks().latest.locked().get(phase_id).cloned()
+        self.state.latest.locked().get(phase_id).cloned()
     }
 
     /// The latest check of the live session's phase in progress, as `coaching:step_check`
     /// says it (for a UI that connects mid-session).
     pub fn current_step_check(&self) -> Option<crate::protocol::StepCheck> {
-        let session = self.active_session()?;
-        let plan = self.current_plan(&session.id).ok().flatten()?;
-        let phases = self.db().phases_for_plan(&plan.id).ok()?;
-        let check = self.phase_check(&crate::coaching::current_phase(&phases)?.id)?;
+        let session = self.ctx.active_session()?;
+        let plan = self.ctx.db().current_plan(&session.id).ok().flatten()?;
+        let phases = self.ctx.db().phases_for_plan(&plan.id).ok()?;
+        let check = self.phase_check(&crate::db::current_phase(&phases)?.id)?;
         Some(crate::protocol::StepCheck {
             phase: check.phase,
             status: check.status,
@@ -165,7 +182,7 @@ mod tests {
 
     #[test]
     fn failures_in_a_row_are_counted_and_a_pass_resets_them() {
-        let checks = StepChecks::default();
+        let checks = CheckState::default();
         let p = phase();
         let mut counts = Vec::new();
         for status in [
@@ -185,7 +202,7 @@ mod tests {
 
     #[test]
     fn a_newer_check_cancels_the_running_one_and_keeps_the_slot() {
-        let checks = StepChecks::default();
+        let checks = CheckState::default();
         let (a, b) = (CancellationToken::new(), CancellationToken::new());
         let first = checks.supersede(a.clone());
         let second = checks.supersede(b.clone());
