@@ -33,9 +33,9 @@ pub struct Core {
     terminals: Arc<crate::terminal::Terminals>,
     detector: Arc<crate::detector::Detector>,
     /// Each session's wrap-up, run once (`coaching/wrapup.rs`).
-    wrapups: crate::coaching::WrapUps,
+    wrapups: crate::wrapups::WrapUps,
     /// The transcript the last hook named, for a UI `session:end`.
-    last_transcript: crate::coaching::LastTranscript,
+    last_transcript: crate::wrapups::LastTranscript,
     /// The newest kickoff delivery: an older one still waiting gives way to it.
     kickoff_generation: std::sync::atomic::AtomicU64,
     /// The phases' step checks (`checks/`).
@@ -357,7 +357,7 @@ impl Core {
         self.ctx.tasks()
     }
 
-    pub(crate) fn wrapups(&self) -> &crate::coaching::WrapUps {
+    pub(crate) fn wrapups(&self) -> &crate::wrapups::WrapUps {
         &self.wrapups
     }
 
@@ -365,7 +365,7 @@ impl Core {
         &self.kickoff_generation
     }
 
-    pub(crate) fn last_transcript(&self) -> &crate::coaching::LastTranscript {
+    pub(crate) fn last_transcript(&self) -> &crate::wrapups::LastTranscript {
         &self.last_transcript
     }
 

@@ -44,6 +44,7 @@ mod terminals;
 mod timed_call;
 pub mod token;
 pub mod vocab;
+mod wrapups;
 
 pub use crate::core::{Core, CoreError};
 pub use activity::{BUFFER_SUMMARY_INTERVAL, SessionError};

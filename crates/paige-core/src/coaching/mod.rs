@@ -20,7 +20,5 @@ pub use learner::ReplanError;
 pub use lifecycle::StartRequest;
 pub(crate) use lifecycle::current_phase;
 pub use pipeline::{PipelineError, PipelineInput, PipelineOutput, PipelinePhase};
-pub(crate) use session_end::LastTranscript;
 pub use session_end::condense;
-pub(crate) use wrapup::WrapUps;
 pub use wrapup::{MAX_TRANSCRIPT_BYTES, WrapUp, WrapUpError, last_bytes};

@@ -6,8 +6,8 @@
 //! without one, the session's action log. A `/clear` (reason `clear`) is not an end.
 
 use crate::sync::Locked;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -17,10 +17,6 @@ use crate::governance::HookInput;
 
 /// How much of the transcript file is read: its end, where the session finished.
 const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
-
-/// The transcript the last hook named: what a UI `session:end` condenses.
-#[derive(Default)]
-pub(crate) struct LastTranscript(Mutex<Option<PathBuf>>);
 
 impl Core {
     /// After every hook: remembers its `transcript_path`; shows a tool call in the panel while

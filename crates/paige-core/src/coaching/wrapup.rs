@@ -16,12 +16,10 @@
 //! session starts. At shutdown the model steps still to come are skipped. The run's start
 //! stops the session's Observer: no nudge reaches the learner or Claude Code while it runs.
 
-use crate::sync::Locked;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
-use serde::Serialize;
 use serde_json::json;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -35,6 +33,8 @@ use crate::memory::{MemoryInput, Origin};
 use crate::prompts::memory_summarisation as summary;
 use crate::prompts::{PromptModule, dreyfus_assessment as dreyfus, knowledge_gap_extraction as gaps};
 use crate::protocol::{ServerMessage, SessionCompleted};
+use crate::wrapups::Outcome;
+pub use crate::wrapups::{WrapUp, WrapUpError};
 
 /// The transcript the models see is its last 100 KB (EC-63): about 25k tokens, well within
 /// Haiku's context beside the rest of the message; the start is cut, with a marker, because
@@ -44,65 +44,6 @@ pub const MAX_TRANSCRIPT_BYTES: usize = 100 * 1024;
 pub(super) const MAX_ACTIONS: usize = 300;
 /// The most frequent known gaps the gap extraction sees.
 pub(super) const MAX_EXISTING_GAPS: usize = 100;
-
-/// What a wrap-up did (spec `paige_end_session` output; `session:completed` adds the id).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WrapUp {
-    #[serde(skip)]
-    pub session_id: String,
-    /// Gaps this session showed: new ones and known topics that recurred (frequency bumped).
-    pub knowledge_gaps: u32,
-    pub kata_specs: u32,
-    /// Skill areas assessed (inserted or updated).
-    pub dreyfus_updates: u32,
-    pub memories_stored: u32,
-    /// Always `completed`.
-    pub session_status: SessionStatus,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WrapUpError {
-    /// No session is active and none was just wrapped up (FR-128; the MCP tools' wording).
-    #[error("No active session")]
-    NoActiveSession,
-    /// Ending the session failed (the database); a later call tries again.
-    #[error("the session could not be ended: {0}")]
-    EndFailed(String),
-    /// The wrap-up's task died (a panic); a later call tries again.
-    #[error("the wrap-up stopped before it finished")]
-    Interrupted,
-}
-
-type Outcome = Option<Result<WrapUp, WrapUpError>>;
-
-/// Each session's wrap-up, watched by every caller until it has a result.
-#[derive(Default)]
-pub(crate) struct WrapUps {
-    state: Mutex<WrapUpState>,
-}
-
-#[derive(Default)]
-struct WrapUpState {
-    runs: HashMap<String, watch::Receiver<Outcome>>,
-    /// The session most recently wrapped up: the one a call without an active session means.
-    last: Option<String>,
-}
-
-impl WrapUps {
-    fn state(&self) -> std::sync::MutexGuard<'_, WrapUpState> {
-        self.state.locked()
-    }
-
-    /// Whether `session_id`'s wrap-up has started and not finished.
-    pub(crate) fn in_progress(&self, session_id: &str) -> bool {
-        self.state().runs.get(session_id).is_some_and(|run| run.borrow().is_none())
-    }
-
-    fn forget(&self, session_id: &str) {
-        self.state().runs.remove(session_id);
-    }
-}
 
 impl Core {
     /// Wraps up the active session once (see the module doc) and returns what it did; a
