@@ -33,11 +33,11 @@ pub struct Core {
     terminals: Arc<crate::terminal::Terminals>,
     detector: Arc<crate::detector::Detector>,
     /// Each session's wrap-up, run once (`coaching/wrapup.rs`).
-    wrapups: crate::wrapups::WrapUps,
+    wrapups: crate::coaching_state::WrapUps,
     /// The transcript the last hook named, for a UI `session:end`.
-    last_transcript: crate::wrapups::LastTranscript,
+    last_transcript: crate::coaching_state::LastTranscript,
     /// The newest kickoff delivery: an older one still waiting gives way to it.
-    kickoff_generation: std::sync::atomic::AtomicU64,
+    kickoff_generation: crate::coaching_state::Deliveries,
     /// The phases' step checks (`checks/`).
     checks: Arc<crate::checks::StepChecks>,
     /// The live session's Observer (`observer/`).
@@ -357,15 +357,15 @@ impl Core {
         self.ctx.tasks()
     }
 
-    pub(crate) fn wrapups(&self) -> &crate::wrapups::WrapUps {
+    pub(crate) fn wrapups(&self) -> &crate::coaching_state::WrapUps {
         &self.wrapups
     }
 
     pub(crate) fn kickoff_generation(&self) -> &std::sync::atomic::AtomicU64 {
-        &self.kickoff_generation
+        &self.kickoff_generation.0
     }
 
-    pub(crate) fn last_transcript(&self) -> &crate::wrapups::LastTranscript {
+    pub(crate) fn last_transcript(&self) -> &crate::coaching_state::LastTranscript {
         &self.last_transcript
     }
 

@@ -25,6 +25,8 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::api::{CallOptions, StructuredOutput};
+use crate::coaching_state::Outcome;
+pub use crate::coaching_state::{WrapUp, WrapUpError};
 use crate::core::Core;
 use crate::db::{
     ActionType, GapFilter, KataConstraint, NewDreyfusAssessment, NewKataSpec, NewKnowledgeGap, Session, SessionStatus,
@@ -33,8 +35,6 @@ use crate::memory::{MemoryInput, Origin};
 use crate::prompts::memory_summarisation as summary;
 use crate::prompts::{PromptModule, dreyfus_assessment as dreyfus, knowledge_gap_extraction as gaps};
 use crate::protocol::{ServerMessage, SessionCompleted};
-use crate::wrapups::Outcome;
-pub use crate::wrapups::{WrapUp, WrapUpError};
 
 /// The transcript the models see is its last 100 KB (EC-63): about 25k tokens, well within
 /// Haiku's context beside the rest of the message; the start is cut, with a marker, because

@@ -56,7 +56,7 @@ const HANDLERS: &[&str] = &[
     "guard_check",
     "practice",
     "project",
-    "terminals",
+    "connection_terminals",
     "timed_call",
 ];
 

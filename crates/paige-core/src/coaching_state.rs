@@ -1,7 +1,7 @@
-//! The state of the sessions' endings, which `Core` holds for the coaching handlers
-//! (`coaching/wrapup.rs`, `session_end.rs`): each session's wrap-up, run once and watched by
-//! every caller until it has a result; what a wrap-up did or why it failed; and the
-//! transcript the last hook named.
+//! The coaching handlers' state, which `Core` holds for them (`coaching/`): each session's
+//! wrap-up, run once and watched by every caller until it has a result; what a wrap-up did
+//! or why it failed; the transcript the last hook named; and the newest message Paige is
+//! waiting to type into Claude Code (a newer one supersedes it).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -74,3 +74,8 @@ impl WrapUps {
 /// The transcript the last hook named: what a UI `session:end` condenses.
 #[derive(Default)]
 pub(crate) struct LastTranscript(pub(crate) Mutex<Option<std::path::PathBuf>>);
+
+/// Which delivery to Claude Code is the newest (`coaching/kickoff.rs`): an older one still
+/// waiting for a quiet terminal gives way to it.
+#[derive(Default)]
+pub(crate) struct Deliveries(pub(crate) std::sync::atomic::AtomicU64);
