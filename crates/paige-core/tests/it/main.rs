@@ -30,6 +30,7 @@ mod protocol;
 mod run_info;
 mod save_refusals;
 mod settings;
+mod step_checks;
 mod terminal;
 mod wrapup;
 
