@@ -71,3 +71,24 @@ pub fn test_core_with(files: &[(&str, &str)], adjust: impl FnOnce(&mut paige_cor
     let core = Arc::new(paige_core::Core::open(config, clock.clone()).expect("core"));
     TestCore { core, clock, project, _data: data }
 }
+
+/// A plan's phase as the coach agent writes one: `src/main.rs`'s or `src/sum.js`'s, with the
+/// test that shows it done.
+pub fn new_phase(
+    number: i64,
+    expected: &str,
+    test_filter: &str,
+) -> (paige_core::db::NewPhase, Vec<paige_core::db::NewPhaseHint>) {
+    let phase = paige_core::db::NewPhase {
+        plan_id: String::new(),
+        number,
+        title: format!("Phase {number}"),
+        description: format!("Change {expected}."),
+        hint_level: paige_core::db::HintLevel::File,
+        expected_files: vec![expected.to_owned()],
+        skill_area: None,
+        hint_reason: None,
+        test_filter: Some(test_filter.to_owned()),
+    };
+    (phase, Vec::new())
+}

@@ -4,25 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use paige_core::db::{HintLevel, NewPhase};
 use paige_core::prompts::observer_triage::StepCheckContext;
 use paige_core::protocol::{PlanReady, ServerMessage, StepCheck};
 use paige_core::vocab::CheckStatus;
-
-fn phase(number: i64) -> (NewPhase, Vec<paige_core::db::NewPhaseHint>) {
-    let phase = NewPhase {
-        plan_id: String::new(),
-        number,
-        title: format!("Phase {number}"),
-        description: "Greet by name.".into(),
-        hint_level: HintLevel::File,
-        expected_files: vec!["src/main.rs".into()],
-        skill_area: None,
-        hint_reason: None,
-        test_filter: Some("greets".into()),
-    };
-    (phase, Vec::new())
-}
 
 fn check(phase: i64, status: CheckStatus, failures: u32) -> ServerMessage {
     ServerMessage::CoachingStepCheck(StepCheck {
@@ -56,7 +40,14 @@ async fn the_observer_keeps_the_step_checks_it_hears_of_and_its_snapshot_carries
     let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
     let session = t.core.start_session(Some(3), Some("Greet".into())).expect("session").id;
     assert!(t.core.observer_status().active, "a session starts its Observer");
-    t.core.db().create_plan_with_phases(&session, "1. greet", vec![phase(1), phase(2)]).expect("plan");
+    t.core
+        .db()
+        .create_plan_with_phases(
+            &session,
+            "1. greet",
+            vec![super::new_phase(1, "src/main.rs", "greets"), super::new_phase(2, "src/main.rs", "greets")],
+        )
+        .expect("plan");
 
     // Phase 2's check is not the phase in progress's.
     t.core.broadcast(check(2, CheckStatus::Passed, 0));

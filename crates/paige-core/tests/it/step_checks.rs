@@ -5,7 +5,6 @@
 
 use std::time::{Duration, Instant};
 
-use paige_core::db::{HintLevel, NewPhase};
 use paige_core::event::Event;
 use paige_core::protocol::{ConnectionId, ServerMessage, StepCheck};
 use paige_core::vocab::CheckStatus;
@@ -52,18 +51,11 @@ async fn a_saved_expected_file_runs_the_phases_check_and_the_result_is_kept_on_t
     }
     let t = super::test_core(&node_project());
     let session = t.core.start_session(Some(4), Some("Make sum add".into())).expect("session").id;
-    let phase = NewPhase {
-        plan_id: String::new(),
-        number: 1,
-        title: "Make sum add".into(),
-        description: "Fix src/sum.js.".into(),
-        hint_level: HintLevel::File,
-        expected_files: vec!["src/sum.js".into()],
-        skill_area: None,
-        hint_reason: None,
-        test_filter: Some("sum adds".into()),
-    };
-    let (_, phases) = t.core.db().create_plan_with_phases(&session, "1. fix", vec![(phase, Vec::new())]).expect("plan");
+    let (_, phases) = t
+        .core
+        .db()
+        .create_plan_with_phases(&session, "1. fix", vec![super::new_phase(1, "src/sum.js", "sum adds")])
+        .expect("plan");
     let phase_id = phases[0].0.id.clone();
     let mut events = t.core.subscribe();
     let save = |content: &str| {
