@@ -215,8 +215,11 @@ fn a_call_that_creates_many_files_never_lets_the_next_call_through_unwatched() {
                 );
                 break;
             }
+            // Denied, never run: either the hook stopped waiting (fail closed), or Paige got to
+            // it past the hook's deadline and said so instead of opening a window.
             Some(2) => {
-                assert!(told.contains("denied (fail closed)"), "{told}");
+                let late = told.contains("answered after the hook had stopped waiting");
+                assert!(told.contains("denied (fail closed)") || late, "{told}");
                 denied += 1;
             }
             other => panic!("the next PreToolUse exited {other:?}: {told}"),
