@@ -363,7 +363,6 @@ fn session_members(_sid: i32) -> Vec<i32> {
     Vec::new()
 }
 
-/// What the learner knows a terminal's program as: Claude Code, or the program's file name.
 /// Whether `input` is only what a terminal emulator sends on its own: CSI reports (cursor
 /// position, device status and attributes, mode reports, window reports, focus in/out, the
 /// keyboard protocol's flags, SGR mouse events) and OSC, DCS or APC strings (colour and
@@ -401,6 +400,7 @@ fn only_terminal_reports(input: &[u8]) -> bool {
     !input.is_empty()
 }
 
+/// What the learner knows a terminal's program as: Claude Code, or the program's file name.
 fn program_name(program: &std::ffi::OsStr) -> String {
     let name = Path::new(program).file_name().unwrap_or(program).to_string_lossy().into_owned();
     if name == "claude" { "Claude Code".into() } else { name }

@@ -5,6 +5,8 @@
 //! terminal running Claude Code once it is quiet and the intake interview (if one runs) has
 //! handed over, as nudges are typed; `paige claude` passes them as Claude Code's first
 //! prompt (`/api/session/kickoff`); Claude Code's SessionStart context carries them too.
+//! A phase the learner marks done in the panel is typed in the same way
+//! (`prompts/coach-kickoff/phase-done.md`), naming the phase that comes next.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
