@@ -34,7 +34,7 @@ pub fn run(event: &str) -> ExitCode {
     };
     let mut stdin = Vec::new();
     let read = std::io::stdin().take(MAX_STDIN).read_to_end(&mut stdin);
-    let payload: Option<serde_json::Value> = serde_json::from_slice(&stdin).ok();
+    let payload: Option<serde_json::Value> = paige_core::hook_event::parse_payload(&stdin).ok();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> anyhow::Result<HookDecision> {
         read.context("cannot read the hook payload on stdin")?;
         if payload.is_none() {

@@ -126,6 +126,7 @@ impl Core {
         }
         self.observer().start(session, cancel.clone(), &runtime);
         self.checks().start(&session.id, cancel.clone(), &runtime);
+        self.learning().start(session, cancel.clone(), &runtime);
         let core = Arc::downgrade(self);
         // The first tick is due one interval after the session starts, not after the task is
         // first polled.
@@ -175,6 +176,7 @@ impl Core {
         let ended = self.db().end_session(&session.id, status)?;
         self.live().end_session();
         self.observer().stop(&session.id);
+        self.learning().session_ended(&session.id);
         self.announce_end(&ended, duration_ms);
         Ok(ended)
     }

@@ -209,7 +209,11 @@ impl Core {
                     self.clear_hints();
                     self.show_phase_hints(&updated, &hints);
                 }
-                PhaseStatus::Complete => drop(self.log_action(ActionType::PhaseCompleted, data)),
+                PhaseStatus::Complete => {
+                    self.log_action(ActionType::PhaseCompleted, data);
+                    // Does the learner understand what they wrote? Asked in the background.
+                    self.check_comprehension(&session.id, &updated);
+                }
                 PhaseStatus::Pending => {}
             }
             self.broadcast(ServerMessage::CoachingPhaseUpdate(PhaseUpdate::of(&updated)));

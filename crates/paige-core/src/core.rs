@@ -46,6 +46,8 @@ pub struct Core {
     intake: Arc<crate::intake::Intake>,
     /// The dashboard (`dashboard/`): its kept model answers and the UIs showing it.
     dashboard: Arc<crate::dashboard::Dashboard>,
+    /// The learning signals (`learning/`): comprehension checks, reliance, solutions shown.
+    learning: Arc<crate::learning::Learning>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +105,7 @@ impl Core {
         let dashboard =
             crate::dashboard::Dashboard::new(ctx.clone(), config.gh_program.as_deref(), config.limits.gh_timeout);
         let observer = crate::observer::Observer::new(ctx.clone(), terminals.clone(), config.limits.observer);
+        let learning = crate::learning::Learning::new(ctx.clone());
         Ok(Core {
             started_at: clock.now(),
             config,
@@ -117,6 +120,7 @@ impl Core {
             observer,
             intake,
             dashboard,
+            learning,
         })
     }
 
@@ -131,6 +135,11 @@ impl Core {
     /// The dashboard's kept model answers (`dashboard/cache.rs`).
     pub fn dashboard_cache(&self) -> &crate::dashboard::DashboardCache {
         self.dashboard.cache()
+    }
+
+    /// The learning signals (`learning/`).
+    pub fn learning(&self) -> &Arc<crate::learning::Learning> {
+        &self.learning
     }
 
     /// The dashboard (`dashboard/`).

@@ -46,6 +46,9 @@ const HANDLED: &[&str] = &[
     "intake:start",
     "intake:typing",
     "intake:answer",
+    "learning:answer",
+    "learning:skip",
+    "learning:retry",
 ];
 
 /// Only a UI with a terminal (a desktop window and its PTY) may send this.
@@ -247,6 +250,22 @@ impl Core {
             ClientMessage::IntakeAnswer(answer) => {
                 self.intake().answer(answer.text).err().map(ServerMessage::IntakeError)
             }
+            // The check follows for every UI (`learning:check`); only a refusal answers the sender.
+            ClientMessage::LearningAnswer(answer) => {
+                self.answer_comprehension(&answer.question_id, &answer.answer).err().map(|err| {
+                    ServerMessage::LearningError(LearningErrorView {
+                        question_id: Some(answer.question_id),
+                        phase: None,
+                        error: err.to_string(),
+                    })
+                })
+            }
+            ClientMessage::LearningSkip(LearningPhase { phase }) => self.skip_comprehension(phase).err().map(|err| {
+                ServerMessage::LearningError(LearningErrorView { question_id: None, phase: Some(phase), error: err.to_string() })
+            }),
+            ClientMessage::LearningRetry(LearningPhase { phase }) => self.retry_comprehension(phase).err().map(|err| {
+                ServerMessage::LearningError(LearningErrorView { question_id: None, phase: Some(phase), error: err.to_string() })
+            }),
             // A UI without a terminal (the browser UI of `paige serve` never sends it): the
             // sender's mistake, not a missing feature.
             ClientMessage::TerminalInput(_) => Some(ServerMessage::ConnectionError(error(
@@ -296,6 +315,9 @@ impl Core {
         }
         if let Some(check) = self.checks().current_step_check() {
             self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::CoachingStepCheck(check) });
+        }
+        for message in self.learning_rejoin() {
+            self.emit(crate::event::Event::UiTo { connection: from, message });
         }
         // The Observer's state as the backend holds it (the mute toggle shows this, not a guess).
         let status = ServerMessage::ObserverStatus(self.observer_status());

@@ -85,3 +85,70 @@ impl HookEvent {
         }
     }
 }
+
+/// Parses a hook payload. Claude Code's JSON can carry what a Rust string cannot: bytes that
+/// are not UTF-8, or an unpaired surrogate escape (`\udc80`, which a JavaScript string holds
+/// when a prompt was cut mid-character). Those become U+FFFD (`�`) instead of failing the
+/// hook; anything else that is not JSON is still an error.
+pub fn parse_payload<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
+    match serde_json::from_slice(bytes) {
+        Ok(value) => Ok(value),
+        Err(first) => serde_json::from_str(&without_lone_surrogates(&String::from_utf8_lossy(bytes))).map_err(|_| first),
+    }
+}
+
+/// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by `\ufffd`.
+fn without_lone_surrogates(text: &str) -> String {
+    let unit = |s: &str| -> Option<u16> { s.get(2..6).and_then(|hex| u16::from_str_radix(hex, 16).ok()) };
+    let is_escape = |s: &str| s.starts_with("\\u") && unit(s).is_some();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if !is_escape(rest) {
+            // Another escape (`\\`, `\"`, `\n`…): both characters as they are.
+            let len = rest[1..].chars().next().map_or(1, |c| 1 + c.len_utf8());
+            out.push_str(&rest[..len]);
+            rest = &rest[len..];
+            continue;
+        }
+        let code = unit(rest).unwrap_or_default();
+        let high = (0xD800..0xDC00).contains(&code);
+        let low_follows = is_escape(&rest[6..]) && unit(&rest[6..]).is_some_and(|c| (0xDC00..0xE000).contains(&c));
+        if high && low_follows {
+            out.push_str(&rest[..12]);
+            rest = &rest[12..];
+        } else if (0xD800..0xE000).contains(&code) {
+            out.push_str("\\ufffd");
+            rest = &rest[6..];
+        } else {
+            out.push_str(&rest[..6]);
+            rest = &rest[6..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn a_payload_with_unpaired_surrogates_or_bytes_that_are_not_utf8_parses_with_replacement_characters() {
+        let cases: &[(&[u8], &str)] = &[
+            (br#"{"prompt": "cut \udc80 here"}"#, "cut \u{fffd} here"),
+            (br#"{"prompt": "high \ud83d alone"}"#, "high \u{fffd} alone"),
+            (br#"{"prompt": "pair \ud83d\ude00 kept"}"#, "pair \u{1f600} kept"),
+            (br#"{"prompt": "escaped \\udc80 backslash"}"#, "escaped \\udc80 backslash"),
+            (b"{\"prompt\": \"bytes \xff\xfe here\"}", "bytes \u{fffd}\u{fffd} here"),
+        ];
+        for (raw, expected) in cases {
+            let value: Value = parse_payload(raw).unwrap_or_else(|e| panic!("{}: {e}", String::from_utf8_lossy(raw)));
+            assert_eq!(value["prompt"], *expected);
+        }
+        assert!(parse_payload::<Value>(b"{\"prompt\": ").is_err(), "what is not JSON stays an error");
+    }
+}

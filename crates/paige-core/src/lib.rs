@@ -28,6 +28,7 @@ mod guard_check;
 pub mod hook_event;
 pub mod intake;
 pub mod launch;
+pub mod learning;
 pub mod limits;
 mod live;
 pub mod memory;

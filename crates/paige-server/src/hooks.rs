@@ -25,7 +25,7 @@ pub(crate) async fn hook(
     let Some(event) = HookEvent::parse(&event) else {
         return HttpError::not_found(format!("unknown hook event {event}")).into_response();
     };
-    let mut input: HookInput = match serde_json::from_slice(&body) {
+    let mut input: HookInput = match paige_core::hook_event::parse_payload(&body) {
         Ok(input) => input,
         Err(err) => return HttpError::bad_request(format!("hook payload is not valid json: {err}")).into_response(),
     };

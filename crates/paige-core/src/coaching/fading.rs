@@ -18,7 +18,7 @@ pub struct StartingLevel {
 
 const LADDER: [HintLevel; 4] = [HintLevel::None, HintLevel::File, HintLevel::Region, HintLevel::Line];
 
-fn step(level: HintLevel, up: bool) -> HintLevel {
+pub(super) fn step(level: HintLevel, up: bool) -> HintLevel {
     let at = LADDER.iter().position(|l| *l == level).unwrap_or(0);
     let to = if up { (at + 1).min(LADDER.len() - 1) } else { at.saturating_sub(1) };
     LADDER[to]

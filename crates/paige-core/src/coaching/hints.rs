@@ -52,16 +52,33 @@ impl Core {
                 tracing::warn!("cannot record the escalation: {err}");
             }
         }
+        self.redraw_phase_hints(&phase);
+        Some(phase)
+    }
+
+    /// A learning signal (a comprehension check) moved `phase`'s hints to `level`, because of
+    /// `reason` (shown in the panel). Not the learner's choice: no escalation is recorded. A
+    /// phase in progress has its hints redrawn.
+    pub(crate) fn set_phase_level(&self, phase: Phase, level: HintLevel, reason: &str) {
+        match self.db().set_phase_hint_level_because(&phase.id, level, reason) {
+            Ok(phase) if phase.status == crate::db::PhaseStatus::Active => self.redraw_phase_hints(&phase),
+            Ok(phase) => self.broadcast(crate::protocol::ServerMessage::CoachingPhaseUpdate(
+                crate::protocol::PhaseUpdate::of(&phase),
+            )),
+            Err(err) => tracing::warn!("cannot move the phase's hints: {err}"),
+        }
+    }
+
+    /// Every UI shows `phase`'s stored level; its hints are redrawn from scratch (a lower
+    /// level takes hints away).
+    fn redraw_phase_hints(&self, phase: &Phase) {
         let hints = self.db().phase_hints(&phase.id, None).unwrap_or_else(|err| {
             tracing::warn!("cannot read the phase's hints: {err}");
             Vec::new()
         });
-        // Every UI shows the stored level; the hints are redrawn from scratch (a lower level
-        // takes hints away).
-        self.broadcast(crate::protocol::ServerMessage::CoachingPhaseUpdate(crate::protocol::PhaseUpdate::of(&phase)));
+        self.broadcast(crate::protocol::ServerMessage::CoachingPhaseUpdate(crate::protocol::PhaseUpdate::of(phase)));
         let _ = self.clear_highlights(None);
         self.clear_hints();
-        self.show_phase_hints(&phase, &hints);
-        Some(phase)
+        self.show_phase_hints(phase, &hints);
     }
 }

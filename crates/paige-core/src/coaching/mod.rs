@@ -4,6 +4,7 @@
 //! or the UI's `session:end` (`session_end.rs`). Model calls go through the one `ApiClient`; memory through `Memory`; both
 //! are awaited or run on the blocking pool, never on a UI thread.
 
+mod comprehension;
 mod fading;
 pub(crate) use crate::github;
 mod hints;

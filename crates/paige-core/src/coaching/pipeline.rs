@@ -106,7 +106,12 @@ impl Core {
         let phases = coached.phases.clone();
         let (plan, stored) = blocking(move || {
             let rows = faded(&core, to_rows(&phases));
-            core.db().create_plan_with_phases(&session_id, &plan_text, rows)
+            let created = core.db().create_plan_with_phases(&session_id, &plan_text, rows)?;
+            // What the phases' files hold now: each phase's comprehension check asks about
+            // the learner's change from here.
+            let phases: Vec<_> = created.1.iter().map(|(phase, _)| phase.clone()).collect();
+            core.learning().keep_baselines(&phases);
+            Ok::<_, crate::db::DbError>(created)
         })
         .await?;
         let summaries: Vec<PhaseSummary> = stored.iter().map(|(phase, _)| summary(phase)).collect();

@@ -27,6 +27,7 @@ impl Core {
             *self.last_transcript().0.locked() = Some(path.clone());
         }
         self.hook_activity(event, input);
+        self.hook_learning(event, input);
         if event != crate::governance::HookEvent::SessionEnd
             || input.reason.as_deref() == Some("clear")
             || self.active_session().is_none()

@@ -383,6 +383,7 @@ impl Core {
     fn abandon_session(&self, session_id: &str) -> Result<(), WrapUpError> {
         let failed = |err: &dyn std::fmt::Display| WrapUpError::EndFailed(err.to_string());
         let ended = self.db().end_session(session_id, SessionStatus::Abandoned).map_err(|err| failed(&err))?;
+        self.learning().session_ended(session_id);
         let duration_ms = (self.now() - ended.started_at).num_milliseconds();
         let data = json!({ "status": SessionStatus::Abandoned, "durationMs": duration_ms });
         if let Err(err) = self.db().log_action(session_id, ActionType::SessionEnded, Some(data)) {
@@ -399,6 +400,7 @@ impl Core {
             return self.end_session(SessionStatus::Completed).map(drop).map_err(|err| failed(&err));
         }
         let ended = self.db().end_session(session_id, SessionStatus::Completed).map_err(|err| failed(&err))?;
+        self.learning().session_ended(session_id);
         let duration_ms = (self.now() - ended.started_at).num_milliseconds();
         let data = json!({ "status": SessionStatus::Completed, "durationMs": duration_ms });
         if let Err(err) = self.db().log_action(session_id, ActionType::SessionEnded, Some(data)) {

@@ -30,6 +30,7 @@ use crate::ctx::Ctx;
 use crate::db::{ActionType, DashboardRows, DbError, iso};
 use crate::event::Event;
 use crate::protocol::{
+    DashboardLearning, GradeCounts, RelianceBucket, RelianceGauge,
     ConnectionId, DashboardState, DashboardStats, DreyfusItem, InProgressSession, KataSummary, Period, ServerMessage,
 };
 
@@ -113,6 +114,27 @@ impl Dashboard {
         }
     }
 
+    /// The period's learning signals: prompts per reliance class by day (by week for all
+    /// time), solutions shown then typed, and how the comprehension answers came out.
+    fn learning(&self, period: Period, since: Option<DateTime<Utc>>) -> Result<DashboardLearning, DbError> {
+        let db = self.ctx.db();
+        let buckets = db.reliance_buckets(since, period != Period::All)?;
+        let tally = db.grade_tally(since)?;
+        Ok(DashboardLearning {
+            reliance: buckets
+                .into_iter()
+                .map(|(label, counts)| RelianceBucket { label, counts: RelianceGauge::of(counts) })
+                .collect(),
+            solutions_shown: db.solutions_shown(since, None)?,
+            comprehension: GradeCounts {
+                correct: tally.correct,
+                partial: tally.partial,
+                incorrect: tally.incorrect,
+                skipped: tally.skipped,
+            },
+        })
+    }
+
     /// The dashboard's state now: Dreyfus assessments, the period's stats, the sessions
     /// still active and the katas. An empty database is valid zeros and empty lists (EC-88).
     pub fn state(&self, period: Period) -> Result<DashboardState, DbError> {
@@ -128,9 +150,11 @@ impl Dashboard {
                 assessed_at: iso(a.assessed_at),
             })
             .collect();
-        let DashboardRows { stats, in_progress, katas } =
-            self.ctx.db().dashboard_rows(period_start(period, self.ctx.now()))?;
+        let since = period_start(period, self.ctx.now());
+        let DashboardRows { stats, in_progress, katas } = self.ctx.db().dashboard_rows(since)?;
+        let learning = self.learning(period, since)?;
         Ok(DashboardState {
+            learning,
             dreyfus,
             stats: DashboardStats {
                 period: period_name(period).to_owned(),

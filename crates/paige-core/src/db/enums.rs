@@ -94,5 +94,6 @@ text_enum!(
         CoachingPipeline => "coaching_pipeline",
         WorkedExample => "worked_example",
         IntakeStarted => "intake_started", IntakeTurn => "intake_turn", IntakeTransition => "intake_transition",
+        ComprehensionCheck => "comprehension_check", SolutionShown => "solution_shown",
     }
 );

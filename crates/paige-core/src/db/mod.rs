@@ -15,6 +15,7 @@ mod governance;
 mod intake;
 mod kata_specs;
 mod knowledge_gaps;
+mod learning;
 mod ledger_index;
 mod phase_hints;
 mod phases;
@@ -47,6 +48,9 @@ pub use governance::{AgentSession, AgentState};
 pub use intake::IntakeInterview;
 pub use kata_specs::{KataAttempt, KataConstraint, KataSpec, NewKataSpec, RecordedAttempt};
 pub use knowledge_gaps::{GapFilter, KnowledgeGap, NewKnowledgeGap};
+pub use learning::{
+    ComprehensionQuestion, GradeTally, NewQuestion, QuestionStatus, RELIANCE_CLASSES, RelianceCounts,
+};
 pub use ledger_index::{IndexedMutation, LedgerHead};
 pub use phase_hints::{HintSpan, NewPhaseHint, PhaseHint};
 pub use phases::{NewPhase, Phase, PhaseOutcome, current_phase};

@@ -118,6 +118,13 @@ impl Db {
         self.phase(id)
     }
 
+    /// Sets a phase's hint level and why it starts there (a learning signal moved it).
+    pub fn set_phase_hint_level_because(&self, id: &str, level: HintLevel, reason: &str) -> Result<Phase, DbError> {
+        self.conn()
+            .execute("UPDATE phases SET hint_level = ?2, hint_reason = ?3 WHERE id = ?1", params![id, level, reason])?;
+        self.phase(id)
+    }
+
     /// The completed phases of `skill_area`, oldest first (at most the last `limit`): did
     /// each need help (a `hint_escalated`, or a `hint_used` for a worked example)?
     pub fn skill_area_history(&self, skill_area: &str, limit: usize) -> Result<Vec<PhaseOutcome>, DbError> {

@@ -63,6 +63,9 @@ pub struct HookInput {
     /// SessionEnd: why the session ended (`clear`, `logout`, `prompt_input_exit`, `other`…).
     #[serde(default)]
     pub reason: Option<String>,
+    /// Stop: the text of Claude Code's last message in the turn.
+    #[serde(default)]
+    pub last_assistant_message: Option<String>,
     /// Not Claude Code's: when `paige hook` stops waiting for the answer (its
     /// `X-Paige-Answer-Within-Ms`), after which Claude Code has been told the call is denied.
     /// A PreToolUse decided later must not open a watch window for a call that never runs.

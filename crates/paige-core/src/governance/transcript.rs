@@ -42,6 +42,45 @@ pub(crate) fn model(path: &Path) -> Option<String> {
     lines(path)?.iter().rev().find_map(|l| l.pointer("/message/model").and_then(Value::as_str).map(str::to_owned))
 }
 
+/// How much of the transcript is read for the last turn's text: its end.
+const MAX_TURN_READ_BYTES: u64 = 4 << 20;
+
+/// The text Claude Code wrote in the last turn: every assistant text block after the
+/// learner's last prompt, in order. `None` when the transcript cannot be read (missing, not a
+/// regular file); a turn longer than the read's cap is taken from where the read starts.
+pub(crate) fn last_turn_text(path: &Path) -> Option<String> {
+    let text = read_end(path, MAX_TURN_READ_BYTES).ok()?;
+    let mut blocks: Vec<String> = Vec::new();
+    for line in text.lines().rev() {
+        let Ok(entry) = serde_json::from_str::<Value>(line) else { continue };
+        let content = entry.pointer("/message/content");
+        match entry.get("type").and_then(Value::as_str) {
+            // A prompt (text), not a tool result: the turn started here.
+            Some("user") if is_prompt(content) => break,
+            Some("assistant") => {
+                let texts = content.and_then(Value::as_array).into_iter().flatten().rev();
+                for block in texts.filter(|b| b.get("type").and_then(Value::as_str) == Some("text")) {
+                    blocks.extend(block.get("text").and_then(Value::as_str).map(str::to_owned));
+                }
+            }
+            _ => {}
+        }
+    }
+    blocks.reverse();
+    Some(blocks.join("\n\n"))
+}
+
+/// Whether a user entry's content is the learner's prompt rather than tool results.
+fn is_prompt(content: Option<&Value>) -> bool {
+    match content {
+        Some(Value::String(_)) => true,
+        Some(Value::Array(blocks)) => {
+            !blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+        }
+        _ => false,
+    }
+}
+
 /// Tokens used so far in the transcript: input + output of every assistant message.
 pub(crate) fn tokens(path: &Path) -> Option<i64> {
     let lines = lines(path)?;

@@ -14,6 +14,8 @@
 pub mod coach_agent;
 pub mod coach_kickoff;
 pub mod coach_persona;
+pub mod comprehension_check;
+pub mod comprehension_grade;
 pub mod dreyfus_assessment;
 pub mod explain_this;
 pub mod intake_control;
@@ -25,6 +27,7 @@ pub mod memory_retrieval_filter;
 pub mod memory_summarisation;
 pub mod observer_triage;
 pub mod practice_review;
+pub mod reliance_classification;
 pub mod worked_example;
 
 use serde_json::Value;
@@ -48,7 +51,9 @@ pub struct PromptModule {
     pub parse: fn(&str) -> Result<(), serde_json::Error>,
 }
 
-/// The ten model calls of the spec, Paige's own worked example, and the intake's CONTROL scoring.
+/// The ten model calls of the spec, Paige's own worked example, the intake's CONTROL scoring,
+/// and the learning signals' calls (issue 30): the reliance classification fallback and the
+/// comprehension check's questions and grades.
 pub const ALL: &[PromptModule] = &[
     memory_retrieval_filter::MODULE,
     coach_agent::MODULE,
@@ -62,6 +67,9 @@ pub const ALL: &[PromptModule] = &[
     learning_materials::MODULE,
     worked_example::MODULE,
     intake_control::MODULE,
+    reliance_classification::MODULE,
+    comprehension_check::MODULE,
+    comprehension_grade::MODULE,
 ];
 
 /// Fills `{dreyfus_stage}` in a system prompt that has it.

@@ -88,6 +88,12 @@ client_messages! {
     IntakeAnswer(super::IntakeAnswer) = "intake:answer",
     /// Paige's extension: skip the interview for now (it can be taken later).
     IntakeSkip(Empty) = "intake:skip",
+    /// Paige's extension: the learner's answer to a comprehension question (issue 30).
+    LearningAnswer(super::LearningAnswer) = "learning:answer",
+    /// Paige's extension: skip a phase's comprehension questions.
+    LearningSkip(super::LearningPhase) = "learning:skip",
+    /// Paige's extension: ask for a phase's comprehension questions again after a failure.
+    LearningRetry(super::LearningPhase) = "learning:retry",
     TerminalInput(TerminalInput) = "terminal:input",
     TerminalResize(TerminalSize) = "terminal:resize",
 }

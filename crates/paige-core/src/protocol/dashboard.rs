@@ -29,6 +29,9 @@ pub struct DashboardState {
     pub stats: DashboardStats,
     pub in_progress_sessions: Vec<InProgressSession>,
     pub katas: Vec<KataSummary>,
+    /// Paige's extension (issue 30): reliance on the AI, solutions shown, comprehension.
+    #[serde(default)]
+    pub learning: super::DashboardLearning,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

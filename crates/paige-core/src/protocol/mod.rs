@@ -28,6 +28,7 @@ mod connection;
 mod dashboard;
 mod envelope;
 mod intake;
+mod learning;
 mod practice;
 mod server;
 
@@ -37,6 +38,7 @@ pub use connection::{ConnectionId, ConnectionMeta};
 pub use dashboard::*;
 pub use envelope::{Decoded, decode, encode};
 pub use intake::*;
+pub use learning::*;
 pub use practice::*;
 pub use server::*;
 

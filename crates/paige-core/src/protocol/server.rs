@@ -84,6 +84,12 @@ server_messages! {
     IntakeState(super::IntakeState) = "intake:state",
     IntakeTransition(super::IntakeTransition) = "intake:transition",
     IntakeError(super::IntakeError) = "intake:error",
+    /// Paige's extension: a phase's comprehension check as it stands (issue 30).
+    LearningCheck(super::ComprehensionCheck) = "learning:check",
+    /// Paige's extension: the reliance gauge and solutions shown then typed (issue 30).
+    LearningSignals(super::LearningSignals) = "learning:signals",
+    /// Paige's extension: a `learning:*` request refused, to the sender.
+    LearningError(super::LearningErrorView) = "learning:error",
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -295,6 +301,11 @@ pub struct PhaseUpdate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub hint_level: Option<HintLevel>,
+    /// Paige's extension: why the hints start where they do, when the learner's history (or
+    /// a comprehension check) moved them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub hint_reason: Option<String>,
 }
 
 impl PhaseUpdate {
@@ -304,6 +315,7 @@ impl PhaseUpdate {
             status: phase.status,
             description: phase.description.clone(),
             hint_level: Some(phase.hint_level),
+            hint_reason: phase.hint_reason.clone(),
         }
     }
 }

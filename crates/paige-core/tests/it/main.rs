@@ -22,6 +22,8 @@ mod intake_invitation;
 mod kickoff;
 mod launch;
 mod layers;
+mod reliance;
+mod shingles;
 mod ledger;
 mod observer;
 mod path_guard;

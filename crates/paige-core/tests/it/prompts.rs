@@ -41,6 +41,9 @@ fn the_ten_spec_calls_and_paiges_worked_example_each_have_a_module_with_its_mode
             ("learning-materials", "learning_materials", ModelTier::Sonnet),
             ("worked-example", "worked_example", ModelTier::Sonnet),
             ("intake-control", "intake_control", ModelTier::Haiku),
+            ("reliance-classification", "reliance_classification", ModelTier::Haiku),
+            ("comprehension-check", "comprehension_check", ModelTier::Haiku),
+            ("comprehension-grade", "comprehension_grade", ModelTier::Haiku),
         ]
     );
     for module in ALL {
