@@ -76,6 +76,19 @@ pub enum Reply {
     Drop,
     /// Waits, then answers.
     Delay(Duration, Box<Reply>),
+    /// Made from the request when it arrives: a fake that can answer only with what the
+    /// request actually carries (see [`Reply::computed`]).
+    Computed(Responder),
+}
+
+/// A function from the request to the reply ([`Reply::Computed`]).
+#[derive(Clone)]
+pub struct Responder(pub Arc<dyn Fn(&RecordedRequest) -> Reply + Send + Sync>);
+
+impl std::fmt::Debug for Responder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Responder(..)")
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -229,6 +242,11 @@ impl Reply {
     }
 
     /// A successful answer with one text block.
+    /// A reply made from each request as it arrives.
+    pub fn computed(f: impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static) -> Reply {
+        Reply::Computed(Responder(Arc::new(f)))
+    }
+
     pub fn text(text: &str) -> Reply {
         Reply::message(vec![json!({"type": "text", "text": text})], "end_turn")
     }

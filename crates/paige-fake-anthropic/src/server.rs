@@ -87,9 +87,15 @@ async fn serve_connection(stream: TcpStream, state: &State) -> std::io::Result<(
                 continue;
             }
         };
-        while let Reply::Delay(delay, inner) = reply {
-            tokio::time::sleep(delay).await;
-            reply = *inner;
+        loop {
+            match reply {
+                Reply::Delay(delay, inner) => {
+                    tokio::time::sleep(delay).await;
+                    reply = *inner;
+                }
+                Reply::Computed(responder) => reply = (responder.0)(&request),
+                _ => break,
+            }
         }
         match reply {
             Reply::Drop => return Ok(()),
@@ -112,7 +118,7 @@ async fn serve_connection(stream: TcpStream, state: &State) -> std::io::Result<(
                     write_json(&mut write, 200, &message_json(id, &model, &message), &[]).await?;
                 }
             }
-            Reply::Delay(..) => unreachable!("delays are unwrapped above"),
+            Reply::Delay(..) | Reply::Computed(_) => unreachable!("unwrapped above"),
         }
     }
 }

@@ -34,6 +34,9 @@ export interface ClientPayloads {
   "intake:typing": IntakeTyping;
   "intake:answer": IntakeAnswer;
   "intake:skip": Empty;
+  "learning:answer": LearningAnswer;
+  "learning:skip": LearningPhase;
+  "learning:retry": LearningPhase;
   "terminal:input": TerminalInput;
   "terminal:resize": TerminalSize;
 }
@@ -91,6 +94,9 @@ export interface ServerPayloads {
   "intake:state": IntakeState;
   "intake:transition": IntakeTransition;
   "intake:error": IntakeError;
+  "learning:check": ComprehensionCheck;
+  "learning:signals": LearningSignals;
+  "learning:error": LearningErrorView;
 }
 
 /**
@@ -115,12 +121,26 @@ export type Anchor = { path: string, line: number, };
 
 export type BufferUpdate = { path: string, content: string, cursorPosition: CursorPosition, selections: Array<EditorRange>, };
 
+export type CheckState = "preparing" | "ready" | "failed" | "nothing_to_ask" | "done";
+
 /**
  * How a phase's check last ended.
  */
 export type CheckStatus = "running" | "passed" | "failed" | "error";
 
 export type CoachingMessage = { message: string, type: MessageKind, anchor?: Anchor, };
+
+/**
+ * `learning:check`: a phase's comprehension check as it stands — being prepared, its
+ * questions (each with its answer and grade once there), or why there is none. Sent whole on
+ * every change, so a UI only ever draws the latest.
+ */
+export type ComprehensionCheck = { sessionId: string, phase: number, phaseTitle: string, state: CheckState, 
+/**
+ * Why there are no questions (nothing changed, the model failed…), or what went wrong;
+ * its first line is the sentence to show.
+ */
+note?: string, questions: Array<QuestionView>, };
 
 export type ConnectionError = { code: ErrorCode, message: string, context: unknown, };
 
@@ -149,6 +169,15 @@ url?: string, };
 
 export type DashboardIssues = { issues: Array<DashboardIssue>, };
 
+/**
+ * The dashboard's learning signals for its period.
+ */
+export type DashboardLearning = { 
+/**
+ * Prompts per reliance class in buckets (days for 7d and 30d, weeks for all), oldest first.
+ */
+reliance: Array<RelianceBucket>, solutionsShown: number, comprehension: GradeCounts, };
+
 export type DashboardMaterials = { recommendations: Array<MaterialRecommendation>, };
 
 export type DashboardRequest = { statsPeriod?: Period, 
@@ -158,7 +187,11 @@ export type DashboardRequest = { statsPeriod?: Period,
  */
 refresh?: boolean, };
 
-export type DashboardState = { dreyfus: Array<DreyfusItem>, stats: DashboardStats, inProgressSessions: Array<InProgressSession>, katas: Array<KataSummary>, };
+export type DashboardState = { dreyfus: Array<DreyfusItem>, stats: DashboardStats, inProgressSessions: Array<InProgressSession>, katas: Array<KataSummary>, 
+/**
+ * Paige's extension (issue 30): reliance on the AI, solutions shown, comprehension.
+ */
+learning: DashboardLearning, };
 
 export type DashboardStats = { period: string, sessionsCompleted: number, totalCoachingMinutes: number, issuesWorkedOn: number, knowledgeGapsIdentified: number, knowledgeGapsAddressed: number, hintsUsed: number, apiCostTotal: number, };
 
@@ -220,6 +253,12 @@ export type FsChange = { action: FsChangeAction, path: string, newPath?: string,
 export type FsChangeAction = "add" | "change" | "unlink" | "rename";
 
 export type FsTree = { root: TreeNode, };
+
+export type GradeCounts = { correct: number, partial: number, incorrect: number, 
+/**
+ * Skipped, or never answered before the session ended.
+ */
+skipped: number, };
 
 export type Hello = { version: string, platform: string, windowSize: WindowSize, };
 
@@ -370,7 +409,35 @@ export type KataSummary = { id: string, title: string, topic: string, attemptsCo
 
 export type KataView = { id: string, title: string, description: string, scaffoldingCode: string, };
 
+/**
+ * `learning:answer`: the learner's answer to one question (Enter sends it).
+ */
+export type LearningAnswer = { questionId: string, answer: string, };
+
+/**
+ * `learning:error`: a `learning:*` request refused — said where it happened (the question or
+ * the phase), to the sender only.
+ */
+export type LearningErrorView = { questionId?: string, phase?: number, error: string, };
+
+/**
+ * `learning:skip` (skip the phase's open questions) and `learning:retry` (ask for the
+ * questions again after a failure).
+ */
+export type LearningPhase = { phase: number, };
+
 export type LearningResource = { type: ResourceKind, title: string, url: string, description: string, relevance: Relevance, estimatedTime: string, };
+
+/**
+ * `learning:signals`: the active session's reliance gauge and solutions shown then typed,
+ * after each prompt the learner types to Claude Code and each solution found.
+ */
+export type LearningSignals = { sessionId: string, reliance: RelianceGauge, solutionsShown: number, 
+/**
+ * The phase in progress (its number) and its own gauge: where delegation dominating a
+ * phase shows.
+ */
+phase?: number, phaseReliance?: RelianceGauge, };
 
 export type MaterialRecommendation = { knowledgeGap: string, resources: Array<LearningResource>, studyOrder: string, practiceConnection: string | null, };
 
@@ -427,7 +494,12 @@ export type PhaseUpdate = { phase: number, status: PhaseStatus, description: str
 /**
  * Paige's extension: the phase's hint level, so every UI shows the one stored.
  */
-hintLevel?: HintLevel, };
+hintLevel?: HintLevel, 
+/**
+ * Paige's extension: why the hints start where they do, when the learner's history (or
+ * a comprehension check) moved them.
+ */
+hintReason?: string, };
 
 /**
  * `coaching:plan_failed`: Paige could not turn Claude Code's plan into phases (the coach
@@ -468,7 +540,40 @@ export type PracticeSubmit = { kataId: string, code: string, activeConstraints: 
 
 export type PriorityFactors = { userTagged: boolean, similarToRecentWork: boolean, addressesKnowledgeGap: boolean, teamUrgency: Urgency, };
 
+export type QuestionView = { id: string, 
+/**
+ * `predict_output`, `explain_line` or `edge_case`.
+ */
+kind: string, question: string, 
+/**
+ * The learner's own lines the question is about.
+ */
+quote: string, concept: string, 
+/**
+ * `open`, `grading`, `graded`, `skipped` or `expired`.
+ */
+status: string, answer?: string, 
+/**
+ * `correct`, `partial` or `incorrect`.
+ */
+grade?: string, why?: string, 
+/**
+ * The grading failed: what to show beside the answer, with Retry (send it again).
+ */
+error?: string, };
+
 export type Relevance = "direct" | "deep_dive" | "supplementary";
+
+export type RelianceBucket = { 
+/**
+ * `2026-11-22` or `2026-W47`.
+ */
+label: string, counts: RelianceGauge, };
+
+/**
+ * Prompts per reliance class.
+ */
+export type RelianceGauge = { delegation: number, debuggingHelp: number, conceptualQuestion: number, verification: number, other: number, };
 
 export type ResourceKind = "documentation" | "article" | "video" | "tutorial";
 

@@ -105,41 +105,23 @@ impl SessionRecord {
         gaps::assemble_user_message(&actions, &phases, &existing)
     }
 
-    /// The evidence per skill area is coarse until phases name their skill areas: every known
-    /// area and every gap topic of this session gets this session's figures.
+    /// The evidence per skill area: an area with phases in this session gets its own phases'
+    /// hints, completion, comprehension answers and solutions typed (issue 30); every other
+    /// known area and gap topic gets the session's figures, as before phases named areas.
     pub(super) fn dreyfus_message(&self, core: &Core, found: &StoredGaps) -> String {
         let current = core.db().dreyfus_assessments().unwrap_or_default();
         let sessions = core.db().sessions().map(|all| all.len() as i64).unwrap_or(1);
-        let worked_examples = self
-            .progress
-            .iter()
-            .filter(|e| e.event_type == ProgressEventType::HintUsed)
-            .filter(|e| e.data.as_ref().is_some_and(|d| d["workedExample"] == true))
-            .count();
-        let hint_trend = format!(
-            "{} hints used ({worked_examples} of them worked examples: the learner asked \"just show me\") \
-             and {} escalations over {} phases this session",
-            self.count(ProgressEventType::HintUsed),
-            self.count(ProgressEventType::HintEscalated),
-            self.phases.len()
-        );
-        let completion_rate =
-            if self.phases.is_empty() { 0.0 } else { self.completed().count() as f64 / self.phases.len() as f64 };
-        let mut areas: Vec<String> = current.iter().map(|a| a.skill_area.clone()).collect();
-        for topic in &found.topics {
-            if !areas.iter().any(|area| topic_key(area) == topic_key(&topic.topic)) {
-                areas.push(topic.topic.clone());
+        let mut areas: Vec<String> = Vec::new();
+        let mut add = |area: &str| {
+            if !area.trim().is_empty() && !areas.iter().any(|a| topic_key(a) == topic_key(area)) {
+                areas.push(area.trim().to_owned());
             }
-        }
-        let evidence: Vec<dreyfus::SkillEvidence> = areas
-            .into_iter()
-            .map(|skill_area| dreyfus::SkillEvidence {
-                skill_area,
-                sessions,
-                hint_trend: hint_trend.clone(),
-                completion_rate,
-            })
-            .collect();
+        };
+        self.phases.iter().filter_map(|p| p.skill_area.as_deref()).for_each(&mut add);
+        current.iter().for_each(|a| add(&a.skill_area));
+        found.topics.iter().for_each(|t| add(&t.topic));
+        let evidence: Vec<dreyfus::SkillEvidence> =
+            areas.into_iter().map(|area| self.area_evidence(core, area, sessions)).collect();
         let current: Vec<dreyfus::CurrentAssessment> = current
             .into_iter()
             .map(|a| dreyfus::CurrentAssessment {
@@ -151,6 +133,36 @@ impl SessionRecord {
         dreyfus::assemble_user_message(&evidence, &current, &self.summary())
     }
 
+    /// One area's evidence: from its own phases when the session had some, else the session's.
+    fn area_evidence(&self, core: &Core, skill_area: String, sessions: i64) -> dreyfus::SkillEvidence {
+        let own: Vec<&Phase> = self
+            .phases
+            .iter()
+            .filter(|p| p.skill_area.as_deref().is_some_and(|a| topic_key(a) == topic_key(&skill_area)))
+            .collect();
+        let phases: Vec<&Phase> = if own.is_empty() { self.phases.iter().collect() } else { own.clone() };
+        let ids: Vec<&str> = phases.iter().map(|p| p.id.as_str()).collect();
+        let events = || self.progress.iter().filter(|e| ids.contains(&e.phase_id.as_str()));
+        let count = |kind: ProgressEventType| events().filter(|e| e.event_type == kind).count();
+        let worked_examples = events()
+            .filter(|e| e.event_type == ProgressEventType::HintUsed)
+            .filter(|e| e.data.as_ref().is_some_and(|d| d["workedExample"] == true))
+            .count();
+        let scope = if own.is_empty() { "this session" } else { "this area's phases this session" };
+        let hint_trend = format!(
+            "{} hints used ({worked_examples} of them worked examples: the learner asked \"just show me\") \
+             and {} escalations over {} phases ({scope})",
+            count(ProgressEventType::HintUsed),
+            count(ProgressEventType::HintEscalated),
+            phases.len()
+        );
+        let completed = phases.iter().filter(|p| p.status == PhaseStatus::Complete).count();
+        let completion_rate = if phases.is_empty() { 0.0 } else { completed as f64 / phases.len() as f64 };
+        let (comprehension, solutions_typed) =
+            if own.is_empty() { (None, None) } else { learning_evidence(core, &own) };
+        dreyfus::SkillEvidence { skill_area, sessions, hint_trend, completion_rate, comprehension, solutions_typed }
+    }
+
     pub(super) fn summarisation_message(&self, session: &Session, found: &StoredGaps, transcript: &str) -> String {
         let phases: Vec<summary::CompletedPhase> = self
             .completed()
@@ -159,4 +171,27 @@ impl SessionRecord {
         let issue = session.issue_title.as_deref().unwrap_or("");
         summary::assemble_user_message(transcript, issue, &phases, &found.topics)
     }
+}
+
+/// The comprehension answers and solutions typed of `phases`.
+fn learning_evidence(core: &Core, phases: &[&Phase]) -> (Option<dreyfus::ComprehensionEvidence>, Option<i64>) {
+    let mut evidence =
+        dreyfus::ComprehensionEvidence { correct: 0, partial: 0, incorrect: 0, skipped: 0, concepts_missed: Vec::new() };
+    let mut asked = 0;
+    let mut solutions = 0;
+    for phase in phases {
+        for q in core.db().questions_for_phase(&phase.id).unwrap_or_default() {
+            asked += 1;
+            match q.grade.as_deref() {
+                Some("correct") => evidence.correct += 1,
+                Some(grade) => {
+                    if grade == "partial" { evidence.partial += 1 } else { evidence.incorrect += 1 }
+                    evidence.concepts_missed.push(q.concept.clone());
+                }
+                None => evidence.skipped += 1,
+            }
+        }
+        solutions += core.db().solutions_shown_in_phase(&phase.id).unwrap_or(0) as i64;
+    }
+    ((asked > 0).then_some(evidence), Some(solutions))
 }

@@ -358,4 +358,9 @@ impl Db {
             |r| r.get(0),
         )?)
     }
+
+    /// Solutions shown then typed in one phase.
+    pub fn solutions_shown_in_phase(&self, phase_id: &str) -> Result<u32, DbError> {
+        Ok(self.conn().query_row("SELECT count(*) FROM solutions_shown WHERE phase_id = ?1", [phase_id], |r| r.get(0))?)
+    }
 }

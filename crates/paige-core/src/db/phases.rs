@@ -42,8 +42,12 @@ pub struct NewPhase {
 /// One completed phase of a skill area, as the hint-fading rule reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PhaseOutcome {
-    /// The learner raised the hint level or asked for a worked example in it.
+    /// The learner raised the hint level, asked for a worked example, or typed a solution
+    /// Claude Code showed in it.
     pub needed_help: bool,
+    /// Its comprehension check: `Some(false)` when an answer was wrong, `Some(true)` when
+    /// every graded answer was right, `None` without graded answers (or a partial one).
+    pub understood: Option<bool>,
 }
 
 const COLUMNS: &str = "id, plan_id, number, title, description, status, hint_level, expected_files, started_at, \
@@ -126,18 +130,28 @@ impl Db {
     }
 
     /// The completed phases of `skill_area`, oldest first (at most the last `limit`): did
-    /// each need help (a `hint_escalated`, or a `hint_used` for a worked example)?
+    /// each need help (a `hint_escalated`, a `hint_used` for a worked example, a solution
+    /// shown then typed), and how did its comprehension check go?
     pub fn skill_area_history(&self, skill_area: &str, limit: usize) -> Result<Vec<PhaseOutcome>, DbError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT EXISTS (SELECT 1 FROM progress_events e WHERE e.phase_id = p.id AND (e.event_type = 'hint_escalated'
                         OR (e.event_type = 'hint_used' AND json_extract(e.data, '$.workedExample') = 1)))
+                    OR EXISTS (SELECT 1 FROM solutions_shown s WHERE s.phase_id = p.id),
+                    CASE WHEN EXISTS (SELECT 1 FROM comprehension_checks c WHERE c.phase_id = p.id AND c.grade = 'incorrect')
+                         THEN 0
+                         WHEN EXISTS (SELECT 1 FROM comprehension_checks c WHERE c.phase_id = p.id AND c.grade IS NOT NULL)
+                              AND NOT EXISTS (SELECT 1 FROM comprehension_checks c WHERE c.phase_id = p.id
+                                              AND c.grade IS NOT NULL AND c.grade <> 'correct')
+                         THEN 1 END
              FROM phases p
              WHERE p.skill_area = ?1 AND p.status = 'complete' AND p.completed_at IS NOT NULL
              ORDER BY p.completed_at DESC, p.rowid DESC LIMIT ?2",
         )?;
         let mut rows: Vec<PhaseOutcome> = stmt
-            .query_map(params![skill_area, limit as i64], |row| Ok(PhaseOutcome { needed_help: row.get(0)? }))?
+            .query_map(params![skill_area, limit as i64], |row| {
+                Ok(PhaseOutcome { needed_help: row.get(0)?, understood: row.get(1)? })
+            })?
             .collect::<Result<_, _>>()?;
         rows.reverse();
         Ok(rows)

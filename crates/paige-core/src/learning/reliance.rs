@@ -92,10 +92,14 @@ fn normalise(prompt: &str) -> String {
         }
         out.push('\n');
     }
-    let out = INLINE_CODE.replace_all(&out, |caps: &regex::Captures| {
-        if ERROR_SIGNATURE.is_match(&caps[1]) { ERROR } else { CODE }
-    });
-    let mut lower = out.to_lowercase().replace(['\u{2019}', '\u{2018}', '`'], "'").replace(['\u{201c}', '\u{201d}'], "\"");
+    let out = INLINE_CODE.replace_all(
+        &out,
+        |caps: &regex::Captures| {
+            if ERROR_SIGNATURE.is_match(&caps[1]) { ERROR } else { CODE }
+        },
+    );
+    let mut lower =
+        out.to_lowercase().replace(['\u{2019}', '\u{2018}', '`'], "'").replace(['\u{201c}', '\u{201d}'], "\"");
     for (phrase, word) in NOT_A_FAILURE {
         lower = lower.replace(phrase, word);
     }
@@ -222,7 +226,7 @@ fn rule_table() -> Vec<(&'static str, Option<RelianceClass>, Tier, String)> {
     vec![
         ("empty", O, Decisive, r"^$".into()),
         ("slash_command", O, Decisive, r"^/[a-z][\w:-]*(?:\s|$)".into()),
-        ("acknowledgement", O, Decisive, format!(r"^[\W_]*(?:(?:{ack})\b[\W_]*){{1,10}}$")),
+        ("acknowledgement", O, Decisive, format!(r"^[\W_]*(?:(?:{ack})(?:[\W_]+|$)){{1,10}}$")),
         ("no_words", O, Decisive, r"^[^\p{L}\p{N}]*$".into()),
         (
             "asks_for_an_example",
@@ -427,11 +431,17 @@ mod tests {
 
     #[test]
     fn any_unicode_is_read_without_panicking() {
-        for prompt in ["🙏", "日本語で説明して", "ℌ𝔢𝔩𝔩𝔬 ⟨error⟩", "a\u{301}\u{200d}👩‍💻", "İ", "ß\u{0}"] {
+        for prompt in ["🙏", "日本語で説明して", "ℌ𝔢𝔩𝔩𝔬 ⟨error⟩", "a\u{301}\u{200d}👩‍💻", "İ", "ß\u{0}"]
+        {
             let _ = classify(prompt);
         }
         assert_eq!(rule("🙏"), Some((RelianceClass::Other, "no_words")));
-        assert_eq!(rule("Was ist der Unterschied zwischen Rc und Arc?").map(|r| r.0), Some(RelianceClass::ConceptualQuestion));
+        assert_eq!(rule("danke schön!"), Some((RelianceClass::Other, "acknowledgement")));
+        assert_eq!(rule("sí 👍"), Some((RelianceClass::Other, "acknowledgement")));
+        assert_eq!(
+            rule("Was ist der Unterschied zwischen Rc und Arc?").map(|r| r.0),
+            Some(RelianceClass::ConceptualQuestion)
+        );
     }
 
     #[test]
@@ -447,7 +457,8 @@ mod tests {
 
     #[test]
     fn pasted_errors_and_stack_traces_become_a_marker_that_means_debugging_help() {
-        let prompt = "hmm\n```\nTraceback (most recent call last):\n  File \"a.py\", line 3, in <module>\nKeyError: 'x'\n```";
+        let prompt =
+            "hmm\n```\nTraceback (most recent call last):\n  File \"a.py\", line 3, in <module>\nKeyError: 'x'\n```";
         assert_eq!(normalise(prompt), "hmm ⟨error⟩");
         assert_eq!(rule(prompt), Some((RelianceClass::DebuggingHelp, "pasted_error")));
         let inline = "I get error[E0382]: borrow of moved value: `v`";
@@ -478,6 +489,9 @@ mod tests {
 
     #[test]
     fn error_handling_is_no_failure() {
-        assert_eq!(rule("is there anything wrong with my error handling?").map(|r| r.0), Some(RelianceClass::Verification));
+        assert_eq!(
+            rule("is there anything wrong with my error handling?").map(|r| r.0),
+            Some(RelianceClass::Verification)
+        );
     }
 }

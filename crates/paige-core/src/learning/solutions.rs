@@ -48,7 +48,7 @@ impl Learning {
 
     /// Stop: Claude Code's turn ended with `reply`. Its code blocks long enough to judge are
     /// kept, with what the watched files hold now. Returns how many.
-    pub(crate) fn turn_ended(&self, reply: &str) -> usize {
+    pub fn turn_ended(&self, reply: &str) -> usize {
         let Some(session) = self.ctx.active_session() else { return 0 };
         let blocks: Vec<(Fingerprint, usize)> = shingles::code_blocks(reply)
             .into_iter()

@@ -42,6 +42,24 @@ pub struct SkillEvidence {
     pub sessions: i64,
     pub hint_trend: String,
     pub completion_rate: f64,
+    /// Paige's extension (issue 30): the area's comprehension answers this session, when it
+    /// had phases — what the learner understood of their own code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comprehension: Option<ComprehensionEvidence>,
+    /// Solutions Claude Code showed that the learner then typed, in the area's phases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solutions_typed: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComprehensionEvidence {
+    pub correct: i64,
+    pub partial: i64,
+    pub incorrect: i64,
+    /// Skipped, or never answered.
+    pub skipped: i64,
+    /// The concepts of the wrong or partial answers.
+    pub concepts_missed: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

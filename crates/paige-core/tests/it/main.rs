@@ -22,6 +22,7 @@ mod intake_invitation;
 mod kickoff;
 mod launch;
 mod layers;
+mod learning;
 mod reliance;
 mod shingles;
 mod ledger;

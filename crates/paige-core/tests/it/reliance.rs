@@ -117,7 +117,8 @@ fn the_rules_classify_the_committed_prompt_table_accurately_and_leave_the_rest_t
 fn a_prompt_the_rules_leave_unsure_goes_to_the_model_quoted_whole() {
     let prompt = "can you help me with phase 2? I \"think\" it's about the {retry} loop";
     assert_eq!(classify(prompt), Verdict::Unsure);
-    let message: Value = serde_json::from_str(&assemble_user_message(prompt, Some("Retry failed uploads"))).expect("json");
+    let message: Value =
+        serde_json::from_str(&assemble_user_message(prompt, Some("Retry failed uploads"))).expect("json");
     assert_eq!(message, serde_json::json!({ "prompt": prompt, "current_phase": "Retry failed uploads" }));
 
     let message: Value = serde_json::from_str(&assemble_user_message(prompt, None)).expect("json");
