@@ -13,7 +13,8 @@
 //! it is lowercased with its whitespace collapsed. The rules then go in three tiers:
 //!
 //! 1. **decisive** rules, in order, the first match wins: an empty prompt, a slash-command, a
-//!    message of nothing but acknowledgements, and an imperative asking the assistant to change
+//!    message of nothing but acknowledgements, a request for an example (code to learn from, or
+//!    code for the task? the model decides), and an imperative asking the assistant to change
 //!    the code (which stays delegation even when an error is pasted with it);
 //! 2. **strong** rules: when they all point to one class, it wins, named after the first of them;
 //! 3. **weak** rules, the same way, only when no strong rule matched.
