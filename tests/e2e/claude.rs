@@ -220,7 +220,8 @@ async fn claude_runs_bash(
 
 /// [`claude_runs_bash`] against `fake` (which may also answer Paige's own model calls),
 /// with `allowed` tools. `turns` entries `mcp__server__tool {json}` or `Tool {json}` script
-/// that tool's call; anything else is a Bash command. After the turns the model answers "done".
+/// that tool's call; `say: <text>` a reply in words that ends the turn; anything else is a
+/// Bash command. After the turns the model answers "done".
 pub(crate) async fn claude_runs(
     world: World,
     claude: String,
@@ -234,6 +235,10 @@ pub(crate) async fn claude_runs(
     let agent_loop =
         || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
     for (i, command) in turns.iter().enumerate() {
+        if let Some(text) = command.strip_prefix("say: ") {
+            fake.once(agent_loop(), Reply::text(text));
+            continue;
+        }
         // `mcp__server__tool {json}` or `ToolName {json}`: a tool call; else a Bash command.
         let tool = |name: &str, input: &str| {
             name.starts_with("mcp__")

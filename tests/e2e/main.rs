@@ -13,6 +13,7 @@ mod hook;
 mod intake;
 mod interrupted;
 mod launch;
+mod learning;
 mod literal;
 mod load;
 mod memory;

@@ -261,10 +261,18 @@ impl Core {
                 })
             }
             ClientMessage::LearningSkip(LearningPhase { phase }) => self.skip_comprehension(phase).err().map(|err| {
-                ServerMessage::LearningError(LearningErrorView { question_id: None, phase: Some(phase), error: err.to_string() })
+                ServerMessage::LearningError(LearningErrorView {
+                    question_id: None,
+                    phase: Some(phase),
+                    error: err.to_string(),
+                })
             }),
             ClientMessage::LearningRetry(LearningPhase { phase }) => self.retry_comprehension(phase).err().map(|err| {
-                ServerMessage::LearningError(LearningErrorView { question_id: None, phase: Some(phase), error: err.to_string() })
+                ServerMessage::LearningError(LearningErrorView {
+                    question_id: None,
+                    phase: Some(phase),
+                    error: err.to_string(),
+                })
             }),
             // A UI without a terminal (the browser UI of `paige serve` never sends it): the
             // sender's mistake, not a missing feature.

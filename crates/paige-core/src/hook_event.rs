@@ -93,7 +93,9 @@ impl HookEvent {
 pub fn parse_payload<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
     match serde_json::from_slice(bytes) {
         Ok(value) => Ok(value),
-        Err(first) => serde_json::from_str(&without_lone_surrogates(&String::from_utf8_lossy(bytes))).map_err(|_| first),
+        Err(first) => {
+            serde_json::from_str(&without_lone_surrogates(&String::from_utf8_lossy(bytes))).map_err(|_| first)
+        }
     }
 }
 

@@ -59,7 +59,9 @@ impl Core {
     /// `last_assistant_message`).
     pub(crate) fn hook_learning(&self, event: crate::governance::HookEvent, input: &crate::governance::HookInput) {
         use crate::governance::HookEvent;
-        if !matches!(event, HookEvent::UserPromptSubmit | HookEvent::Stop) || !matches!(self.governance_enabled(), Ok(false)) {
+        if !matches!(event, HookEvent::UserPromptSubmit | HookEvent::Stop)
+            || !matches!(self.governance_enabled(), Ok(false))
+        {
             return;
         }
         match event {
@@ -71,7 +73,8 @@ impl Core {
             _ => {
                 let from_transcript =
                     input.transcript_path.as_deref().and_then(crate::governance::transcript::last_turn_text);
-                let reply = from_transcript.filter(|t| !t.trim().is_empty()).or_else(|| input.last_assistant_message.clone());
+                let reply =
+                    from_transcript.filter(|t| !t.trim().is_empty()).or_else(|| input.last_assistant_message.clone());
                 if let Some(reply) = reply {
                     self.learning().turn_ended(&reply);
                 }
@@ -112,8 +115,10 @@ impl Core {
             Ok(phases) => phases,
             Err(err) => return tracing::warn!("cannot read the plan's phases: {err}"),
         };
-        let Some(next) =
-            phases.into_iter().filter(|p| p.number > checked.number && p.status != PhaseStatus::Complete).min_by_key(|p| p.number)
+        let Some(next) = phases
+            .into_iter()
+            .filter(|p| p.number > checked.number && p.status != PhaseStatus::Complete)
+            .min_by_key(|p| p.number)
         else {
             return;
         };

@@ -175,8 +175,13 @@ impl SessionRecord {
 
 /// The comprehension answers and solutions typed of `phases`.
 fn learning_evidence(core: &Core, phases: &[&Phase]) -> (Option<dreyfus::ComprehensionEvidence>, Option<i64>) {
-    let mut evidence =
-        dreyfus::ComprehensionEvidence { correct: 0, partial: 0, incorrect: 0, skipped: 0, concepts_missed: Vec::new() };
+    let mut evidence = dreyfus::ComprehensionEvidence {
+        correct: 0,
+        partial: 0,
+        incorrect: 0,
+        skipped: 0,
+        concepts_missed: Vec::new(),
+    };
     let mut asked = 0;
     let mut solutions = 0;
     for phase in phases {
@@ -185,7 +190,11 @@ fn learning_evidence(core: &Core, phases: &[&Phase]) -> (Option<dreyfus::Compreh
             match q.grade.as_deref() {
                 Some("correct") => evidence.correct += 1,
                 Some(grade) => {
-                    if grade == "partial" { evidence.partial += 1 } else { evidence.incorrect += 1 }
+                    if grade == "partial" {
+                        evidence.partial += 1
+                    } else {
+                        evidence.incorrect += 1
+                    }
                     evidence.concepts_missed.push(q.concept.clone());
                 }
                 None => evidence.skipped += 1,

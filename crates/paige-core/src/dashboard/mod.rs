@@ -30,8 +30,8 @@ use crate::ctx::Ctx;
 use crate::db::{ActionType, DashboardRows, DbError, iso};
 use crate::event::Event;
 use crate::protocol::{
-    DashboardLearning, GradeCounts, RelianceBucket, RelianceGauge,
-    ConnectionId, DashboardState, DashboardStats, DreyfusItem, InProgressSession, KataSummary, Period, ServerMessage,
+    ConnectionId, DashboardLearning, DashboardState, DashboardStats, DreyfusItem, GradeCounts, InProgressSession,
+    KataSummary, Period, RelianceBucket, RelianceGauge, ServerMessage,
 };
 
 /// The dashboard: its kept model answers and the UIs showing it.

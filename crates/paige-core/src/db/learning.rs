@@ -208,7 +208,8 @@ impl Db {
 
     /// A question whose grading failed is open again; its answer is kept for the retry.
     pub fn reopen_question(&self, id: &str) -> Result<(), DbError> {
-        self.conn().execute("UPDATE comprehension_checks SET status = 'open' WHERE id = ?1 AND status = 'grading'", [id])?;
+        self.conn()
+            .execute("UPDATE comprehension_checks SET status = 'open' WHERE id = ?1 AND status = 'grading'", [id])?;
         Ok(())
     }
 
@@ -302,7 +303,8 @@ impl Db {
     /// A phase's prompts per reliance class.
     pub fn phase_reliance_counts(&self, phase_id: &str) -> Result<RelianceCounts, DbError> {
         let conn = self.conn();
-        let mut stmt = conn.prepare("SELECT class, count(*) FROM learner_prompts WHERE phase_id = ?1 GROUP BY class")?;
+        let mut stmt =
+            conn.prepare("SELECT class, count(*) FROM learner_prompts WHERE phase_id = ?1 GROUP BY class")?;
         Ok(counts(stmt.query_map([phase_id], |r| Ok((r.get(0)?, r.get(1)?)))?)?)
     }
 
@@ -320,7 +322,9 @@ impl Db {
             "SELECT {bucket}, class, count(*) FROM learner_prompts WHERE created_at >= ?1 GROUP BY 1, 2 ORDER BY 1"
         ))?;
         let mut out: Vec<(String, RelianceCounts)> = Vec::new();
-        for row in stmt.query_map([since], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, u32>(2)?)))? {
+        for row in
+            stmt.query_map([since], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, u32>(2)?)))?
+        {
             let (label, class, n) = row?;
             if out.last().is_none_or(|(l, _)| *l != label) {
                 out.push((label, [0; 5]));
@@ -361,6 +365,8 @@ impl Db {
 
     /// Solutions shown then typed in one phase.
     pub fn solutions_shown_in_phase(&self, phase_id: &str) -> Result<u32, DbError> {
-        Ok(self.conn().query_row("SELECT count(*) FROM solutions_shown WHERE phase_id = ?1", [phase_id], |r| r.get(0))?)
+        Ok(self
+            .conn()
+            .query_row("SELECT count(*) FROM solutions_shown WHERE phase_id = ?1", [phase_id], |r| r.get(0))?)
     }
 }

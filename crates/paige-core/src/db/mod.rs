@@ -48,9 +48,7 @@ pub use governance::{AgentSession, AgentState};
 pub use intake::IntakeInterview;
 pub use kata_specs::{KataAttempt, KataConstraint, KataSpec, NewKataSpec, RecordedAttempt};
 pub use knowledge_gaps::{GapFilter, KnowledgeGap, NewKnowledgeGap};
-pub use learning::{
-    ComprehensionQuestion, GradeTally, NewQuestion, QuestionStatus, RELIANCE_CLASSES, RelianceCounts,
-};
+pub use learning::{ComprehensionQuestion, GradeTally, NewQuestion, QuestionStatus, RELIANCE_CLASSES, RelianceCounts};
 pub use ledger_index::{IndexedMutation, LedgerHead};
 pub use phase_hints::{HintSpan, NewPhaseHint, PhaseHint};
 pub use phases::{NewPhase, Phase, PhaseOutcome, current_phase};

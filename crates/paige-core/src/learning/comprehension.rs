@@ -107,7 +107,10 @@ impl Learning {
         if diff.trim().is_empty() {
             let note = "Nothing changed in this phase's files, so there is nothing to ask about.";
             self.set_pending(session_id, phase, CheckState::NothingToAsk, Some(note.into()));
-            self.ctx.log_action(ActionType::ComprehensionCheck, json!({ "event": "nothing_to_ask", "phase": phase.number }));
+            self.ctx.log_action(
+                ActionType::ComprehensionCheck,
+                json!({ "event": "nothing_to_ask", "phase": phase.number }),
+            );
             return;
         }
         self.set_pending(session_id, phase, CheckState::Preparing, None);
@@ -188,7 +191,10 @@ impl Learning {
     pub(crate) fn skip(&self, session_id: &str, phase: &Phase) -> Result<usize, LearningError> {
         let skipped = self.ctx.db().skip_questions(&phase.id)?;
         self.state().pending.remove(&phase.id);
-        self.ctx.log_action(ActionType::ComprehensionCheck, json!({ "event": "skipped", "phase": phase.number, "questions": skipped }));
+        self.ctx.log_action(
+            ActionType::ComprehensionCheck,
+            json!({ "event": "skipped", "phase": phase.number, "questions": skipped }),
+        );
         self.ctx.broadcast(ServerMessage::LearningCheck(self.check_view(session_id, phase)));
         Ok(skipped)
     }
@@ -228,8 +234,13 @@ impl Learning {
     /// to show beside it.
     pub(crate) async fn grade(&self, question: &ComprehensionQuestion, phase: &Phase) -> Option<CheckOutcome> {
         let answer = question.answer.as_deref().unwrap_or_default();
-        let message =
-            grader::assemble_user_message(&question.question, &question.kind, &question.quote, &question.concept, answer);
+        let message = grader::assemble_user_message(
+            &question.question,
+            &question.kind,
+            &question.quote,
+            &question.concept,
+            answer,
+        );
         let options = CallOptions {
             session_id: Some(&question.session_id),
             ..CallOptions::new(grader::CALL_TYPE, grader::MODEL, grader::SYSTEM_PROMPT, &message)
@@ -237,14 +248,16 @@ impl Learning {
         let graded = self.ctx.api().call_with_retry::<ComprehensionGradeResponse>(self.ctx.db(), &options).await;
         let db = self.ctx.db();
         match graded {
-            Ok(grade) => match db.grade_question(&question.id, grade.grade.as_str(), grade.why.trim(), &grade.concept) {
-                Ok(true) => {
-                    let data = json!({ "event": "graded", "phase": phase.number, "grade": grade.grade.as_str() });
-                    drop(db.log_action(&question.session_id, ActionType::ComprehensionCheck, Some(data)));
+            Ok(grade) => {
+                match db.grade_question(&question.id, grade.grade.as_str(), grade.why.trim(), &grade.concept) {
+                    Ok(true) => {
+                        let data = json!({ "event": "graded", "phase": phase.number, "grade": grade.grade.as_str() });
+                        drop(db.log_action(&question.session_id, ActionType::ComprehensionCheck, Some(data)));
+                    }
+                    Ok(false) => {}
+                    Err(err) => tracing::warn!("cannot store the grade: {err}"),
                 }
-                Ok(false) => {}
-                Err(err) => tracing::warn!("cannot store the grade: {err}"),
-            },
+            }
             Err(err) => {
                 let error = err.readable("Paige could not grade this answer");
                 if let Err(err) = db.reopen_question(&question.id) {
@@ -379,7 +392,8 @@ mod tests {
 
     #[test]
     fn only_questions_quoting_the_learners_added_lines_are_kept_whitespace_aside() {
-        let diff = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,2 +1,3 @@\n fn f() {\n+    if x.is_none() {  return; }\n }\n";
+        let diff =
+            "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,2 +1,3 @@\n fn f() {\n+    if x.is_none() {  return; }\n }\n";
         let answer = ComprehensionCheckResponse {
             questions: vec![
                 question("if x.is_none() { return; }"),

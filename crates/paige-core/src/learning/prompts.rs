@@ -55,8 +55,10 @@ impl Learning {
         phase_title: Option<&str>,
     ) -> Result<RelianceClass, crate::api::ApiError> {
         let message = prompt::assemble_user_message(prompt_text, phase_title);
-        let options =
-            CallOptions { session_id, ..CallOptions::new(prompt::CALL_TYPE, prompt::MODEL, prompt::SYSTEM_PROMPT, &message) };
+        let options = CallOptions {
+            session_id,
+            ..CallOptions::new(prompt::CALL_TYPE, prompt::MODEL, prompt::SYSTEM_PROMPT, &message)
+        };
         let answer: RelianceClassificationResponse = self.ctx.api().call(self.ctx.db(), &options).await?;
         Ok(answer.class)
     }

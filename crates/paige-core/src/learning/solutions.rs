@@ -1,7 +1,8 @@
 //! Solutions shown (issue 30): after each turn of Claude Code's (its Stop hook), the code
 //! blocks of its reply are fingerprinted (`shingles.rs`), together with what each watched
 //! file holds then — the phase in progress's expected files and the files open in Paige's
-//! editor. The session's loop hears of the learner's edits (the editor's buffer, a save, a
+//! editor; a file the learner opens in the editor later is watched from what it holds on
+//! disk when opened. The session's loop hears of the learner's edits (the editor's buffer, a save, a
 //! change the watcher saw from their own editor) and, at most twice a second per batch,
 //! checks the edited files against the blocks still pending: a file whose new content
 //! reproduces a block is "shown, then typed" — recorded once per block with its overlap,
@@ -41,7 +42,12 @@ pub struct Shown {
 impl Learning {
     /// Starts `session`'s loop over the bus (the learner's edits), on `cancel`, the session's
     /// token.
-    pub(crate) fn start(self: &Arc<Self>, session: &Session, cancel: CancellationToken, runtime: &tokio::runtime::Handle) {
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        session: &Session,
+        cancel: CancellationToken,
+        runtime: &tokio::runtime::Handle,
+    ) {
         let events = self.ctx.subscribe();
         self.ctx.tasks().spawn_on(watch(Arc::downgrade(self), session.id.clone(), events, cancel), runtime);
     }
@@ -84,6 +90,20 @@ impl Learning {
         kept
     }
 
+    /// The learner opened `path` in the editor: pending blocks of the session that do not
+    /// watch it yet start from what it holds on disk (the editor's edits reach the disk only
+    /// when saved, so this is what it held before any of them).
+    pub(crate) fn file_opened(&self, session_id: &str, path: &str) {
+        if !self.state().shown.iter().any(|s| s.session_id == session_id && !s.before.contains_key(path)) {
+            return;
+        }
+        let on_disk = self.ctx.root().resolve(path).ok().and_then(|p| crate::files::read_file(&p).ok());
+        let before = Fingerprint::of(&on_disk.filter(|f| !f.binary).map(|f| f.content).unwrap_or_default());
+        for shown in self.state().shown.iter_mut().filter(|s| s.session_id == session_id) {
+            shown.before.entry(path.to_owned()).or_insert_with(|| before.clone());
+        }
+    }
+
     /// The learner edited `paths`: each pending block one of them now reproduces is recorded
     /// (once). Returns how many were found.
     pub(crate) fn learner_edited(&self, session_id: &str, paths: &HashSet<String>) -> usize {
@@ -102,7 +122,9 @@ impl Learning {
                 let mut state = self.state();
                 let (typed, kept) = std::mem::take(&mut state.shown).into_iter().partition(|s| {
                     s.session_id == session_id
-                        && s.before.get(&path).is_some_and(|before| shingles::reproduced(&s.block, before, &after).is_some())
+                        && s.before
+                            .get(&path)
+                            .is_some_and(|before| shingles::reproduced(&s.block, before, &after).is_some())
                 });
                 state.shown = kept;
                 typed
@@ -161,6 +183,12 @@ async fn watch(
                 }
                 Ok(Event::Ui(ServerMessage::FsTreeUpdate(change))) if change.action == FsChangeAction::Rename => {
                     edited.extend(change.new_path);
+                }
+                Ok(Event::ActionLogged(entry)) if entry.action_type == ActionType::FileOpen => {
+                    let Some(learning) = learning.upgrade() else { break };
+                    if let Some(path) = entry.data.as_ref().and_then(|d| d.get("path")).and_then(|p| p.as_str()) {
+                        learning.file_opened(&session_id, path);
+                    }
                 }
                 Ok(Event::ActionLogged(entry)) if entry.action_type == ActionType::FileSave => {
                     if let Some(path) = entry.data.as_ref().and_then(|d| d.get("path")).and_then(|p| p.as_str()) {

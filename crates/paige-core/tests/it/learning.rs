@@ -43,7 +43,8 @@ async fn world() -> World {
         phase.skill_area = Some("error handling".into());
         (phase, hints)
     };
-    let (_, stored) = core.db().create_plan_with_phases(&session, "1. guard\n2. test", vec![phase(1), phase(2)]).expect("plan");
+    let (_, stored) =
+        core.db().create_plan_with_phases(&session, "1. guard\n2. test", vec![phase(1), phase(2)]).expect("plan");
     let phases: Vec<_> = stored.into_iter().map(|(p, _)| p).collect();
     core.learning().keep_baselines(&phases);
     core.update_phase(1, paige_core::db::PhaseStatus::Active).expect("phase 1 active");
@@ -60,7 +61,8 @@ fn message(request: &RecordedRequest) -> Value {
 fn checker_from_the_diff() -> Reply {
     Reply::computed(|request| {
         let diff = message(request)["learner_diff"].as_str().unwrap_or_default().to_owned();
-        let added = diff.lines().find(|l| l.starts_with('+') && !l.starts_with("+++")).map(|l| l[1..].trim().to_owned());
+        let added =
+            diff.lines().find(|l| l.starts_with('+') && !l.starts_with("+++")).map(|l| l[1..].trim().to_owned());
         let Some(added) = added else { return Reply::json(&json!({"questions": []})) };
         Reply::json(&json!({"questions": [
             {"kind": "explain_line", "question": "Why is this line needed?", "quote": added, "concept": "guard clause"},
@@ -79,7 +81,11 @@ fn grader_from_the_answer() -> Reply {
 }
 
 /// The next `learning:check` for phase `phase` in state `state`, within 10 s.
-async fn check_in(events: &mut tokio::sync::broadcast::Receiver<Event>, phase: i64, state: CheckState) -> ComprehensionCheck {
+async fn check_in(
+    events: &mut tokio::sync::broadcast::Receiver<Event>,
+    phase: i64,
+    state: CheckState,
+) -> ComprehensionCheck {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -115,7 +121,8 @@ async fn a_completed_phase_asks_about_the_learners_own_diff_and_a_wrong_answer_m
     // Only the question quoting the learner's own added line survives; the invented one is gone.
     assert_eq!(ready.questions.len(), 1, "{ready:?}");
     assert_eq!(ready.questions[0].quote, "if user.is_empty() { return Err(Error::NoUser); }");
-    let asked = w.fake.message_requests().into_iter().find(|r| r.call_type() == Some("comprehension_check")).expect("asked");
+    let asked =
+        w.fake.message_requests().into_iter().find(|r| r.call_type() == Some("comprehension_check")).expect("asked");
     assert!(message(&asked)["learner_diff"].as_str().expect("diff").contains("+    if user.is_empty()"));
     // The phase completed and the next one started without waiting for any of it.
     let phases = w.core.session_state(&[paige_core::StateItem::Phase]).expect("state");
@@ -186,7 +193,8 @@ async fn questions_never_answered_expire_when_the_session_ends_and_count_as_skip
     std::fs::write(w.project.path().join("src/auth.rs"), format!("{AUTH_DONE}{huge}")).expect("a huge change");
     w.core.learner_completes_phase(1).expect("phase 1 done");
     check_in(&mut events, 1, CheckState::Ready).await;
-    let asked = w.fake.message_requests().into_iter().find(|r| r.call_type() == Some("comprehension_check")).expect("asked");
+    let asked =
+        w.fake.message_requests().into_iter().find(|r| r.call_type() == Some("comprehension_check")).expect("asked");
     let diff = message(&asked)["learner_diff"].as_str().expect("diff").to_owned();
     assert!(diff.len() <= paige_core::learning::MAX_DIFF_BYTES + 200, "capped: {} bytes", diff.len());
     w.core.end_session(paige_core::db::SessionStatus::Completed).expect("ended");
@@ -252,11 +260,16 @@ async fn a_code_block_claude_showed_and_the_learner_typed_is_recorded_once_and_a
         json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": reply}]}}),
     ];
     std::fs::write(&transcript, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).expect("transcript");
-    hook(&w.core, HookEvent::Stop, json!({"session_id": "s", "transcript_path": transcript, "last_assistant_message": "done"}));
+    hook(
+        &w.core,
+        HookEvent::Stop,
+        json!({"session_id": "s", "transcript_path": transcript, "last_assistant_message": "done"}),
+    );
     // The learner types it in the editor, with their own names.
     let typed = shown.replace("name", "who").replace("token", "tok");
     frame(&w.core, "file:open", json!({"path": "src/auth.rs"}));
-    let update = json!({"path": "src/auth.rs", "content": typed, "cursorPosition": {"line": 1, "column": 1}, "selections": []});
+    let update =
+        json!({"path": "src/auth.rs", "content": typed, "cursorPosition": {"line": 1, "column": 1}, "selections": []});
     assert_eq!(frame(&w.core, "buffer:update", update), None);
     let deadline = Instant::now() + Duration::from_secs(10);
     while w.core.db().solutions_shown(None, None).expect("count") == 0 {
@@ -264,13 +277,21 @@ async fn a_code_block_claude_showed_and_the_learner_typed_is_recorded_once_and_a
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    assert_eq!(w.core.db().solutions_shown(None, None).expect("count"), 1, "once, and the quote of their own code not at all");
+    assert_eq!(
+        w.core.db().solutions_shown(None, None).expect("count"),
+        1,
+        "once, and the quote of their own code not at all"
+    );
     let state = w.core.dashboard_state(paige_core::protocol::Period::All).expect("dashboard");
     assert_eq!(state.learning.solutions_shown, 1);
     // A transcript that is not a regular file is not read (no hang); the hook's last message stands in.
     let fifo = w.project.path().join("../fifo");
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
     let started = Instant::now();
-    hook(&w.core, HookEvent::Stop, json!({"session_id": "s", "transcript_path": fifo, "last_assistant_message": format!("```rust\n{shown}\n```")}));
+    hook(
+        &w.core,
+        HookEvent::Stop,
+        json!({"session_id": "s", "transcript_path": fifo, "last_assistant_message": format!("```rust\n{shown}\n```")}),
+    );
     assert!(started.elapsed() < Duration::from_secs(2));
 }
