@@ -1,6 +1,7 @@
 //! Hints fade with demonstrated mastery. The rule, pinned (issue 15, with issue 30's
 //! learning signals): after 3 consecutive completed phases of a skill area without help (no
-//! escalation, no "just show me", no solution shown then typed), the next phase of that area
+//! escalation, no "just show me", no solution shown then typed, no wrong comprehension
+//! answer), the next phase of that area
 //! starts one level lower than the coach agent chose (`line → region → file → none`); so
 //! does it after the last 2 checked phases of the area were understood (every comprehension
 //! answer right) and the last needed no help. When the last phase of the area needed help or
@@ -39,7 +40,9 @@ pub fn starting_level(coach_level: HintLevel, skill_area: &str, history: &[Phase
         (step(coach_level, true), "you asked for more help in the last phase")
     } else if last.understood == Some(false) {
         (step(coach_level, true), "an answer about the last phase was not right")
-    } else if history.len() >= STREAK && history[history.len() - STREAK..].iter().all(|p| !p.needed_help) {
+    } else if history.len() >= STREAK
+        && history[history.len() - STREAK..].iter().all(|p| !p.needed_help && p.understood != Some(false))
+    {
         (step(coach_level, false), "you finished the last 3 phases without help")
     } else if checked.len() >= UNDERSTOOD && checked[checked.len() - UNDERSTOOD..].iter().all(|u| *u) {
         (step(coach_level, false), "you answered the questions on the last 2 phases right")

@@ -374,8 +374,9 @@ fn quoted_questions(answer: ComprehensionCheckResponse, diff: &str) -> Vec<check
         .into_iter()
         .filter(|q| !q.question.trim().is_empty())
         .filter(|q| {
+            // A quote too short to point at anything (`}`, `x`) could match any diff.
             let quote = squash(&q.quote);
-            !quote.is_empty() && body.contains(&quote)
+            quote.chars().filter(|c| c.is_alphanumeric()).count() >= 3 && body.contains(&quote)
         })
         .take(MAX_QUESTIONS)
         .collect()
@@ -404,7 +405,8 @@ mod tests {
             ],
         };
         let kept: Vec<String> = quoted_questions(answer, diff).into_iter().map(|q| q.quote).collect();
-        // A quote of a line the learner did not touch (`fn f() {`) is not about their change.
+        // A quote of a line the learner did not touch (`fn f() {`) is not about their change,
+        // and `}` is in every diff.
         assert_eq!(kept, ["if x.is_none() { return; }"]);
     }
 }

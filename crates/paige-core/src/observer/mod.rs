@@ -273,6 +273,13 @@ async fn watch(
                         CheckStatus::Running | CheckStatus::Error => None,
                     }
                 }
+                // Delegation dominating the phase's prompts is a reason to look (issue 30).
+                Some(Event::Ui(ServerMessage::LearningSignals(signals))) => {
+                    match (signals.session_id == session_id, signals.phase, signals.phase_reliance) {
+                        (true, Some(phase), Some(gauge)) => s.on_reliance(phase, &gauge),
+                        _ => None,
+                    }
+                }
                 // A new plan's phases are numbered afresh: the old plan's checks say nothing.
                 Some(Event::Ui(ServerMessage::CoachingPlanReady(_))) => {
                     s.step_checks.clear();

@@ -22,6 +22,8 @@ pub enum Trigger {
     Idle,
     /// The phase's step check went green, or failed again (Paige's extension).
     StepCheck,
+    /// Delegation came to dominate the phase's prompts to Claude Code (issue 30).
+    Delegation,
 }
 
 /// Why an evaluation did not happen.
@@ -54,6 +56,10 @@ pub struct ObserverState {
     /// The latest step check of each phase of the plan (by number), as the bus said it, and
     /// when: the snapshot carries the phase in progress's.
     pub step_checks: std::collections::HashMap<i64, (crate::protocol::StepCheck, DateTime<Utc>)>,
+    /// Per phase, the delegations counted at its last reliance trigger.
+    delegation_seen: std::collections::HashMap<i64, u32>,
+    /// The latest reliance gauge of the phase in progress, as the bus said it.
+    pub reliance: Option<(i64, crate::protocol::RelianceGauge)>,
 }
 
 /// The learner's own actions: what counts as activity and toward flow. Paige's own entries
@@ -90,6 +96,8 @@ impl ObserverState {
             generation: 0,
             idle_next_look: None,
             step_checks: Default::default(),
+            delegation_seen: Default::default(),
+            reliance: None,
         }
     }
 
@@ -143,6 +151,19 @@ impl ObserverState {
         }
         self.generation += 1;
         Some(Trigger::StepCheck)
+    }
+
+    /// The phase's reliance gauge: a trigger when delegation dominates it and grew since the
+    /// last such trigger (each new delegation past dominance is another reason to look;
+    /// the suppression rules still apply).
+    pub fn on_reliance(&mut self, phase: i64, gauge: &crate::protocol::RelianceGauge) -> Option<Trigger> {
+        if !gauge.delegation_dominates() || self.delegation_seen.get(&phase).is_some_and(|n| *n >= gauge.delegation) {
+            return None;
+        }
+        self.delegation_seen.insert(phase, gauge.delegation);
+        self.reliance = Some((phase, *gauge));
+        self.generation += 1;
+        Some(Trigger::Delegation)
     }
 
     /// The idle check: a trigger when the learner has been idle for `idle_after`, and again

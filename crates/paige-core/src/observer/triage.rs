@@ -6,7 +6,8 @@ use chrono::{DateTime, Utc};
 
 use crate::api::{ApiError, CallOptions};
 use crate::prompts::observer_triage::{
-    self as prompt, ObserverTriageResponse, RecentAction, Signal, StepCheckContext, TriageContext, TriagePhase,
+    self as prompt, ObserverTriageResponse, RecentAction, RelianceContext, Signal, StepCheckContext, TriageContext,
+    TriagePhase,
 };
 use crate::sync::Locked;
 
@@ -106,6 +107,13 @@ impl super::Observer {
             dreyfus_stage: stage,
             user_idle,
             step_check,
+            reliance: phase.and_then(|p| self.latest_reliance(session_id, p.number)).map(|g| RelianceContext {
+                prompts: g.total(),
+                delegation: g.delegation,
+                conceptual_question: g.conceptual_question,
+                debugging_help: g.debugging_help,
+                verification: g.verification,
+            }),
         }
     }
 
@@ -120,6 +128,14 @@ impl super::Observer {
     }
 
     /// The latest step check of phase `number` the live Observer of `session_id` heard of.
+    /// The phase's reliance gauge the bus last told of (issue 30).
+    fn latest_reliance(&self, session_id: &str, number: i64) -> Option<crate::protocol::RelianceGauge> {
+        let current = self.current();
+        let running = current.as_ref().filter(|r| r.session_id == session_id)?;
+        let state = running.state.locked();
+        state.reliance.filter(|(phase, _)| *phase == number).map(|(_, gauge)| gauge)
+    }
+
     fn latest_step_check(&self, session_id: &str, number: i64) -> Option<(crate::protocol::StepCheck, DateTime<Utc>)> {
         let current = self.current();
         let running = current.as_ref().filter(|r| r.session_id == session_id)?;

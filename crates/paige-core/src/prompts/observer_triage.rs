@@ -27,6 +27,8 @@ pub enum Signal {
     Idle,
     PhaseComplete,
     EditLoop,
+    /// Paige's extension (issue 30): the learner keeps asking the AI to write the code.
+    Delegation,
     NoNudge,
 }
 
@@ -53,6 +55,20 @@ pub struct TriageContext {
     /// failure over several saves, a reason to nudge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_check: Option<StepCheckContext>,
+    /// Paige's extension (issue 30): how the learner asked Claude Code in the phase in
+    /// progress, when they asked anything: prompts per reliance class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliance: Option<RelianceContext>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelianceContext {
+    pub prompts: u32,
+    /// "Write it / fix it for me."
+    pub delegation: u32,
+    pub conceptual_question: u32,
+    pub debugging_help: u32,
+    pub verification: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

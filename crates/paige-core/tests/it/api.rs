@@ -402,6 +402,7 @@ async fn a_prompt_module_call_is_matched_by_its_system_prompt_and_typed() {
         dreyfus_stage: "novice".into(),
         user_idle: false,
         step_check: None,
+        reliance: None,
     };
     let message = observer_triage::assemble_user_message(&context);
     let options = CallOptions {

@@ -21,7 +21,7 @@ struct World {
     fake: FakeAnthropic,
     core: Arc<Core>,
     project: tempfile::TempDir,
-    _data: tempfile::TempDir,
+    data: tempfile::TempDir,
 }
 
 /// A core talking to the fake, an active session on a two-phase plan over `src/auth.rs`
@@ -48,7 +48,7 @@ async fn world() -> World {
     let phases: Vec<_> = stored.into_iter().map(|(p, _)| p).collect();
     core.learning().keep_baselines(&phases);
     core.update_phase(1, paige_core::db::PhaseStatus::Active).expect("phase 1 active");
-    World { fake, core, project, _data: data }
+    World { fake, core, project, data }
 }
 
 /// The request's user message as JSON.
@@ -252,7 +252,7 @@ async fn prompts_are_classified_by_the_rules_and_only_the_unclear_ones_go_to_the
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_code_block_claude_showed_and_the_learner_typed_is_recorded_once_and_a_quote_of_their_own_code_is_not() {
     let w = world().await;
-    let transcript = w.project.path().join("../transcript.jsonl");
+    let transcript = w.data.path().join("transcript.jsonl");
     let shown = "fn login(name: &str) -> Result<Token, Error> {\n    if name.is_empty() {\n        return Err(Error::NoUser);\n    }\n    let token = fetch(name)?;\n    audit(&token);\n    Ok(token)\n}";
     let reply = format!("Your current code:\n```rust\n{AUTH}```\nOne way to write it:\n```rust\n{shown}\n```");
     let lines = [
@@ -285,7 +285,7 @@ async fn a_code_block_claude_showed_and_the_learner_typed_is_recorded_once_and_a
     let state = w.core.dashboard_state(paige_core::protocol::Period::All).expect("dashboard");
     assert_eq!(state.learning.solutions_shown, 1);
     // A transcript that is not a regular file is not read (no hang); the hook's last message stands in.
-    let fifo = w.project.path().join("../fifo");
+    let fifo = w.data.path().join("fifo");
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
     let started = Instant::now();
     hook(
@@ -294,4 +294,44 @@ async fn a_code_block_claude_showed_and_the_learner_typed_is_recorded_once_and_a
         json!({"session_id": "s", "transcript_path": fifo, "last_assistant_message": format!("```rust\n{shown}\n```")}),
     );
     assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_delegation_dominates_a_phase_the_observer_looks_and_may_nudge_toward_asking_why() {
+    let w = world().await;
+    w.core.mute_observer(false);
+    // The triage model nudges only when the snapshot it was sent shows delegation dominating.
+    w.fake.always(
+        Matcher::call_type("observer_triage"),
+        Reply::computed(|request| {
+            let reliance = &message(request)["reliance"];
+            let nudge = reliance["delegation"].as_u64().unwrap_or(0) >= 3;
+            Reply::json(&json!({
+                "should_nudge": nudge, "confidence": 0.9,
+                "signal": if nudge { "delegation" } else { "no_nudge" },
+                "reasoning": format!("reliance {reliance}"),
+                "suggested_context": {"current_file": null, "expected_file": null, "time_in_file": null,
+                                       "phase_description": "ask why the guard is needed"}
+            }))
+        }),
+    );
+    let mut events = w.core.subscribe();
+    for prompt in ["Write the login function for me", "just fix it for me please", "can you write the test for me"] {
+        hook(&w.core, HookEvent::UserPromptSubmit, json!({"session_id": "s", "prompt": prompt}));
+    }
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let nudge = loop {
+        match tokio::time::timeout(deadline.saturating_duration_since(Instant::now()), events.recv()).await {
+            Ok(Ok(Event::Ui(ServerMessage::ObserverNudge(nudge)))) => break nudge,
+            Ok(Ok(_)) => {}
+            other => panic!(
+                "no nudge: {other:?}; triage saw {:?}",
+                w.fake.message_requests().iter().map(message).collect::<Vec<_>>()
+            ),
+        }
+    };
+    assert_eq!(nudge.signal, "delegation");
+    let triage: Vec<Value> =
+        w.fake.message_requests().iter().filter(|r| r.call_type() == Some("observer_triage")).map(message).collect();
+    assert_eq!(triage.last().expect("triage")["reliance"]["delegation"], 3, "{triage:?}");
 }

@@ -239,6 +239,7 @@ fn user_messages_are_json_with_the_spec_field_names() {
         dreyfus_stage: "novice".into(),
         user_idle: false,
         step_check: None,
+        reliance: None,
     };
     let value: Value = serde_json::from_str(&observer_triage::assemble_user_message(&context)).expect("json");
     assert_eq!(value["recent_actions"][0], json!({"type": "file_save", "path": "src/a.rs", "ago": "2m ago"}));
