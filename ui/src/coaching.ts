@@ -1,8 +1,10 @@
 // The coaching side: the coaching panel (the start view without a session; with one its
 // title, the intake interview, the plan's phases, the hint level, progress, "just show me"
-// and the end of the session), and toasts for coaching messages and nudges.
-import { el, errorMessage } from "./dom";
+// and the end of the session), and toasts for coaching messages and nudges. The learning
+// signals (comprehension checks, the reliance gauge) are learning.ts's, mounted below the plan.
+import { el, errorMessage, keepFocus } from "./dom";
 import { IntakePanel } from "./intake";
+import { LearningPanel } from "./learning";
 import type { ConnectionInit, HintLevel, IssueContext, PhaseSummary, ServerPayloads, SessionStarted, StepCheck } from "./protocol";
 import { NEXT_STEP, type StartRequest, StartView } from "./session-start";
 import type { Transport } from "./transport";
@@ -110,6 +112,9 @@ export class CoachingPanel {
   private readonly drawer: WorkedExampleDrawer;
   /** The session's intake interview (intake.ts); main routes the intake:* frames to it. */
   readonly intake: IntakePanel;
+  /** The session's comprehension checks and reliance gauge (learning.ts); main routes the
+   * learning:* frames to it. */
+  readonly learning: LearningPanel;
   /** Told after each redraw whether the session's interview was skipped (the dashboard
    * offers it again). */
   onInterviewSkipped: (skipped: boolean) => void = () => {};
@@ -128,6 +133,7 @@ export class CoachingPanel {
     this.showMe = new ShowMe(() => this.transport.send("coaching:show_me", {}));
     this.drawer = new WorkedExampleDrawer(drawerHost);
     this.intake = new IntakePanel(transport, { onChange: () => this.render() });
+    this.learning = new LearningPanel(transport, () => this.host);
     this.render();
   }
 
@@ -163,6 +169,7 @@ export class CoachingPanel {
     this.showMe.reset();
     this.drawer.close();
     this.intake.setSession(msg.sessionId);
+    this.learning.setSession(msg.sessionId);
     this.render();
   }
 
@@ -232,6 +239,7 @@ export class CoachingPanel {
       phase.status = msg.status;
       if (msg.description) phase.description = msg.description;
       if (msg.hintLevel) phase.hintLevel = msg.hintLevel;
+      if (msg.hintReason) phase.hintReason = msg.hintReason;
     }
     const now = currentPhase(this.phases);
     if (now && (now.number !== before || now.number === msg.phase)) this.level = now.hintLevel;
@@ -297,6 +305,7 @@ export class CoachingPanel {
     this.mode = "start";
     this.showMe.reset();
     this.intake.setSession(null);
+    this.learning.setSession(null);
     this.render();
     this.start.reset(notice);
   }
@@ -331,8 +340,8 @@ export class CoachingPanel {
   }
 
   private render(): void {
-    // Re-rendering moves the interview's answer box: it keeps the keys it had.
-    const focused = this.intake.root.contains(document.activeElement) ? (document.activeElement as HTMLElement) : null;
+    // Re-rendering moves the interview's and the questions' answer boxes: they keep the keys.
+    const restoreFocus = keepFocus(this.intake.root, this.learning.root);
     const title = el("h2", "panel-title", "Coaching");
     if (this.mode === "connecting") {
       this.host.replaceChildren(title, el("p", "muted", "Connecting…"));
@@ -343,7 +352,7 @@ export class CoachingPanel {
     }
     this.host.dataset.mode = this.mode;
     this.onInterviewSkipped(this.mode === "session" && this.intake.skipped);
-    if (focused?.isConnected && document.activeElement !== focused) focused.focus();
+    restoreFocus();
   }
 
   private renderSession(session: Session): HTMLElement[] {
@@ -369,7 +378,7 @@ export class CoachingPanel {
       if (this.intake.shown(true)) parts.push(this.intake.interviewing ? this.intake.root : this.foldedIntake());
     } else {
       if (this.intake.shown(false)) parts.push(this.intake.root);
-      if (!this.intake.interviewing) parts.push(this.renderWaiting());
+      if (!this.intake.interviewing) parts.push(this.renderWaiting(), this.learning.root);
     }
     parts.push(this.renderFooter());
     return parts;
@@ -464,7 +473,8 @@ export class CoachingPanel {
       }
       list.append(item);
     }
-    const parts: HTMLElement[] = [progress, list];
+    // The checks of the phases done, and the gauge, right below the phases.
+    const parts: HTMLElement[] = [progress, list, this.learning.root];
     if (current && this.mode === "session") parts.push(this.showMe.root);
     if (this.plan) {
       const meta = el("p", "plan-meta", `Difficulty: ${this.plan.difficulty}`);

@@ -1,6 +1,7 @@
 // The launch screen, shown in the editor area while no file is open (spec Story 12): the
-// Dreyfus radar, stat cards with a period switcher, in-progress sessions (Resume), the
-// project's issues ranked for this learner (Start), katas and learning materials.
+// Dreyfus radar, stat cards with a period switcher, the learning signals (reliance-chart.ts),
+// in-progress sessions (Resume), the project's issues ranked for this learner (Start), katas
+// and learning materials.
 //
 // Loads progressively: `dashboard:request` is answered at once with `dashboard:state`
 // (radar, stats, sessions, katas); the issues and the materials arrive later, each on its
@@ -24,6 +25,7 @@ import type {
   Suitability,
 } from "./protocol";
 import { radarChart, stageName } from "./radar";
+import { learningView } from "./reliance-chart";
 import { type StartRequest, ago } from "./session-start";
 import type { Transport } from "./transport";
 
@@ -150,9 +152,10 @@ export class Dashboard {
   /** `dashboard:state`, to this UI. Stats for another period than the one chosen last are
    * an older answer: the rest of it is still news. */
   setState(state: DashboardState): void {
-    const stats = state.stats.period === this.period || !this.state ? state.stats : this.state.stats;
+    const shown = state.stats.period === this.period ? null : this.state;
     this.statsPending = state.stats.period !== this.period;
-    this.state = { ...state, stats };
+    // The learning signals are the period's too: an older answer keeps the ones shown.
+    this.state = shown ? { ...state, stats: shown.stats, learning: shown.learning } : state;
     // With every gap addressed, all time, Paige skips the materials and sends nothing.
     if (this.materials.kind === "loading" && state.stats.period === "all" && state.stats.knowledgeGapsIdentified === state.stats.knowledgeGapsAddressed) {
       this.materials = { kind: "none" };
@@ -250,7 +253,7 @@ export class Dashboard {
     if (this.interviewOffered && this.hooks.interview) parts.push(this.renderInterviewOffer(this.hooks.interview));
     const top = el("div", "dash-top");
     top.append(this.renderSkills(), this.renderStats());
-    parts.push(top, this.renderSessions(), this.renderIssues(), this.renderKatas(), this.renderMaterials());
+    parts.push(top, this.renderLearning(), this.renderSessions(), this.renderIssues(), this.renderKatas(), this.renderMaterials());
     this.root.replaceChildren(...parts);
   }
 
@@ -320,6 +323,15 @@ export class Dashboard {
       grid.append(node);
     }
     box.append(grid);
+    return box;
+  }
+
+  private renderLearning(): HTMLElement {
+    const box = section("learning", "Learning signals");
+    if (!this.state) return withSkeleton(box, "learning-skeleton", 2);
+    box.classList.toggle("dash-stale", this.statsPending);
+    box.setAttribute("aria-busy", String(this.statsPending));
+    box.append(...learningView(this.state.learning));
     return box;
   }
 

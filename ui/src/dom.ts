@@ -1,4 +1,4 @@
-// The one DOM helper the panels share.
+// The DOM helpers the panels share.
 
 /** A new element with a class and text (textContent: never parsed as HTML). */
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className = "", text = ""): HTMLElementTagNameMap[K] {
@@ -22,4 +22,25 @@ export function errorMessage(text: string, lead = ""): HTMLElement[] {
     parts.push(fold);
   }
   return parts;
+}
+
+/** Where the keys are, when inside one of `roots` (the focused element and its text
+ * selection): the function returned puts them back after the roots' children are moved or
+ * redrawn (moving a focused element out of the document blurs it). A no-op otherwise. */
+export function keepFocus(...roots: Element[]): () => void {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || !roots.some((root) => root.contains(active))) return () => {};
+  const text = active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement ? active : null;
+  const [start, end] = [text?.selectionStart ?? null, text?.selectionEnd ?? null];
+  return () => {
+    if (!active.isConnected || document.activeElement === active) return;
+    active.focus();
+    if (text && start !== null && end !== null) {
+      try {
+        text.setSelectionRange(start, end);
+      } catch {
+        // An input type without a selection (a number field): the focus is enough.
+      }
+    }
+  };
 }

@@ -174,6 +174,14 @@ function route(frame: ServerFrame): void {
       return coaching.workedExampleError(frame.payload);
     case "coaching:step_check":
       return coaching.stepCheck(frame.payload);
+    case "learning:check":
+      return coaching.learning.check(frame.payload);
+    case "learning:signals":
+      return coaching.learning.signals(frame.payload);
+    case "learning:error":
+      // Beside its question or on its phase's card; without either on screen, a toast.
+      if (!coaching.learning.error(frame.payload)) toasts.show(frame.payload.error, "error");
+      return;
     case "coaching:message":
       return toasts.show(frame.payload.message, frame.payload.type);
     case "intake:state":

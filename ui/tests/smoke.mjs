@@ -42,10 +42,34 @@ const greetPhase = (number, title) => ({
   hints: { file_hints: [{ path: "src/greet.js", style: "suggested" }], line_hints: [] }, knowledge_gap_opportunities: [],
 });
 const coachPlan = { phases: [greetPhase(1, "Find the greeting"), greetPhase(2, "Say bonjour")], memory_connection: null, estimated_difficulty: "beginner" };
+// The comprehension check (issue 30) answers from the request alone: its two questions quote
+// the first line the learner added in `learner_diff` (Paige drops a question whose quote is not
+// in the diff); an answer with "because" in it is graded correct, any other incorrect.
+const addedLines = (diff) => diff.split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++")).map((l) => l.slice(1));
+function comprehensionQuestions(body) {
+  const quote = addedLines(JSON.parse(userText(body)).learner_diff).find((l) => l.trim());
+  if (!quote) return { questions: [] };
+  return {
+    questions: [
+      { kind: "explain_line", question: "Why did you add this line? What would break without it?", quote, concept: "exported constants" },
+      { kind: "edge_case", question: "What does another module get if it changes this value after importing it?", quote, concept: "const bindings" },
+    ],
+  };
+}
+function comprehensionGrade(body) {
+  const { learner_answer: answer, question } = JSON.parse(userText(body));
+  const right = /\bbecause\b/i.test(answer);
+  const why = right ? "Right: you said what the line is for." : "That does not say what the line does.";
+  return { grade: right ? "correct" : "incorrect", why, concept: question.concept };
+}
 const fake = await startFakeAnthropic({
-  replies: { explain_this: explanation, coach_agent: coachPlan, memory_retrieval_filter: promptExample("memory-retrieval-filter"), ...intakeReplies },
+  replies: {
+    explain_this: explanation, coach_agent: coachPlan, memory_retrieval_filter: promptExample("memory-retrieval-filter"), ...intakeReplies,
+    comprehension_check: comprehensionQuestions, comprehension_grade: comprehensionGrade,
+  },
   // The wrap-up's first call takes a moment, as the model's does: its notice stays on screen.
-  delays: { explain_this: 800, knowledge_gap_extraction: 1500 },
+  // The comprehension check's calls take a moment too: their progress shows first.
+  delays: { explain_this: 800, knowledge_gap_extraction: 1500, comprehension_check: 1000, comprehension_grade: 800 },
 });
 /** One MCP tool call as Claude Code makes it (2026-07-28, stateless), with the agent token. */
 async function mcpCall(base, token, name, args) {
@@ -283,10 +307,94 @@ try {
     await page.click('[data-testid="tree-item"][data-path="src"]');
     await page.waitForSelector('[data-testid="tree-item"][data-path="src/greet.js"].hint-glow', { timeout: 2_000 });
   });
+  // The learner's own line in phase 1, typed in the editor and saved (the check asks about it).
+  const LEARNER_LINE = 'export const greeting = "bonjour";';
+  let addedLine = null;
+  await check("the learner adds a line to the phase's file in the editor and saves it", async () => {
+    await page.click('.tab[data-path="src/greet.js"]');
+    await page.waitForSelector('.tab.active[data-path="src/greet.js"]', { timeout: 5_000 });
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type(LEARNER_LINE, { delay: 10 });
+    await page.keyboard.press("Escape"); // any suggestion widget
+    await page.keyboard.press("Control+S");
+    const saved = await waitFor("the line on disk", () => {
+      const text = readFileSync(join(project, "src", "greet.js"), "utf8");
+      return text.includes("greeting") && text;
+    });
+    addedLine = saved.split("\n").find((l) => l.includes("greeting"));
+    if (addedLine !== LEARNER_LINE) console.log(`(the editor typed ${JSON.stringify(addedLine)})`);
+    await page.waitForSelector('.tab[data-path="src/greet.js"][data-dirty="false"]', { timeout: 10_000 });
+  });
   await check("the learner marks the phase done: it shows done and the next phase is the current one", async () => {
     await page.click('[data-testid="phase"][data-current="true"] [data-testid="phase-done"]');
     await page.waitForSelector('[data-testid="phase"][data-number="1"][data-status="complete"]', { timeout: 5_000 });
     await page.waitForSelector('[data-testid="phase"][data-number="2"][data-current="true"][data-status="active"]', { timeout: 5_000 });
+  });
+  const card = '[data-testid="learning-check"][data-phase="1"]';
+  await check("the phase's comprehension check shows progress, then a question quoting the line the learner added, with the keys in its answer box", async () => {
+    const progress = await page.locator(`${card} [data-testid="learning-preparing"]`).textContent({ timeout: 5_000 });
+    if (progress !== "Writing a question about your change…") throw new Error(`progress ${JSON.stringify(progress)}`);
+    await page.waitForSelector(`${card}[data-state="ready"]`, { timeout: 15_000 });
+    const calls = fake.callsOf("comprehension_check");
+    if (calls.length !== 1) throw new Error(`${calls.length} comprehension_check calls`);
+    const diff = JSON.parse(userText(calls[0].body)).learner_diff;
+    if (!addedLines(diff).includes(addedLine)) throw new Error(`the diff sent lacks the learner's line: ${diff}`);
+    const quotes = await page.locator(`${card} [data-testid="learning-quote"]`).allTextContents();
+    if (quotes.length !== 2 || quotes.some((q) => q !== addedLine)) throw new Error(`quotes ${JSON.stringify(quotes)}`);
+    // Nothing blocks: the next phase is the current one, its controls on screen.
+    await page.waitForSelector('[data-testid="phase"][data-number="2"][data-current="true"] [data-testid="phase-done"]');
+    const focused = await page.evaluate(() => {
+      const active = document.activeElement;
+      return active?.dataset.testid === "learning-answer" ? active.closest('[data-testid="learning-question"]').dataset.id : null;
+    });
+    const first = await page.locator(`${card} [data-testid="learning-question"]`).first().getAttribute("data-id");
+    if (!focused || focused !== first) throw new Error(`the focus is not in the first question's answer box (${focused})`);
+    await page.screenshot({ path: join(artifacts, "browser-learning-check.png") });
+  });
+  const ANSWER_RIGHT = "It gives other modules the French greeting, because greet should say bonjour";
+  await check("typing an answer and pressing Enter grades it: progress, then the grade and why; the keys move to the next question", async () => {
+    await page.keyboard.type("It gives other modules the French greeting,", { delay: 5 });
+    await page.keyboard.press("Shift+Enter"); // a new line, not sent
+    await page.keyboard.type("because greet should say bonjour", { delay: 5 });
+    if (fake.callsOf("comprehension_grade").length) throw new Error("Shift+Enter sent the answer");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(`${card} [data-testid="learning-question"][data-status="grading"] [data-testid="learning-grading"]`, { timeout: 5_000 });
+    const badge = page.locator(`${card} [data-testid="learning-grade"][data-grade="correct"]`);
+    const text = await badge.textContent({ timeout: 15_000 });
+    if (text !== "✓ Correct") throw new Error(`badge ${JSON.stringify(text)}`);
+    const why = await page.locator(`${card} [data-testid="learning-why"]`).first().textContent();
+    if (why !== "Right: you said what the line is for.") throw new Error(`why ${JSON.stringify(why)}`);
+    const graded = fake.callsOf("comprehension_grade").map((c) => JSON.parse(userText(c.body)).learner_answer);
+    if (JSON.stringify(graded) !== JSON.stringify([ANSWER_RIGHT.replace(", because", ",\nbecause")])) throw new Error(`graded answers ${JSON.stringify(graded)}`);
+    const focused = await page.evaluate(() => document.activeElement?.closest('[data-testid="learning-question"]')?.dataset.status);
+    if (focused !== "open") throw new Error(`the keys are not in the second question's box (${focused})`);
+  });
+  await check("a wrong answer to the second question shows Incorrect, and the next phase's hints say why they moved", async () => {
+    await page.keyboard.type("no idea");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(`${card}[data-state="done"] [data-testid="learning-grade"][data-grade="incorrect"]`, { timeout: 15_000 });
+    const reason = await page.locator('[data-testid="phase"][data-number="2"] [data-testid="hint-reason"]').textContent({ timeout: 5_000 });
+    if (!reason?.includes("was not right")) throw new Error(`hint reason ${JSON.stringify(reason)}`);
+    await page.waitForSelector('[data-testid="phase"][data-number="2"] [data-testid="hint-level"][data-level="region"][aria-checked="true"]', { timeout: 5_000 });
+    await page.screenshot({ path: join(artifacts, "browser-learning-graded.png") });
+  });
+  await check("the learner's prompts to Claude Code show in the panel's gauge", async () => {
+    for (const prompt of ["build the project", "what is the difference between String and &str?"]) {
+      const hook = await fetch(`${base}/hooks/user-prompt-submit`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${info.agentToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ session_id: "cc", hook_event_name: "UserPromptSubmit", prompt, cwd: project }),
+      });
+      if (!hook.ok) throw new Error(`hook: ${hook.status}`);
+    }
+    await page.waitForSelector('[data-testid="learning-gauge"][data-total="2"]', { timeout: 15_000 });
+    const label = await page.locator('[data-testid="reliance-bar"]').getAttribute("aria-label");
+    if (!label?.startsWith("How you asked Claude Code this session: 2 prompts:")) throw new Error(`gauge ${JSON.stringify(label)}`);
+    const frames = await page.evaluate(() => window.paige.framesOf("learning:signals"));
+    const last = frames.at(-1);
+    if (last?.reliance.delegation !== 1) throw new Error(`"build the project" is not delegation: ${JSON.stringify(last)}`);
+    await page.locator('[data-testid="coaching"]').screenshot({ path: join(artifacts, "browser-learning-gauge.png") });
   });
   await check("ending from Claude Code (paige_end_session) shows the same wrap-up notice as the End button and puts the hints out", async () => {
     const ending = mcpCall(base, info.agentToken, "paige_end_session", { sessionTranscript: "Learner: done" });
@@ -295,6 +403,20 @@ try {
     await ending;
     await page.waitForSelector('[data-testid="start-notice"]', { timeout: 30_000 });
     if (await page.locator(".tree-row.hint-glow, .tree-row.hint-inside").count()) throw new Error("hints still lit after the session");
+  });
+  await check("with the files closed the dashboard shows the learning signals: the prompts chart, its table, and the comprehension tally", async () => {
+    while (await page.locator(".tab .tab-close").count()) await page.locator(".tab .tab-close").first().click();
+    await page.waitForSelector('[data-testid="dash-learning"]', { state: "visible", timeout: 5_000 });
+    const tally = await page.locator('[data-testid="comprehension-tally"]').textContent({ timeout: 10_000 });
+    if (tally !== "1 correct · 0 partial · 1 incorrect · 0 skipped") throw new Error(`tally ${JSON.stringify(tally)}`);
+    const buckets = await page.locator('[data-testid="reliance-bucket"]').evaluateAll((bars) => bars.map((b) => Number(b.dataset.total)));
+    if (buckets.reduce((a, b) => a + b, 0) !== 2) throw new Error(`buckets ${JSON.stringify(buckets)}`);
+    const summary = await page.locator('[data-testid="reliance-chart"]').getAttribute("aria-label");
+    if (!summary?.includes("2 prompts")) throw new Error(`chart summary ${JSON.stringify(summary)}`);
+    const shown = await page.locator('[data-testid="dash-solutions-shown"]').textContent();
+    if (shown !== "0") throw new Error(`solutions shown ${JSON.stringify(shown)}`);
+    await page.locator('[data-testid="dash-learning"]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(artifacts, "browser-dashboard-learning.png") });
   });
   await check("a later session offers Interview me first, and clicking it starts the interview", async () => {
     await page.waitForSelector('[data-testid="start-form"]', { timeout: 30_000 });

@@ -65,11 +65,12 @@ impl Learning {
         }
     }
 
-    /// What the learner sees of `path` now: the editor's buffer, else the file; `None` when
-    /// it does not exist or cannot be read as text.
+    /// What the learner has of `path` now: the editor's buffer when it has unsaved edits,
+    /// else the file (which their own editor may have changed); `None` when it does not
+    /// exist or cannot be read as text.
     pub(super) fn current_text(&self, path: &str) -> Option<String> {
         let resolved = self.ctx.root().resolve(path).ok()?;
-        if let Some(buffer) = self.ctx.live().buffer(resolved.rel()) {
+        if let Some(buffer) = self.ctx.live().buffer(resolved.rel()).filter(|b| b.dirty) {
             return Some(buffer.content.clone());
         }
         crate::files::read_file(&resolved).ok().filter(|f| !f.binary).map(|f| f.content)
