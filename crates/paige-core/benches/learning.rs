@@ -38,13 +38,21 @@ fn stats(mut samples: Vec<Duration>) -> (f64, f64) {
 }
 
 /// Completes phase 1 of a fresh plan `RUNS` times; `change` edits the file first.
-fn complete_phases(core: &Arc<Core>, session: &str, project: &std::path::Path, expected: &[&str], change: bool) -> Vec<Duration> {
+fn complete_phases(
+    core: &Arc<Core>,
+    session: &str,
+    project: &std::path::Path,
+    expected: &[&str],
+    change: bool,
+) -> Vec<Duration> {
     let base: String = (0..300).map(|i| format!("    let field_{i} = parse(input, {i})?;\n")).collect();
     (0..RUNS)
         .map(|run| {
             std::fs::write(project.join("src/parser.rs"), &base).expect("file");
-            let (_, stored) =
-                core.db().create_plan_with_phases(session, "plan", vec![phase(1, expected), phase(2, expected)]).expect("plan");
+            let (_, stored) = core
+                .db()
+                .create_plan_with_phases(session, "plan", vec![phase(1, expected), phase(2, expected)])
+                .expect("plan");
             let phases: Vec<_> = stored.into_iter().map(|(p, _)| p).collect();
             core.learning().keep_baselines(&phases);
             core.update_phase(1, PhaseStatus::Active).expect("active");

@@ -31,6 +31,7 @@ async fn world() -> World {
     let (project, data) = (tempfile::tempdir().expect("dir"), tempfile::tempdir().expect("dir"));
     std::fs::create_dir_all(project.path().join("src")).expect("src");
     std::fs::write(project.path().join("src/auth.rs"), AUTH).expect("auth");
+    std::fs::write(project.path().join("src/lib.rs"), "// the library\n").expect("lib");
     let config = Config {
         anthropic_base_url: Some(fake.base_url()),
         ..Config::new(project.path().to_owned(), data.path().to_owned(), "sk-test")
@@ -294,6 +295,24 @@ async fn a_code_block_claude_showed_and_the_learner_typed_is_recorded_once_and_a
         json!({"session_id": "s", "transcript_path": fifo, "last_assistant_message": format!("```rust\n{shown}\n```")}),
     );
     assert!(started.elapsed() < Duration::from_secs(2));
+    // A transcript that is missing: the hook's last message stands in. The learner types the
+    // block into another file, opened after the turn: found again.
+    let missing = w.data.path().join("gone.jsonl");
+    let reply = format!("```rust\n{shown}\n```");
+    hook(
+        &w.core,
+        HookEvent::Stop,
+        json!({"session_id": "s", "transcript_path": missing, "last_assistant_message": reply}),
+    );
+    frame(&w.core, "file:open", json!({"path": "src/lib.rs"}));
+    let update =
+        json!({"path": "src/lib.rs", "content": format!("{shown}\n"), "cursorPosition": {"line": 1, "column": 1}});
+    assert_eq!(frame(&w.core, "buffer:update", update), None);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while w.core.db().solutions_shown(None, None).expect("count") < 2 {
+        assert!(Instant::now() < deadline, "the block from the hook's last message was never found");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -319,19 +338,65 @@ async fn when_delegation_dominates_a_phase_the_observer_looks_and_may_nudge_towa
     for prompt in ["Write the login function for me", "just fix it for me please", "can you write the test for me"] {
         hook(&w.core, HookEvent::UserPromptSubmit, json!({"session_id": "s", "prompt": prompt}));
     }
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let nudge = loop {
-        match tokio::time::timeout(deadline.saturating_duration_since(Instant::now()), events.recv()).await {
-            Ok(Ok(Event::Ui(ServerMessage::ObserverNudge(nudge)))) => break nudge,
-            Ok(Ok(_)) => {}
-            other => panic!(
-                "no nudge: {other:?}; triage saw {:?}",
-                w.fake.message_requests().iter().map(message).collect::<Vec<_>>()
-            ),
+    // One evaluation runs at a time (EC-65): a trigger that lands while another trigger's
+    // evaluation runs is dropped, so the learner delegating once more is another chance.
+    let mut nudge = None;
+    for extra in 0..4 {
+        let deadline = Instant::now() + Duration::from_secs(4);
+        while let Ok(Ok(event)) =
+            tokio::time::timeout(deadline.saturating_duration_since(Instant::now()), events.recv()).await
+        {
+            if let Event::Ui(ServerMessage::ObserverNudge(n)) = event {
+                nudge = Some(n);
+                break;
+            }
         }
-    };
+        if nudge.is_some() {
+            break;
+        }
+        eprintln!("no nudge yet (extra delegation {extra})");
+        hook(&w.core, HookEvent::UserPromptSubmit, json!({"session_id": "s", "prompt": "write it for me"}));
+    }
+    let nudge = nudge.unwrap_or_else(|| {
+        let seen: Vec<Value> = w.fake.message_requests().iter().map(|r| message(r)["reliance"].clone()).collect();
+        panic!("no nudge; the triage saw {seen:?}")
+    });
     assert_eq!(nudge.signal, "delegation");
     let triage: Vec<Value> =
         w.fake.message_requests().iter().filter(|r| r.call_type() == Some("observer_triage")).map(message).collect();
-    assert_eq!(triage.last().expect("triage")["reliance"]["delegation"], 3, "{triage:?}");
+    let last = &triage.last().expect("triage")["reliance"];
+    assert!(last["delegation"].as_u64().is_some_and(|n| n >= 3), "{triage:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wrap_ups_dreyfus_assessment_gets_each_skill_areas_own_comprehension_answers() {
+    let w = world().await;
+    w.fake.always(Matcher::call_type("comprehension_check"), checker_from_the_diff());
+    w.fake.always(Matcher::call_type("comprehension_grade"), grader_from_the_answer());
+    let gaps = json!({"knowledge_gaps": [{"topic": "Async ordering", "evidence": "e", "severity": "low", "related_concepts": []}],
+        "kata_specs": [], "session_summary": {"phases_completed": 1, "total_time_minutes": 5, "hints_used": 0, "independent_completions": 1}});
+    w.fake.always(Matcher::call_type("knowledge_gap_extraction"), Reply::json(&gaps));
+    w.fake.always(Matcher::call_type("dreyfus_assessment"), Reply::json(&json!({"assessments": []})));
+    w.fake.always(Matcher::call_type("memory_summarisation"), Reply::json(&json!({"memories": []})));
+    let mut events = w.core.subscribe();
+    std::fs::write(w.project.path().join("src/auth.rs"), AUTH_DONE).expect("the learner's change");
+    w.core.learner_completes_phase(1).expect("phase 1 done");
+    let ready = check_in(&mut events, 1, CheckState::Ready).await;
+    frame(&w.core, "learning:answer", json!({"questionId": ready.questions[0].id, "answer": "no idea"}));
+    check_in(&mut events, 1, CheckState::Done).await;
+    w.core.end_session_with_wrapup("").await.expect("wrapped up");
+    let asked =
+        w.fake.message_requests().into_iter().find(|r| r.call_type() == Some("dreyfus_assessment")).expect("asked");
+    let evidence = message(&asked)["accumulated_evidence"].as_array().expect("evidence").clone();
+    let area = |name: &str| {
+        evidence.iter().find(|e| e["skill_area"] == name).cloned().unwrap_or_else(|| panic!("{name}: {evidence:?}"))
+    };
+    let own = area("error handling");
+    assert_eq!(own["comprehension"]["incorrect"], 1, "{own}");
+    assert_eq!(own["comprehension"]["concepts_missed"], json!(["guard clause"]));
+    assert_eq!(own["solutions_typed"], 0);
+    assert!(own["hint_trend"].as_str().expect("trend").contains("this area's phases"), "{own}");
+    // A gap topic without phases of its own gets the session's figures, and no answers.
+    let other = area("Async ordering");
+    assert!(other.get("comprehension").is_none(), "{other}");
 }
