@@ -18,6 +18,9 @@ if (!app || !existsSync(app)) throw new Error(`set PAIGE_APP to the built paige-
 let port = 4444;
 let base = "";
 
+/** The characters a US keyboard layout types with Shift. */
+const SHIFTED = '~!@#$%^&*()_+{}|:"<>?ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
 /** Running: /proc/PID exists and is not a zombie (a zombie waits for its reaper only). */
 export function alive(pid) {
   try {
@@ -98,7 +101,10 @@ export async function withApp({ env, args }, checks) {
       });
       await wd("POST", `${s}/actions`, { actions: [{ type: "key", id: "keyboard", actions: sequence }] });
     };
-    const typeText = (text) => press([...text].map((c) => (c === "\n" ? "\uE007" : c)));
+    // Characters that need Shift (a US layout) are typed with Shift held, as on a keyboard:
+    // after a right click (a pointer action with button 2), WebKitWebDriver here drops the
+    // Shift it adds by itself for them ("A_#" arrives as "a-3"), even for Element Send Keys.
+    const typeText = (text) => press([...text].map((c) => (c === "\n" ? "\uE007" : SHIFTED.includes(c) ? ["\uE008", c] : c)));
     const terminalText = () => exec("return document.querySelector('.xterm-rows')?.innerText ?? ''");
     await checks({ s, started, find, exec, click, press, typeText, terminalText });
   } catch (err) {

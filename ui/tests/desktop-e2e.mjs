@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { check, sleep, summary, waitFor } from "./checks.mjs";
-import { promptExample, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
+import { addedLines, comprehensionGrade, comprehensionQuestions, promptExample, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
 import { alive, app, groupOf, mcpCall, parentOf, wd, withApp } from "./desktop-driver.mjs";
 import { literalModelPlansInTheWindow } from "./desktop-literal.mjs";
 import { ANSWER, DEBUG_FACTS, RECORDER, TIMEBOX_MS, intakeReplies, judgeDebug, judgeRecording } from "./intake-script.mjs";
@@ -413,10 +413,16 @@ function triage(body) {
 }
 const fake = await startFakeAnthropic({
   // The intake interview's calls as intake-script.mjs scripts them (its timebox: TIMEBOX_MS).
-  replies: { coach_agent: coach, worked_example: workedExample, explain_this: explanation, observer_triage: triage, ...intakeReplies },
-  // The worked example, the explanation and the wrap-up's first step (unanswered: a 400) take
-  // a moment, as real model calls do: the UI shows progress, not just its end.
-  delays: { worked_example: 1500, explain_this: 800, knowledge_gap_extraction: 1500 },
+  // The comprehension check's questions quote the learner's diff; its grade reads the answer
+  // (fake-anthropic.mjs).
+  replies: {
+    coach_agent: coach, worked_example: workedExample, explain_this: explanation, observer_triage: triage, ...intakeReplies,
+    comprehension_check: comprehensionQuestions, comprehension_grade: comprehensionGrade,
+  },
+  // The worked example, the explanation, the comprehension check's calls and the wrap-up's
+  // first step (unanswered: a 400) take a moment, as real model calls do: the UI shows
+  // progress, not just its end.
+  delays: { worked_example: 1500, explain_this: 800, knowledge_gap_extraction: 1500, comprehension_check: 1000, comprehension_grade: 800 },
 });
 await withApp(
   {
@@ -434,7 +440,7 @@ await withApp(
     },
     args: [coachProject],
   },
-  async ({ s, find, exec, click, press, terminalText }) => {
+  async ({ s, find, exec, click, press, typeText, terminalText }) => {
     const text = (testid) => exec(`return document.querySelector('[data-testid="${testid}"]')?.textContent ?? null`);
     let before;
     await check("without a session the coaching panel offers to start one, and says why there are no issues", async () => {
@@ -758,6 +764,134 @@ await withApp(
       await waitFor("src/retry.py active", async () => (await exec("return document.querySelector('.tab.active')?.dataset.path")) === "src/retry.py", 10_000);
       await click('[data-testid="explain-close"]');
       await waitFor("the drawer to close", async () => !(await explainShown()).open, 5_000);
+    });
+    // The comprehension check (issue 30): the learner's own line in phase 1's file, typed in
+    // Monaco and saved; marking the phase done asks about it in the panel.
+    const LEARNER_LINE = "MAX_ATTEMPTS = 3  # LEARNER-ADDED-c4e1";
+    const card = '[data-testid="learning-check"][data-phase="1"]';
+    const cardShown = () =>
+      exec(`const c = document.querySelector(arguments[0]);
+        return { state: c?.dataset.state ?? null, preparing: c?.querySelector('[data-testid="learning-preparing"]')?.textContent ?? null,
+                 failed: c?.querySelector('[data-testid="learning-failed"]')?.textContent ?? null,
+                 note: c?.querySelector('[data-testid="learning-note"]')?.textContent ?? null,
+                 questions: [...(c?.querySelectorAll('[data-testid="learning-question"]') ?? [])].map((q) => ({
+                   id: q.dataset.id, status: q.dataset.status,
+                   quote: q.querySelector('[data-testid="learning-quote"]')?.textContent ?? null,
+                   grading: q.querySelector('[data-testid="learning-grading"]') !== null,
+                   grade: q.querySelector('[data-testid="learning-grade"]')?.dataset.grade ?? null,
+                   badge: q.querySelector('[data-testid="learning-grade"]')?.textContent ?? null,
+                   why: q.querySelector('[data-testid="learning-why"]')?.textContent ?? null })) };`, [card]);
+    /** Waits for the card to match `ok(card)`; a timeout says what it showed. */
+    const cardWhen = (what, ok, timeoutMs = 15_000) =>
+      waitFor(what, async () => {
+        const c = await cardShown();
+        return ok(c) ? c : null;
+      }, timeoutMs).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await cardShown())}`);
+      });
+    /** Which question's answer box has the keys (its data-id), or what has them instead. */
+    const keysIn = () =>
+      exec(`const a = document.activeElement;
+        return a?.dataset.testid === "learning-answer" ? a.closest('[data-testid="learning-question"]').dataset.id
+          : "not an answer box: " + (a?.tagName ?? "none") + "." + (a?.className ?? "") + " " + (a?.dataset?.testid ?? "");`);
+    const phaseRows = () => exec(`return [...document.querySelectorAll('[data-testid="phase"]')].map((p) => ({ number: p.dataset.number, status: p.dataset.status, current: p.dataset.current === 'true' }))`);
+    await check("the learner types a line into phase 1's file in Monaco and saves it; Done marks phase 1 complete and phase 2 current", async () => {
+      await click('.tab[data-path="src/upload.py"]');
+      await waitFor("src/upload.py active", async () => (await exec("return document.querySelector('.tab.active')?.dataset.path")) === "src/upload.py", 10_000);
+      await waitFor("Monaco focused", () => exec("return document.activeElement?.closest('.monaco-editor') != null"));
+      // Ctrl+Home: the start of the file (the Explain This selection goes); the line goes above
+      // upload_chunk. Escape closes any suggestion before Enter.
+      await press([["\uE009", "\uE011"]]);
+      await typeText(LEARNER_LINE);
+      await press(["\uE00C", "\uE007"]);
+      await waitFor("a dirty tab", async () => (await exec("return document.querySelector('.tab.active')?.dataset.dirty")) === "true");
+      await press([["\uE009", "s"]]);
+      const expected = `${LEARNER_LINE}\n${learnerLines.join("\n")}\n`;
+      await waitFor("the line on disk", () => readFileSync(join(coachProject, "src", "upload.py"), "utf8") === expected).catch(() => {
+        throw new Error(`on disk: ${JSON.stringify(readFileSync(join(coachProject, "src", "upload.py"), "utf8"))}`);
+      });
+      await waitFor("the save ack", async () => (await exec("return document.querySelector('.tab.active')?.dataset.dirty")) === "false");
+      const before = await phaseRows();
+      if (JSON.stringify(before.map((p) => p.current)) !== "[true,false]") throw new Error(`before Done: ${JSON.stringify(before)}`);
+      await click('[data-testid="phase"][data-current="true"] [data-testid="phase-done"]');
+      const after = await waitFor("phase 1 complete, phase 2 current", async () => {
+        const rows = await phaseRows();
+        return rows[0]?.status === "complete" && rows[1]?.current && rows[1]?.status === "active" ? rows : null;
+      }, 10_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await phaseRows())}`);
+      });
+      const progress = await text("progress");
+      if (progress !== "1 of 2 phases done") throw new Error(`progress ${JSON.stringify(progress)} (${JSON.stringify(after)})`);
+    });
+    await check("phase 1's comprehension check shows progress, then questions quoting the line the learner typed, the keys in the first answer box; phase 2 stays current", async () => {
+      const waiting = await cardWhen("the card's progress", (c) => c.state === "preparing", 5_000);
+      if (waiting.preparing !== "Writing a question about your change…") throw new Error(`progress ${JSON.stringify(waiting)}`);
+      const ready = await cardWhen("the questions", (c) => c.state !== "preparing" && c.state !== null);
+      if (ready.state !== "ready") throw new Error(`the card is ${JSON.stringify(ready)}`);
+      const calls = fake.callsOf("comprehension_check");
+      if (calls.length !== 1) throw new Error(`${calls.length} comprehension_check calls`);
+      if (calls[0].apiKey !== "sk-ant-e2e-coach") throw new Error(`api key ${calls[0].apiKey}`);
+      const asked = JSON.parse(userText(calls[0].body));
+      if (!addedLines(asked.learner_diff).includes(LEARNER_LINE)) throw new Error(`the diff sent lacks the learner's line: ${asked.learner_diff}`);
+      // Only the learner's change: the lines that were there when the plan came are context.
+      if (addedLines(asked.learner_diff).some((l) => learnerLines.includes(l))) throw new Error(`the diff adds lines that were there: ${asked.learner_diff}`);
+      const quotes = ready.questions.map((q) => q.quote);
+      if (JSON.stringify(quotes) !== JSON.stringify([LEARNER_LINE, LEARNER_LINE])) throw new Error(`quotes ${JSON.stringify(quotes)}`);
+      if (ready.questions.some((q) => q.status !== "open")) throw new Error(`questions ${JSON.stringify(ready.questions)}`);
+      // Nothing blocks: phase 2 is current with its controls.
+      const rows = await phaseRows();
+      if (!rows[1]?.current || rows[1]?.status !== "active") throw new Error(`phases ${JSON.stringify(rows)}`);
+      await waitFor("phase 2's Done", () => find('[data-testid="phase"][data-number="2"][data-current="true"] [data-testid="phase-done"]'), 5_000);
+      const keys = await keysIn();
+      if (keys !== ready.questions[0].id) throw new Error(`the keys are not in the first question's answer box (${keys})`);
+      await exec(`document.querySelector(arguments[0])?.scrollIntoView({ block: "center" }); return true`, [card]);
+      mkdirSync(artifacts, { recursive: true });
+      writeFileSync(join(artifacts, "desktop-learning-check.png"), Buffer.from(await wd("GET", `${s}/screenshot`), "base64"));
+      console.log(`screenshot: ${join(artifacts, "desktop-learning-check.png")}`);
+    });
+    await check("typed keys answer the first question: Shift+Enter is a new line, Enter sends; progress, then ✓ Correct and why; the keys move to the second question", async () => {
+      const { questions } = await cardShown();
+      // The keys where the card put them (the previous check); click the box first only if a
+      // failed check left them elsewhere, so this one still says what it sees.
+      if ((await keysIn()) !== questions[0].id) await click(`${card} [data-testid="learning-question"][data-id="${questions[0].id}"] [data-testid="learning-answer"]`);
+      await typeText("It caps the retries,");
+      await press([["\uE008", "\uE007"]]);
+      await typeText("because a flaky network must not loop forever");
+      const box = () => exec(`return document.querySelector(arguments[0])?.value ?? null`, [`${card} [data-testid="learning-question"][data-id="${questions[0].id}"] [data-testid="learning-answer"]`]);
+      const typed = "It caps the retries,\nbecause a flaky network must not loop forever";
+      await waitFor("the answer in its box", async () => (await box()) === typed, 10_000).catch(async (err) => {
+        throw new Error(`${err.message}: it holds ${JSON.stringify(await box())}`);
+      });
+      if (fake.callsOf("comprehension_grade").length) throw new Error("Shift+Enter sent the answer");
+      await press(["\uE007"]);
+      await cardWhen("the first answer grading", (c) => c.questions[0]?.status === "grading" && c.questions[0].grading, 5_000);
+      const graded = await cardWhen("the first grade", (c) => c.questions[0]?.status === "graded");
+      const first = graded.questions[0];
+      if (first.grade !== "correct" || first.badge !== "✓ Correct") throw new Error(`grade ${JSON.stringify(first)}`);
+      if (first.why !== "Right: you said what the line is for.") throw new Error(`why ${JSON.stringify(first.why)}`);
+      const answers = fake.callsOf("comprehension_grade").map((c) => JSON.parse(userText(c.body)).learner_answer);
+      if (JSON.stringify(answers) !== JSON.stringify([typed])) throw new Error(`graded answers ${JSON.stringify(answers)}`);
+      const keys = await keysIn();
+      if (keys !== graded.questions[1]?.id) throw new Error(`the keys are not in the second question's answer box (${keys})`);
+    });
+    await check("a wrong answer to the second question shows Incorrect; phase 2 stays current, its hints one rung more specific with the reason", async () => {
+      await typeText("no idea");
+      await press(["\uE007"]);
+      const done = await cardWhen("the card done", (c) => c.state === "done");
+      const grades = done.questions.map((q) => q.grade);
+      if (JSON.stringify(grades) !== JSON.stringify(["correct", "incorrect"])) throw new Error(`grades ${JSON.stringify(done.questions)}`);
+      if (done.questions[1].badge !== "✗ Incorrect") throw new Error(`badge ${JSON.stringify(done.questions[1].badge)}`);
+      if (done.questions[1].why !== "That does not say what the line does.") throw new Error(`why ${JSON.stringify(done.questions[1].why)}`);
+      const reason = await waitFor("phase 2's hint reason", () => exec(`return document.querySelector('[data-testid="phase"][data-number="2"] [data-testid="hint-reason"]')?.textContent ?? null`), 5_000);
+      if (!reason.includes("was not right")) throw new Error(`hint reason ${JSON.stringify(reason)}`);
+      const level = await waitFor("phase 2's new level", () => exec(`return document.querySelector('[data-testid="phase"][data-number="2"] [data-testid="hint-level"][aria-checked="true"]')?.dataset.level ?? null`), 5_000);
+      if (level !== "line") throw new Error(`phase 2's hints at ${level} (the coach put them at region)`);
+      const rows = await phaseRows();
+      if (!rows[1]?.current || rows[1]?.status !== "active" || rows[0]?.status !== "complete") throw new Error(`phases ${JSON.stringify(rows)}`);
+      await exec(`document.querySelector(arguments[0])?.scrollIntoView({ block: "center" }); return true`, [card]);
+      mkdirSync(artifacts, { recursive: true });
+      writeFileSync(join(artifacts, "desktop-learning-graded.png"), Buffer.from(await wd("GET", `${s}/screenshot`), "base64"));
+      console.log(`screenshot: ${join(artifacts, "desktop-learning-graded.png")}`);
     });
     await check("End session shows Wrapping up… until session:completed, then the start view again", async () => {
       await click('[data-testid="end-session"]');

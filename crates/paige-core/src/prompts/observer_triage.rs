@@ -27,7 +27,8 @@ pub enum Signal {
     Idle,
     PhaseComplete,
     EditLoop,
-    /// Paige's extension (issue 30): the learner keeps asking the AI to write the code.
+    // Paige's extension (issue 30): the learner keeps asking the AI to write the code. (A
+    // plain comment: a doc comment would turn the schema's enum into a `oneOf`.)
     Delegation,
     NoNudge,
 }

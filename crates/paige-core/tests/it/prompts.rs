@@ -44,6 +44,7 @@ fn the_ten_spec_calls_and_paiges_worked_example_each_have_a_module_with_its_mode
             ("reliance-classification", "reliance_classification", ModelTier::Haiku),
             ("comprehension-check", "comprehension_check", ModelTier::Haiku),
             ("comprehension-grade", "comprehension_grade", ModelTier::Haiku),
+            ("review-question", "review_question", ModelTier::Haiku),
         ]
     );
     for module in ALL {
@@ -159,7 +160,8 @@ fn enums_keep_the_spec_spelling() {
     let schema = checked_in_schema(&prompts::observer_triage::MODULE);
     assert_eq!(
         schema["properties"]["signal"]["enum"],
-        json!(["wrong_file", "scope_drift", "idle", "phase_complete", "edit_loop", "no_nudge"])
+        // The spec's six, and Paige's `delegation` (issue 30) before `no_nudge`.
+        json!(["wrong_file", "scope_drift", "idle", "phase_complete", "edit_loop", "delegation", "no_nudge"])
     );
     let schema = checked_in_schema(&prompts::dreyfus_assessment::MODULE);
     let stage = &schema["properties"]["assessments"]["items"]["properties"]["stage"]["enum"];
