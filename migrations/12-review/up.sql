@@ -14,6 +14,10 @@ CREATE TABLE review_items (
     due           TEXT NOT NULL,
     created_at    TEXT NOT NULL,
     addressed_at  TEXT,
+    -- The open review's question (JSON: question, concept) and when it was asked: an answer
+    -- is timed from it, and a restart between the two loses nothing.
+    asked         TEXT CHECK (asked IS NULL OR json_valid(asked)),
+    asked_at      TEXT,
     UNIQUE (kind, source_id)
 );
 CREATE INDEX review_items_due ON review_items(due) WHERE addressed_at IS NULL;

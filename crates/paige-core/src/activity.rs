@@ -197,6 +197,10 @@ impl Core {
                 phases_completed,
             },
         }));
+        // What the session found hard is due for review from now on.
+        if let Err(err) = self.reviews().sync() {
+            tracing::warn!("cannot make the review items: {err}");
+        }
         self.dashboard().session_ended(ended.status);
     }
 

@@ -152,7 +152,7 @@ impl Db {
         addressed: bool,
     ) -> Result<(), DbError> {
         self.conn().execute(
-            "UPDATE review_items SET card = ?2, due = ?3,
+            "UPDATE review_items SET card = ?2, due = ?3, asked = NULL, asked_at = NULL,
                  addressed_at = CASE WHEN ?4 THEN coalesce(addressed_at, ?5) ELSE addressed_at END
              WHERE id = ?1",
             params![id, card.to_string(), ts(due), addressed, ts(self.now())],
@@ -188,6 +188,26 @@ impl Db {
             )
             .map_err(DbError::on_insert("review", "review item", &review.item_id))?;
         Ok(())
+    }
+
+    /// Keeps the question an item's review was asked (JSON) and when.
+    pub fn set_review_asked(&self, id: &str, asked: &serde_json::Value) -> Result<(), DbError> {
+        self.conn().execute(
+            "UPDATE review_items SET asked = ?2, asked_at = ?3 WHERE id = ?1",
+            params![id, asked.to_string(), ts(self.now())],
+        )?;
+        Ok(())
+    }
+
+    /// The question an item's open review was asked, and when; `None` when none is open.
+    pub fn review_asked(&self, id: &str) -> Result<Option<(serde_json::Value, DateTime<Utc>)>, DbError> {
+        let row: Option<(Option<String>, Option<String>)> = self
+            .conn()
+            .query_row("SELECT asked, asked_at FROM review_items WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let Some((Some(asked), Some(at))) = row else { return Ok(None) };
+        let at = chrono::DateTime::parse_from_rfc3339(&at).map(|t| t.with_timezone(&Utc)).ok();
+        Ok(serde_json::from_str(&asked).ok().zip(at))
     }
 
     /// How many reviews an item has had.

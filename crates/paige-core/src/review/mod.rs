@@ -7,16 +7,17 @@
 //! are due; the learner opens one, Haiku writes a short question from it
 //! (`review-question`), the answer is graded by the comprehension grader, and the grade and
 //! the time taken become an FSRS rating (incorrect → Again, partial → Hard, correct → Good,
-//! or Easy when answered within [`EASY_WITHIN`]). An item whose next interval reaches
-//! [`STABLE_DAYS`] is addressed — and a gap's item addresses the gap, so the dashboard's
+//! or Easy when answered within [`EASY_WITHIN`]). An item reviewed at least [`STABLE_REVIEWS`]
+//! times whose next interval reaches [`STABLE_DAYS`] is addressed (one fast first answer —
+//! FSRS's first Easy is about 15 days — is not yet proof) — and a gap's item addresses the gap, so the dashboard's
 //! "gaps addressed" moves and the gap stops feeding learning-material searches. A gap is also
 //! addressed when a later phase of its skill area is understood (`gap_understood`).
 //!
-//! [`Reviews`] owns its state (the question each open review was asked, and when) and gets
-//! the shared [`Ctx`] when `Core::open` builds it; it knows nothing of `Core`.
+//! The question an open review was asked is kept on its item (a restart between question and
+//! answer loses nothing). [`Reviews`] gets the shared [`Ctx`] when `Core::open` builds it; it
+//! knows nothing of `Core`.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -29,10 +30,11 @@ use crate::db::{DbError, NewReview, NewReviewItem, ReviewItem, ReviewKind};
 use crate::prompts::comprehension_grade::{self as grader, ComprehensionGradeResponse, Grade};
 use crate::prompts::review_question::{self as prompt, ReviewQuestionResponse};
 use crate::protocol::{ReviewDue, ReviewGraded, ReviewItemView, ReviewQuestion};
-use crate::sync::Locked;
 
 /// An interval this long or longer means the item is remembered: it is addressed.
 pub const STABLE_DAYS: i64 = 7;
+/// Reviews before an item can count as remembered.
+pub const STABLE_REVIEWS: i32 = 2;
 /// A correct answer this fast is an Easy recall.
 pub const EASY_WITHIN: Duration = Duration::from_secs(20);
 /// The most due items listed at once.
@@ -59,8 +61,6 @@ pub enum ReviewError {
 pub struct Reviews {
     ctx: Arc<Ctx>,
     fsrs: FSRS,
-    /// Per item: the question asked and when (the answer's time is measured from it).
-    asked: Mutex<HashMap<String, (ReviewQuestionResponse, DateTime<Utc>)>>,
 }
 
 /// The FSRS rating a graded answer makes.
@@ -85,7 +85,7 @@ fn rating_name(rating: Rating) -> &'static str {
 impl Reviews {
     pub(crate) fn new(ctx: Arc<Ctx>) -> Arc<Reviews> {
         let parameters = Parameters { enable_short_term: false, enable_fuzz: false, ..Parameters::default() };
-        Arc::new(Reviews { ctx, fsrs: FSRS::new(parameters), asked: Mutex::new(HashMap::new()) })
+        Arc::new(Reviews { ctx, fsrs: FSRS::new(parameters) })
     }
 
     /// A new card, due now.
@@ -159,7 +159,7 @@ impl Reviews {
             concept: asked.concept.trim().to_owned(),
             kata_id: (item.kind == ReviewKind::Kata).then(|| item.source_id.clone()),
         };
-        self.asked.locked().insert(item.id, (asked, self.ctx.now()));
+        self.ctx.db().set_review_asked(&item.id, &serde_json::to_value(&asked).unwrap_or_default())?;
         Ok(question)
     }
 
@@ -171,7 +171,8 @@ impl Reviews {
             return Err(ReviewError::EmptyAnswer);
         }
         let item = self.item(item_id)?;
-        let (asked, at) = self.asked.locked().get(item_id).cloned().ok_or(ReviewError::NotAsked)?;
+        let (asked, at) = self.ctx.db().review_asked(item_id)?.ok_or(ReviewError::NotAsked)?;
+        let asked: ReviewQuestionResponse = serde_json::from_value(asked).map_err(|_| ReviewError::NotAsked)?;
         let message = grader::assemble_user_message(&asked.question, item.kind.as_str(), "", &asked.concept, &answer);
         let options = CallOptions::new(grader::CALL_TYPE, grader::MODEL, grader::SYSTEM_PROMPT, &message);
         let graded: ComprehensionGradeResponse = self
@@ -184,7 +185,6 @@ impl Reviews {
         let took = (now - at).to_std().unwrap_or_default();
         let rating = rating(graded.grade, took);
         let scheduled = self.reschedule(&item, rating, now)?;
-        self.asked.locked().remove(item_id);
         let db = self.ctx.db();
         db.record_review(&NewReview {
             item_id: item.id.clone(),
@@ -212,7 +212,7 @@ impl Reviews {
         let card: Card = serde_json::from_value(item.card.clone()).unwrap_or_else(|_| self.new_card(now));
         let next = self.fsrs.next(card, now, rating).card;
         let interval_days = next.scheduled_days;
-        let addressed = interval_days >= STABLE_DAYS;
+        let addressed = interval_days >= STABLE_DAYS && next.reps >= STABLE_REVIEWS;
         let db = self.ctx.db();
         db.reschedule_review(&item.id, &serde_json::to_value(&next).unwrap_or_default(), next.due, addressed)?;
         if addressed && item.kind == ReviewKind::Gap {

@@ -237,3 +237,24 @@ async fn a_concept_answered_wrong_becomes_a_review_item_and_the_dashboard_counts
     assert_eq!(item.context["their_code"], "let t = raw.trim();");
     assert_eq!(w.core.dashboard_state(Period::All).expect("dashboard").reviews_due, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_asked_before_a_restart_is_answered_after_it_and_one_fast_first_answer_is_not_yet_remembered() {
+    let w = world().await;
+    let gap = w.gap("Lifetimes");
+    w.core.reviews().sync().expect("sync");
+    let item = w.item_of(&gap).id;
+    w.core.reviews().start(&item).await.expect("question");
+    // Paige restarts: another core over the same data dir answers the open review.
+    let config = Config {
+        anthropic_base_url: Some(w._fake.base_url()),
+        ..Config::new(w._dirs.0.path().to_owned(), w._dirs.1.path().to_owned(), "sk-test")
+    };
+    let again = Arc::new(Core::open(config, w.clock.clone()).expect("core"));
+    let graded = again.reviews().answer(&item, "because 'a ties the borrow to the input").await.expect("graded");
+    assert_eq!((graded.grade.as_str(), graded.rating.as_str()), ("correct", "easy"), "answered at once: Easy");
+    assert!(graded.interval_days >= paige_core::review::STABLE_DAYS, "{graded:?}");
+    assert!(!graded.addressed, "one review is not yet proof it is remembered");
+    let gaps = w.core.db().knowledge_gaps(&GapFilter::default()).expect("gaps");
+    assert!(!gaps.iter().find(|g| g.id == gap).expect("gap").addressed);
+}
