@@ -11,6 +11,10 @@
 // Starting and resuming go through the coaching panel (`DashboardHooks.start`), which shows
 // the request pending and any refusal. Opening a kata belongs to Practice: the dashboard
 // dispatches `paige:open-kata` (bubbling, `detail: {kataId}`) from its root.
+//
+// Spaced review (issue 31): "3 reviews due" (from the state's `reviewsDue`, then each
+// `reviews:due`) opens the review drawer (`DashboardHooks.openReviews`, review.ts); beside it
+// "Export learning record" (record.ts).
 import { el, errorMessage } from "./dom";
 import { type OpenExternal, desktopOpener, externalLink } from "./links";
 import type {
@@ -25,6 +29,7 @@ import type {
   Suitability,
 } from "./protocol";
 import { radarChart, stageName } from "./radar";
+import { type RecordOptions, RecordExporter } from "./record";
 import { learningView } from "./reliance-chart";
 import { type StartRequest, ago } from "./session-start";
 import type { Transport } from "./transport";
@@ -36,6 +41,11 @@ export type OpenKataDetail = { kataId: string };
 /** How long the materials' skeleton waits before saying there are none: Paige sends nothing
  * when no knowledge gap is left to research (spec EC-85), and the state cannot always tell. */
 export const MATERIALS_QUIET_MS = 120_000;
+
+/** "1 review due", "3 reviews due". */
+export function dueText(count: number): string {
+  return `${count} review${count === 1 ? "" : "s"} due`;
+}
 
 export const PERIODS: { period: Period; label: string }[] = [
   { period: "7d", label: "7 days" },
@@ -58,6 +68,10 @@ export interface DashboardHooks {
   now?: () => number;
   /** Takes the interview the learner skipped (through the coaching panel). */
   interview?: () => void;
+  /** Opens the review drawer on what is due. */
+  openReviews?: () => void;
+  /** How the learning record is exported (tests: the desktop app's way or the browser's). */
+  record?: RecordOptions;
 }
 
 /** A section still waiting, answered, or failed. */
@@ -106,6 +120,10 @@ export class Dashboard {
   /** The session's interview was skipped: offered again here. */
   private interviewOffered = false;
   private quiet: ReturnType<typeof setTimeout> | null = null;
+  /** Reviews due now: the state's count, then each `reviews:due`'s; null before either. */
+  private reviewsDue: number | null = null;
+  /** "Export learning record" and what came of it (`record:exported`, `record:error`). */
+  readonly record: RecordExporter;
   private readonly openExternal: OpenExternal | null;
   private readonly now: () => number;
 
@@ -116,6 +134,7 @@ export class Dashboard {
     this.root.dataset.testid = "dashboard";
     this.openExternal = hooks.openExternal === undefined ? desktopOpener() : hooks.openExternal;
     this.now = hooks.now ?? Date.now;
+    this.record = new RecordExporter(transport, hooks.record);
     this.render();
   }
 
@@ -156,11 +175,22 @@ export class Dashboard {
     this.statsPending = state.stats.period !== this.period;
     // The learning signals are the period's too: an older answer keeps the ones shown.
     this.state = shown ? { ...state, stats: shown.stats, learning: shown.learning } : state;
+    this.reviewsDue = state.reviewsDue;
+    // The state counts the review items there are; `reviews:list` first makes items of what is
+    // new (a session's gaps, a wrong answer) and its `reviews:due` brings the count up to date.
+    this.transport.send("reviews:list", {});
     // With every gap addressed, all time, Paige skips the materials and sends nothing.
     if (this.materials.kind === "loading" && state.stats.period === "all" && state.stats.knowledgeGapsIdentified === state.stats.knowledgeGapsAddressed) {
       this.materials = { kind: "none" };
       this.stopWaiting();
     }
+    this.render();
+  }
+
+  /** `reviews:due` (to this UI): how many reviews are due now. */
+  setReviewsDue(due: ServerPayloads["reviews:due"]): void {
+    if (due.dueCount === this.reviewsDue) return;
+    this.reviewsDue = due.dueCount;
     this.render();
   }
 
@@ -195,6 +225,8 @@ export class Dashboard {
       this.stateError = message;
     } else if (type === "dashboard:refresh_issues") {
       this.issues = { kind: "error", error: message };
+    } else if (type === "record:export") {
+      return this.record.failed({ error: message });
     } else return false;
     this.render();
     return true;
@@ -253,7 +285,7 @@ export class Dashboard {
     if (this.interviewOffered && this.hooks.interview) parts.push(this.renderInterviewOffer(this.hooks.interview));
     const top = el("div", "dash-top");
     top.append(this.renderSkills(), this.renderStats());
-    parts.push(top, this.renderLearning(), this.renderSessions(), this.renderIssues(), this.renderKatas(), this.renderMaterials());
+    parts.push(top, this.renderReviews(), this.renderLearning(), this.renderSessions(), this.renderIssues(), this.renderKatas(), this.renderMaterials());
     this.root.replaceChildren(...parts);
   }
 
@@ -323,6 +355,29 @@ export class Dashboard {
       grid.append(node);
     }
     box.append(grid);
+    return box;
+  }
+
+  /** Reviews due (a button opening the drawer) and the record's export. */
+  private renderReviews(): HTMLElement {
+    const box = section("reviews", "Review and record");
+    const row = el("div", "dash-reviews-row");
+    const count = this.reviewsDue;
+    if (count !== null && count > 0 && this.hooks.openReviews) {
+      const open = el("button", "primary dash-reviews-due", dueText(count));
+      open.type = "button";
+      open.dataset.testid = "reviews-due";
+      open.dataset.count = String(count);
+      open.title = "Answer a short question about what you found hard; Paige schedules the next review";
+      open.addEventListener("click", this.hooks.openReviews);
+      row.append(open);
+    } else if (count !== null) {
+      const none = el("p", "dash-quiet", "No reviews due");
+      none.dataset.testid = "reviews-none";
+      row.append(none);
+    }
+    row.append(this.record.root);
+    box.append(row);
     return box;
   }
 

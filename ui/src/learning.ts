@@ -107,7 +107,8 @@ function relianceLegend(gauge: RelianceGauge): HTMLElement {
   return list;
 }
 
-function progress(text: string, testid: string): HTMLElement {
+/** A progress line (a spinner and `text`), announced as a status. */
+export function progress(text: string, testid: string): HTMLElement {
   const line = el("p", "learning-progress");
   line.dataset.testid = testid;
   line.setAttribute("role", "status");
@@ -117,12 +118,23 @@ function progress(text: string, testid: string): HTMLElement {
   return line;
 }
 
-function button(label: string, testid: string, onClick: () => void, className = "secondary"): HTMLButtonElement {
+/** A button (`type="button"`) with its testid and click handler. */
+export function button(label: string, testid: string, onClick: () => void, className = "secondary"): HTMLButtonElement {
   const node = el("button", className, label);
   node.type = "button";
   node.dataset.testid = testid;
   node.addEventListener("click", onClick);
   return node;
+}
+
+/** Keyboard first in an answer box: Enter sends (`send`), Shift+Enter is a new line; a key
+ * that ends an IME composition is left to the IME. */
+export function enterSends(input: HTMLTextAreaElement, send: () => void): void {
+  input.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+    event.preventDefault();
+    send();
+  });
 }
 
 export class LearningPanel {
@@ -381,11 +393,7 @@ export class LearningPanel {
     input.placeholder = "Your answer…";
     input.setAttribute("aria-label", `Your answer: ${q.question}`);
     input.value = q.answer ?? "";
-    input.addEventListener("keydown", (event) => {
-      if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
-      event.preventDefault();
-      this.answer(q.id);
-    });
+    enterSends(input, () => this.answer(q.id));
     this.inputs.set(q.id, input);
     return input;
   }

@@ -9,6 +9,7 @@ import { LazyEditor } from "./lazy-editor";
 import { ObserverStatus, nudgeText } from "./observer";
 import { PracticePanel } from "./practice";
 import { type AnyFrame, type ServerFrame, encodeFrame } from "./protocol";
+import { ReviewPanel } from "./review";
 import { call, errorText, inDesktop } from "./shell";
 import { mountTerminal } from "./terminal";
 import { connect } from "./transport";
@@ -89,9 +90,12 @@ const explorer = new Explorer(q(".explorer"), transport, (path) => editor.open(p
 for (const event of ["pointerenter", "focusin"]) q(".explorer").addEventListener(event, () => editor.preload(), { once: true });
 const coaching = new CoachingPanel(q(".coaching"), transport, q(".layout"));
 // The launch screen, while no file is open; Start and Resume go through the coaching panel.
+// Its "N reviews due" opens the spaced-review drawer.
+const reviews = new ReviewPanel(q(".layout"), transport);
 const dashboard = new Dashboard(transport, {
   start: (request) => coaching.requestStart(request),
   interview: () => coaching.intake.begin(),
+  openReviews: () => reviews.show(),
 });
 coaching.onInterviewSkipped = (skipped) => dashboard.offerInterview(skipped);
 empty.append(dashboard.root);
@@ -213,6 +217,22 @@ function route(frame: ServerFrame): void {
       return practice.reviewFailed(frame.payload);
     case "dashboard:state":
       return dashboard.setState(frame.payload);
+    case "reviews:due":
+      dashboard.setReviewsDue(frame.payload);
+      return reviews.dueList(frame.payload);
+    case "reviews:question":
+      return reviews.question(frame.payload);
+    case "reviews:graded":
+      return reviews.graded(frame.payload);
+    case "reviews:error":
+      // Where it happened in the drawer; with the drawer closed (or moved on), a toast.
+      if (!reviews.error(frame.payload)) toasts.show(frame.payload.error.split("\n")[0], "error");
+      return;
+    case "record:exported":
+      return dashboard.record.exported(frame.payload);
+    case "record:error":
+      if (!dashboard.record.failed(frame.payload)) toasts.show(frame.payload.error.split("\n")[0], "error");
+      return;
     case "dashboard:issues":
       return dashboard.setIssues(frame.payload);
     case "dashboard:issues_error":
@@ -230,6 +250,7 @@ function route(frame: ServerFrame): void {
       const context = frame.payload.context as { type?: unknown } | null;
       if (typeof context?.type === "string" && coaching.requestFailed(context.type, frame.payload.message)) return;
       if (typeof context?.type === "string" && dashboard.requestFailed(context.type, frame.payload.message)) return;
+      if (typeof context?.type === "string" && reviews.requestFailed(context.type, frame.payload.message)) return;
       if (frame.payload.code !== "NOT_IMPLEMENTED") toasts.show(frame.payload.message, "error");
       else console.info(frame.payload.message);
       return;

@@ -42,6 +42,7 @@ function state(extra: Partial<DashboardState> = {}, period = "all"): DashboardSt
     inProgressSessions: [{ id: "s-1", issueNumber: 42, issueTitle: "Retry uploads", startedAt: "2025-06-01T09:00:00Z" }],
     katas: [{ id: "k-1", title: "Backoff kata", topic: "retries", attemptsCount: 2, bestLevel: 6, constraintCount: 3 }],
     learning: { reliance: [], solutionsShown: 0, comprehension: { correct: 0, partial: 0, incorrect: 0, skipped: 0 } },
+    reviewsDue: 0,
     ...extra,
   };
 }

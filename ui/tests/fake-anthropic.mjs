@@ -23,6 +23,10 @@
 // reply is `textStream(pieces, pauseMs)` (each piece one text delta, `pauseMs` apart, as a
 // model writes) or a string (one delta). A stream request answered with anything else, or a
 // plain request answered with a stream, gets a 500: the script is wrong, not Paige.
+//
+// `comprehensionQuestions` and `comprehensionGrade` answer the comprehension check's two
+// call types from the request alone (pass them in `replies`); `reviewQuestion` a spaced
+// review's question (its grade is `comprehensionGrade` too).
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, join, resolve } from "node:path";
@@ -40,6 +44,39 @@ export function userText(body) {
   const content = body.messages?.findLast((m) => m.role === "user")?.content;
   if (typeof content === "string") return content;
   return (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
+}
+
+/** The lines a unified diff adds, without their `+`. */
+export const addedLines = (diff) => diff.split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++")).map((l) => l.slice(1));
+
+/** A `comprehension_check` reply from the request alone (issue 30): two questions quoting the
+ * first line the learner added in `learner_diff` (Paige drops a question whose quote is not
+ * in the diff); none when nothing was added. */
+export function comprehensionQuestions(body) {
+  const quote = addedLines(JSON.parse(userText(body)).learner_diff).find((l) => l.trim());
+  if (!quote) return { questions: [] };
+  return {
+    questions: [
+      { kind: "explain_line", question: "Why did you add this line? What would break without it?", quote, concept: "the line's purpose" },
+      { kind: "edge_case", question: "What happens if the value this line sets changes later?", quote, concept: "shared state" },
+    ],
+  };
+}
+
+/** A `comprehension_grade` reply from the request alone: an answer with "because" in it is
+ * graded correct, any other incorrect. */
+export function comprehensionGrade(body) {
+  const { learner_answer: answer, question } = JSON.parse(userText(body));
+  const right = /\bbecause\b/i.test(answer);
+  const why = right ? "Right: you said what the line is for." : "That does not say what the line does.";
+  return { grade: right ? "correct" : "incorrect", why, concept: question.concept };
+}
+
+/** A `review_question` reply from the request alone (issue 31): a question quoting the review
+ * item's topic (`item.topic` of the user message), about it as the concept. */
+export function reviewQuestion(body) {
+  const { item } = JSON.parse(userText(body));
+  return { question: `In a sentence or two: what is “${item.topic}”, and why does it matter in your code?`, concept: item.topic };
 }
 
 const STREAM = Symbol("text stream");

@@ -311,6 +311,7 @@ describe("the dashboard's learning signals", () => {
       inProgressSessions: [],
       katas: [],
       learning,
+      reviewsDue: 0,
     };
     dash.setState(state);
     return byTestId(dash.root);

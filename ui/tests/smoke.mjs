@@ -4,14 +4,14 @@
 // fake Messages API (fake-anthropic.mjs, ANTHROPIC_BASE_URL).
 //
 //   PAIGE_BIN=target/debug/paige node tests/smoke.mjs
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { check, fail, sleep, summary, waitFor } from "./checks.mjs";
-import { promptExample, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
+import { addedLines, comprehensionGrade, comprehensionQuestions, promptExample, reviewQuestion, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
 import { ANSWER, DEBUG_FACTS, RECORDER, REPLY, TIMEBOX_MS, intakeReplies, judgeDebug, judgeRecording } from "./intake-script.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -42,34 +42,28 @@ const greetPhase = (number, title) => ({
   hints: { file_hints: [{ path: "src/greet.js", style: "suggested" }], line_hints: [] }, knowledge_gap_opportunities: [],
 });
 const coachPlan = { phases: [greetPhase(1, "Find the greeting"), greetPhase(2, "Say bonjour")], memory_connection: null, estimated_difficulty: "beginner" };
-// The comprehension check (issue 30) answers from the request alone: its two questions quote
-// the first line the learner added in `learner_diff` (Paige drops a question whose quote is not
-// in the diff); an answer with "because" in it is graded correct, any other incorrect.
-const addedLines = (diff) => diff.split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++")).map((l) => l.slice(1));
-function comprehensionQuestions(body) {
-  const quote = addedLines(JSON.parse(userText(body)).learner_diff).find((l) => l.trim());
-  if (!quote) return { questions: [] };
-  return {
-    questions: [
-      { kind: "explain_line", question: "Why did you add this line? What would break without it?", quote, concept: "exported constants" },
-      { kind: "edge_case", question: "What does another module get if it changes this value after importing it?", quote, concept: "const bindings" },
-    ],
-  };
-}
-function comprehensionGrade(body) {
-  const { learner_answer: answer, question } = JSON.parse(userText(body));
-  const right = /\bbecause\b/i.test(answer);
-  const why = right ? "Right: you said what the line is for." : "That does not say what the line does.";
-  return { grade: right ? "correct" : "incorrect", why, concept: question.concept };
-}
+const GAP_TOPIC = "ES module exports";
+// The comprehension check (issue 30) answers from the request alone (fake-anthropic.mjs): its
+// two questions quote the first line the learner added in `learner_diff`; an answer with
+// "because" in it is graded correct, any other incorrect.
 const fake = await startFakeAnthropic({
   replies: {
     explain_this: explanation, coach_agent: coachPlan, memory_retrieval_filter: promptExample("memory-retrieval-filter"), ...intakeReplies,
     comprehension_check: comprehensionQuestions, comprehension_grade: comprehensionGrade,
+    // The wrap-up stores one knowledge gap (a spaced review item, as is the concept answered
+    // wrong in the comprehension check); the rest of the wrap-up is unanswered (400s).
+    knowledge_gap_extraction: {
+      knowledge_gaps: [{ topic: GAP_TOPIC, evidence: "Asked where the greeting should live", severity: "low", related_concepts: ["modules"] }],
+      kata_specs: [],
+      session_summary: { phases_completed: 1, total_time_minutes: 5, hints_used: 0, independent_completions: 1 },
+    },
+    // A spaced review's question quotes the item's topic; its answer is graded as above.
+    review_question: reviewQuestion,
   },
   // The wrap-up's first call takes a moment, as the model's does: its notice stays on screen.
-  // The comprehension check's calls take a moment too: their progress shows first.
-  delays: { explain_this: 800, knowledge_gap_extraction: 1500, comprehension_check: 1000, comprehension_grade: 800 },
+  // The comprehension check's calls and a review's question take a moment too: their progress
+  // shows first.
+  delays: { explain_this: 800, knowledge_gap_extraction: 1500, comprehension_check: 1000, comprehension_grade: 800, review_question: 800 },
 });
 /** One MCP tool call as Claude Code makes it (2026-07-28, stateless), with the agent token. */
 async function mcpCall(base, token, name, args) {
@@ -417,6 +411,138 @@ try {
     if (shown !== "0") throw new Error(`solutions shown ${JSON.stringify(shown)}`);
     await page.locator('[data-testid="dash-learning"]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(artifacts, "browser-dashboard-learning.png") });
+  });
+  // Spaced review (issue 31): what the session found hard — the concept answered wrong (and any
+  // knowledge gap the wrap-up stored) — is due at once.
+  let dueBefore = 0; // the concept and the gap
+  let reviewed = null;
+  await check("the dashboard shows the reviews due after the session, and the count opens the review drawer listing them", async () => {
+    const due = page.locator('[data-testid="reviews-due"]');
+    const text = await due.textContent({ timeout: 10_000 });
+    dueBefore = Number(await due.getAttribute("data-count"));
+    if (!(dueBefore >= 1) || text !== `${dueBefore} review${dueBefore === 1 ? "" : "s"} due`) throw new Error(`due ${JSON.stringify(text)} (${dueBefore})`);
+    await page.locator('[data-testid="dash-reviews"]').scrollIntoViewIfNeeded();
+    await page.locator('[data-testid="dash-reviews"]').screenshot({ path: join(artifacts, "browser-dashboard-reviews.png") });
+    await due.click();
+    await page.waitForSelector('[data-testid="review"] [data-testid="review-item"]', { timeout: 10_000 });
+    const items = await page.locator('[data-testid="review-item"]').evaluateAll((rows) => rows.map((r) => ({
+      id: r.dataset.itemId, kind: r.dataset.kind, topic: r.querySelector('[data-testid="review-open"]')?.textContent,
+      badge: r.querySelector('[data-testid="review-kind"]')?.textContent })));
+    console.log(`reviews due: ${JSON.stringify(items)}`);
+    // "no idea" to the second question made its concept an item; the wrap-up's gap is another.
+    const concept = items.find((i) => i.kind === "concept");
+    if (!concept || concept.badge !== "Concept") throw new Error(`no concept item: ${JSON.stringify(items)}`);
+    const gap = items.find((i) => i.kind === "gap");
+    if (gap?.topic !== GAP_TOPIC || gap.badge !== "Knowledge gap") throw new Error(`no gap item: ${JSON.stringify(items)}`);
+    if (dueBefore !== items.length) throw new Error(`${dueBefore} due but ${items.length} listed`);
+    const focused = await page.evaluate(() => document.activeElement?.dataset.testid);
+    if (focused !== "review-open") throw new Error(`the keys are not on the first item (${focused})`);
+    reviewed = concept;
+  });
+  await check("opening an item shows progress, then a question about its topic, with the keys in the answer box", async () => {
+    await page.click(`[data-testid="review-item"][data-item-id="${reviewed.id}"] [data-testid="review-open"]`);
+    const asking = await page.locator('[data-testid="review-asking"]').textContent({ timeout: 2_000 });
+    if (asking !== "Writing a question…") throw new Error(`progress ${JSON.stringify(asking)}`);
+    const question = await page.locator('[data-testid="review-question"]').textContent({ timeout: 15_000 });
+    const calls = fake.callsOf("review_question");
+    if (calls.length !== 1) throw new Error(`${calls.length} review_question calls`);
+    const asked = JSON.parse(userText(calls[0].body)).item;
+    if (asked.topic !== reviewed.topic || asked.kind !== "concept") throw new Error(`the model was asked about ${JSON.stringify(asked)}`);
+    if (!question?.includes(`“${reviewed.topic}”`)) throw new Error(`question ${JSON.stringify(question)}`);
+    const focused = await page.evaluate(() => document.activeElement?.dataset.testid);
+    if (focused !== "review-answer") throw new Error(`the keys are not in the answer box (${focused})`);
+  });
+  const REVIEW_ANSWER = "It is what other modules see,\nbecause they import the same binding";
+  await check("typing an answer (Shift+Enter a new line) and Enter grades it: progress, then the grade, why and when it comes back", async () => {
+    const graded = fake.callsOf("comprehension_grade").length;
+    await page.keyboard.type("It is what other modules see,", { delay: 5 });
+    await page.keyboard.press("Shift+Enter");
+    await page.keyboard.type("because they import the same binding", { delay: 5 });
+    if (fake.callsOf("comprehension_grade").length !== graded) throw new Error("Shift+Enter sent the answer");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('[data-testid="review-grading"]', { timeout: 2_000 });
+    const badge = await page.locator('[data-testid="review-grade"]').textContent({ timeout: 15_000 });
+    if (badge !== "✓ Correct") throw new Error(`grade ${JSON.stringify(badge)}`);
+    const why = await page.locator('[data-testid="review-why"]').textContent();
+    if (why !== "Right: you said what the line is for.") throw new Error(`why ${JSON.stringify(why)}`);
+    const answers = fake.callsOf("comprehension_grade").slice(graded).map((c) => JSON.parse(userText(c.body)).learner_answer);
+    if (JSON.stringify(answers) !== JSON.stringify([REVIEW_ANSWER])) throw new Error(`graded answers ${JSON.stringify(answers)}`);
+    const back = await page.locator('[data-testid="review-comes-back"]').textContent();
+    const addressed = await page.locator('[data-testid="review-comes-back"]').getAttribute("data-addressed");
+    if (!/^Again (tomorrow|in \d+ days)( — remembered: this concept counts as addressed)?$/.test(back ?? "")) throw new Error(`comes back ${JSON.stringify(back)}`);
+    if ((addressed === "true") !== (back ?? "").includes("remembered")) throw new Error(`addressed ${addressed} but ${JSON.stringify(back)}`);
+    console.log(`the review comes back: ${back}`);
+    const last = (await page.evaluate(() => window.paige.framesOf("reviews:graded"))).at(-1);
+    if (last?.rating !== "easy" && last?.rating !== "good") throw new Error(`rating ${JSON.stringify(last)}`);
+    // The gap is still due: "Next review" has the keys.
+    await page.waitForSelector('[data-testid="review-next"]', { timeout: 5_000 });
+    const focused = await page.evaluate(() => document.activeElement?.dataset.testid);
+    if (focused !== "review-next") throw new Error(`the keys are on ${focused}, not Next review`);
+    await page.screenshot({ path: join(artifacts, "browser-review.png") });
+  });
+  await check("Enter on Next review opens the knowledge gap; a wrong answer shows ✗ Incorrect, back tomorrow, then All caught up", async () => {
+    await page.keyboard.press("Enter");
+    const asking = await page.locator('[data-testid="review-asking"]').textContent({ timeout: 2_000 });
+    if (asking !== "Writing a question…") throw new Error(`progress ${JSON.stringify(asking)}`);
+    const topic = await page.locator('[data-testid="review-topic"]').textContent();
+    if (topic !== GAP_TOPIC) throw new Error(`next item ${JSON.stringify(topic)}`);
+    const question = await page.locator('[data-testid="review-question"]').textContent({ timeout: 15_000 });
+    if (!question?.includes(`“${GAP_TOPIC}”`)) throw new Error(`question ${JSON.stringify(question)}`);
+    await page.waitForFunction(() => document.activeElement?.dataset.testid === "review-answer", null, { timeout: 2_000 });
+    await page.keyboard.type("no idea");
+    await page.keyboard.press("Enter");
+    const badge = await page.locator('[data-testid="review-grade"]').textContent({ timeout: 15_000 });
+    if (badge !== "✗ Incorrect") throw new Error(`grade ${JSON.stringify(badge)}`);
+    const back = await page.locator('[data-testid="review-comes-back"]').textContent();
+    console.log(`the gap comes back: ${back}`);
+    if (back !== "Again tomorrow") throw new Error(`comes back ${JSON.stringify(back)}`);
+    const caughtUp = await page.locator('[data-testid="review-caught-up"]').textContent({ timeout: 5_000 });
+    if (!caughtUp?.startsWith("All caught up")) throw new Error(`caught up ${JSON.stringify(caughtUp)}`);
+    const focused = await page.evaluate(() => document.activeElement?.dataset.testid);
+    if (focused !== "review-done") throw new Error(`the keys are on ${focused}, not Close`);
+    await page.screenshot({ path: join(artifacts, "browser-review-caught-up.png") });
+  });
+  await check("Escape closes the review drawer, and the dashboard says no reviews are due", async () => {
+    await page.keyboard.press("Escape");
+    await page.waitForSelector('[data-testid="review"]', { state: "detached", timeout: 2_000 });
+    const none = await page.locator('[data-testid="reviews-none"]').textContent({ timeout: 5_000 });
+    if (none !== "No reviews due") throw new Error(`after the reviews: ${JSON.stringify(none)}`);
+  });
+  await check("Export learning record downloads the signed record, and `paige record verify` accepts it", async () => {
+    const downloaded = page.waitForEvent("download", { timeout: 15_000 });
+    downloaded.catch(() => {}); // awaited below unless the export failed
+    await page.click('[data-testid="record-export-button"]');
+    await page.waitForSelector('[data-testid="record-saved"], [data-testid="record-error"]', { timeout: 15_000 });
+    const error = await page.locator('[data-testid="record-error"]').count();
+    if (error) throw new Error(`the export failed: ${await page.locator('[data-testid="record-error"] .error-sentence').textContent()}`);
+    const download = await downloaded;
+    const file = join(work, download.suggestedFilename());
+    await download.saveAs(file);
+    const content = readFileSync(file, "utf8");
+    const lines = content.split("\n").filter((l) => l.trim()).length;
+    const summary = await page.locator('[data-testid="record-summary"]').textContent();
+    if (!summary?.startsWith(`Saved ${lines} line${lines === 1 ? "" : "s"} (`) || !summary.includes(download.suggestedFilename())) throw new Error(`summary ${JSON.stringify(summary)} for ${lines} lines`);
+    const key = await page.locator('[data-testid="record-key"]').textContent();
+    const command = await page.locator('[data-testid="record-verify"]').textContent();
+    if (command !== `paige record verify ${download.suggestedFilename()} --key ${key}`) throw new Error(`verify command ${JSON.stringify(command)}`);
+    await page.locator('[data-testid="dash-reviews"]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(artifacts, "browser-record-export.png") });
+    const env = { ...process.env, DATA_DIR: dataDir };
+    const help = spawnSync(bin, ["record", "--help"], { env, encoding: "utf8" });
+    if (help.status !== 0) {
+      console.log(`SKIPPED: \`paige record verify\` — this paige binary has no \`record\` command yet (${(help.stderr || help.stdout).trim().split("\n")[0]})`);
+      return;
+    }
+    for (const args of [[file], [file, "--key", key]]) {
+      const verified = spawnSync(bin, ["record", "verify", ...args], { env, encoding: "utf8" });
+      if (verified.status !== 0) throw new Error(`paige record verify ${args.slice(1).join(" ")} exited ${verified.status}: ${verified.stderr || verified.stdout}`);
+    }
+    // And a tampered copy fails.
+    const tampered = join(work, "tampered.jsonl");
+    const rows = content.split("\n");
+    rows[1] = rows[1].replace(/"(\w+)":(\d+)/, (_, k, n) => `"${k}":${Number(n) + 1}`);
+    writeFileSync(tampered, rows.join("\n"));
+    if (rows.join("\n") !== content && spawnSync(bin, ["record", "verify", tampered], { env }).status === 0) throw new Error("a tampered record verifies");
   });
   await check("a later session offers Interview me first, and clicking it starts the interview", async () => {
     await page.waitForSelector('[data-testid="start-form"]', { timeout: 30_000 });

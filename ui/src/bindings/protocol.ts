@@ -37,6 +37,10 @@ export interface ClientPayloads {
   "learning:answer": LearningAnswer;
   "learning:skip": LearningPhase;
   "learning:retry": LearningPhase;
+  "reviews:list": Empty;
+  "reviews:start": ReviewStart;
+  "reviews:answer": ReviewAnswer;
+  "record:export": RecordExport;
   "terminal:input": TerminalInput;
   "terminal:resize": TerminalSize;
 }
@@ -97,6 +101,12 @@ export interface ServerPayloads {
   "learning:check": ComprehensionCheck;
   "learning:signals": LearningSignals;
   "learning:error": LearningErrorView;
+  "reviews:due": ReviewDue;
+  "reviews:question": ReviewQuestion;
+  "reviews:graded": ReviewGraded;
+  "reviews:error": ReviewErrorView;
+  "record:exported": RecordExported;
+  "record:error": RecordError;
 }
 
 /**
@@ -191,7 +201,11 @@ export type DashboardState = { dreyfus: Array<DreyfusItem>, stats: DashboardStat
 /**
  * Paige's extension (issue 30): reliance on the AI, solutions shown, comprehension.
  */
-learning: DashboardLearning, };
+learning: DashboardLearning, 
+/**
+ * Paige's extension (issue 31): spaced reviews due now.
+ */
+reviewsDue: number, };
 
 export type DashboardStats = { period: string, sessionsCompleted: number, totalCoachingMinutes: number, issuesWorkedOn: number, knowledgeGapsIdentified: number, knowledgeGapsAddressed: number, hintsUsed: number, apiCostTotal: number, };
 
@@ -562,6 +576,30 @@ grade?: string, why?: string,
  */
 error?: string, };
 
+/**
+ * `record:error`: the record could not be exported, and why.
+ */
+export type RecordError = { error: string, };
+
+/**
+ * `record:export`: the learner asks for their learning record (the browser UI downloads it;
+ * the desktop app saves it through its own dialog instead).
+ */
+export type RecordExport = { 
+/**
+ * `YYYY-MM-DD`: only what happened since that day.
+ */
+since?: string, };
+
+/**
+ * `record:exported`: the signed record (JSON Lines) to save under `file_name`.
+ */
+export type RecordExported = { fileName: string, content: string, lines: number, sessions: number, 
+/**
+ * The key a mentor can pin (`paige record verify FILE --key …`).
+ */
+publicKey: string, };
+
 export type Relevance = "direct" | "deep_dive" | "supplementary";
 
 export type RelianceBucket = { 
@@ -583,7 +621,68 @@ export type ResumableSession = { sessionId: string, issueNumber: number | null, 
  */
 startedAt: string, phasesCompleted: number, phasesTotal: number, };
 
+/**
+ * `reviews:answer`: the learner's answer (Enter sends it).
+ */
+export type ReviewAnswer = { itemId: string, answer: string, };
+
+/**
+ * `reviews:due`: how many reviews are due now and the first of them (the answer to
+ * `reviews:list`, and after each review).
+ */
+export type ReviewDue = { dueCount: number, items: Array<ReviewItemView>, };
+
+/**
+ * `reviews:error`: a review request failed — where (the item), why, and Retry.
+ */
+export type ReviewErrorView = { itemId?: string, error: string, };
+
+/**
+ * `reviews:graded`: the answer's grade, the FSRS rating it made and when the item comes back.
+ */
+export type ReviewGraded = { itemId: string, 
+/**
+ * `correct`, `partial` or `incorrect`.
+ */
+grade: string, why: string, 
+/**
+ * `again`, `hard`, `good` or `easy`.
+ */
+rating: string, intervalDays: number, 
+/**
+ * ISO 8601.
+ */
+nextDue: string, 
+/**
+ * The interval is stable: the item (and its gap) is addressed.
+ */
+addressed: boolean, };
+
+export type ReviewItemView = { id: string, 
+/**
+ * `gap`, `kata` or `concept`.
+ */
+kind: string, topic: string, skillArea?: string, 
+/**
+ * ISO 8601.
+ */
+due: string, };
+
+/**
+ * `reviews:question`: the review's question.
+ */
+export type ReviewQuestion = { itemId: string, kind: string, topic: string, question: string, concept: string, 
+/**
+ * A kata's review can open the kata in Practice.
+ */
+kataId?: string, };
+
 export type ReviewResponse = { kataId: string, correct: boolean, feedback: string, level: number, passed: boolean, followUp: FollowUp | null, dreyfusSignal: DreyfusSignal, unlockedConstraints: Array<KataConstraint>, };
+
+/**
+ * `reviews:start`: open a review (its question follows as `reviews:question`).
+ */
+export type ReviewStart = { itemId: string, };
 
 export type SaveAck = { path: string, success: boolean, 
 /**
