@@ -21,6 +21,8 @@ pub enum CommandErrorCode {
     UrlRefused,
     /// The system could not open the link (no browser, `xdg-open` missing).
     Opener,
+    /// The learning record could not be exported (the key, the database, the file).
+    Record,
     /// The app failed while handling the request (its work panicked): a bug to report.
     Internal,
 }

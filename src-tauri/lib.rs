@@ -114,6 +114,52 @@ async fn choose_project<R: Runtime>(
     Ok(Some(state))
 }
 
+/// Where `export_learning_record` saved the record.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SavedRecord {
+    path: String,
+    lines: u64,
+    sessions: u64,
+    public_key: String,
+}
+
+/// Asks where to save the signed learning record (the native save dialog) and writes it there;
+/// `None` when the user cancels. Nothing leaves the machine but by this choice.
+#[tauri::command]
+async fn export_learning_record<R: Runtime>(
+    window: tauri::WebviewWindow<R>,
+    shell: tauri::State<'_, Shell>,
+    since: Option<String>,
+) -> Result<Option<SavedRecord>, CommandError> {
+    let backend =
+        shell.backend().ok_or_else(|| CommandError::new(CommandErrorCode::NoProject, "no project is open"))?;
+    let dialogs = window
+        .try_state::<tauri_plugin_dialog::Dialog<R>>()
+        .ok_or_else(|| CommandError::new(CommandErrorCode::Dialog, "the save dialog is not available"))?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let name = format!("paige-learning-record-{}.jsonl", chrono::Utc::now().format("%Y-%m-%d"));
+    dialogs.file().set_title("Save the learning record").set_file_name(name).save_file(move |picked| {
+        let _ = tx.send(picked);
+    });
+    let Some(picked) = rx.await.ok().flatten() else { return Ok(None) };
+    let path = picked
+        .into_path()
+        .map_err(|err| CommandError::new(CommandErrorCode::Dialog, format!("cannot save there: {err}")))?;
+    let core = backend.core.clone();
+    let target = path.clone();
+    let summary = tauri::async_runtime::spawn_blocking(move || core.export_record_to(&target, since.as_deref()))
+        .await
+        .map_err(|err| CommandError::new(CommandErrorCode::Internal, err.to_string()))?
+        .map_err(CommandError::with(CommandErrorCode::Record))?;
+    Ok(Some(SavedRecord {
+        path: path.display().to_string(),
+        lines: summary.lines,
+        sessions: summary.sessions,
+        public_key: summary.public_key,
+    }))
+}
+
 /// Saves the Anthropic API key (an empty one removes it).
 #[tauri::command]
 fn save_api_key(key: String, shell: tauri::State<'_, Shell>) -> Result<AppState, CommandError> {
@@ -158,6 +204,7 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>, shell: Shell) -> tauri::Buil
             save_api_key,
             save_allowed_mcp_tools,
             forget_project,
+            export_learning_record,
             external::open_external
         ])
         .on_page_load(|webview, payload| {

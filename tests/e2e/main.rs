@@ -17,6 +17,7 @@ mod learning;
 mod literal;
 mod load;
 mod memory;
+mod record;
 mod serve;
 mod tokens;
 mod watch;

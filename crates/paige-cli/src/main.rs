@@ -7,6 +7,7 @@ mod hook;
 mod intake;
 mod intents;
 mod memory;
+mod record;
 mod restore;
 mod serve;
 mod session;
@@ -91,6 +92,14 @@ enum Command {
     /// interview (default: the newest) on its own clock and prints each guard action and the
     /// final state, from DATA_DIR/paige.db.
     Intake(intake::IntakeArgs),
+    /// Your learning record, signed, for a mentor, course or employer: `paige record export
+    /// [--since YYYY-MM-DD] [--out FILE]`, `paige record verify FILE [--key HEX]` (exits 1
+    /// naming the first bad line), `paige record pubkey` (the key to pin).
+    ///
+    /// The record is JSON Lines, each line chained to the one before by its SHA-256, signed
+    /// with an Ed25519 key kept in DATA_DIR/record-key (0600, made on first export). Export
+    /// reads DATA_DIR/paige.db; verify works offline on the file alone.
+    Record(record::RecordArgs),
 }
 
 #[derive(Debug, Args)]
@@ -194,6 +203,7 @@ fn main() -> ExitCode {
         Command::Memory(args) => memory::run(args),
         Command::Ledger(args) => intents::ledger(args),
         Command::Intake(args) => intake::run(args),
+        Command::Record(args) => record::run(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

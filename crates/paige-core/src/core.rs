@@ -48,6 +48,8 @@ pub struct Core {
     dashboard: Arc<crate::dashboard::Dashboard>,
     /// The learning signals (`learning/`): comprehension checks, reliance, solutions shown.
     learning: Arc<crate::learning::Learning>,
+    /// Spaced review (`review/`).
+    reviews: Arc<crate::review::Reviews>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -106,6 +108,7 @@ impl Core {
             crate::dashboard::Dashboard::new(ctx.clone(), config.gh_program.as_deref(), config.limits.gh_timeout);
         let observer = crate::observer::Observer::new(ctx.clone(), terminals.clone(), config.limits.observer);
         let learning = crate::learning::Learning::new(ctx.clone());
+        let reviews = crate::review::Reviews::new(ctx.clone());
         Ok(Core {
             started_at: clock.now(),
             config,
@@ -121,6 +124,7 @@ impl Core {
             intake,
             dashboard,
             learning,
+            reviews,
         })
     }
 
@@ -135,6 +139,11 @@ impl Core {
     /// The dashboard's kept model answers (`dashboard/cache.rs`).
     pub fn dashboard_cache(&self) -> &crate::dashboard::DashboardCache {
         self.dashboard.cache()
+    }
+
+    /// Spaced review (`review/`).
+    pub fn reviews(&self) -> &Arc<crate::review::Reviews> {
+        &self.reviews
     }
 
     /// The learning signals (`learning/`).
@@ -155,6 +164,10 @@ impl Core {
         period: Option<crate::protocol::Period>,
         refresh: bool,
     ) -> Result<(), DbError> {
+        // What the learner found hard becomes review items before the count is read.
+        if let Err(err) = self.reviews.sync() {
+            tracing::warn!("cannot make the review items: {err}");
+        }
         self.dashboard.request(from, period, refresh)
     }
 

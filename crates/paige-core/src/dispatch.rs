@@ -49,6 +49,10 @@ const HANDLED: &[&str] = &[
     "learning:answer",
     "learning:skip",
     "learning:retry",
+    "reviews:list",
+    "reviews:start",
+    "reviews:answer",
+    "record:export",
 ];
 
 /// Only a UI with a terminal (a desktop window and its PTY) may send this.
@@ -273,6 +277,24 @@ impl Core {
                     phase: Some(phase),
                     error: err.to_string(),
                 })
+            }),
+            ClientMessage::ReviewsList(_) => Some(match self.reviews_due() {
+                Ok(due) => ServerMessage::ReviewsDue(due),
+                Err(err) => ServerMessage::ReviewsError(ReviewErrorView { item_id: None, error: err.to_string() }),
+            }),
+            // The question and the grade are model calls: they follow, to the sender.
+            ClientMessage::ReviewsStart(start) => {
+                self.start_spaced_review(from, start.item_id);
+                None
+            }
+            ClientMessage::ReviewsAnswer(answer) => {
+                self.answer_spaced_review(from, answer.item_id, answer.answer);
+                None
+            }
+            // Reads the whole history and signs it: a blocking frame (`may_block`).
+            ClientMessage::RecordExport(export) => Some(match self.export_record_text(export.since.as_deref()) {
+                Ok(exported) => ServerMessage::RecordExported(exported),
+                Err(error) => ServerMessage::RecordError(RecordError { error }),
             }),
             // A UI without a terminal (the browser UI of `paige serve` never sends it): the
             // sender's mistake, not a missing feature.

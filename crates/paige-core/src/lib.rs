@@ -38,6 +38,8 @@ pub mod practice;
 mod project;
 pub mod prompts;
 pub mod protocol;
+pub mod record;
+pub mod review;
 pub mod run_info;
 pub mod sandbox;
 pub mod settings;

@@ -110,6 +110,14 @@ impl Core {
     /// Moves the hints of the phase after `checked` (the next one not complete; for a lower
     /// start, only one of the same skill area) as the check says.
     fn apply_comprehension(&self, checked: &Phase, outcome: CheckOutcome) {
+        // A phase of a skill area understood addresses the open gaps about it (issue 31).
+        if let (true, Some(area)) = (outcome.understood, checked.skill_area.as_deref()) {
+            match self.reviews().gap_understood(area) {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(area, gaps = n, "gaps addressed: a phase of their area was understood"),
+                Err(err) => tracing::warn!("cannot address the gaps of {area}: {err}"),
+            }
+        }
         let Some(step) = outcome.step else { return };
         let phases = match self.db().phases_for_plan(&checked.plan_id) {
             Ok(phases) => phases,

@@ -13,6 +13,7 @@ mod learner;
 mod lifecycle;
 mod pipeline;
 mod record;
+mod reviews;
 mod session_end;
 mod worked_example;
 mod wrapup;

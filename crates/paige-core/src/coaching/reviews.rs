@@ -56,8 +56,46 @@ impl Core {
     }
 
     /// `record:export`: the signed learning record as text, for the browser UI to download.
+    /// `since` is a day (`YYYY-MM-DD`, UTC). The key is made on first export (`DATA_DIR`, 0600).
     pub fn export_record_text(&self, since: Option<&str>) -> Result<crate::protocol::RecordExported, String> {
-        let _ = since;
-        Err("exporting the learning record is not built yet".into())
+        let since = parse_day(since)?;
+        let key = crate::record::load_or_create_key(&self.config().data_dir).map_err(|err| err.to_string())?;
+        let mut content = Vec::new();
+        let summary =
+            crate::record::export(self.db(), &key, since, self.now(), &mut content).map_err(|err| err.to_string())?;
+        let content = String::from_utf8(content).map_err(|err| format!("the record is not text: {err}"))?;
+        Ok(crate::protocol::RecordExported {
+            file_name: format!("paige-learning-record-{}.jsonl", self.now().format("%Y-%m-%d")),
+            content,
+            lines: summary.lines,
+            sessions: summary.sessions,
+            public_key: summary.public_key,
+        })
     }
+
+    /// The signed learning record written to `path` (the desktop app's save dialog chose it):
+    /// written beside it first, then renamed over it, so a failure leaves no half record.
+    pub fn export_record_to(
+        &self,
+        path: &std::path::Path,
+        since: Option<&str>,
+    ) -> Result<crate::record::ExportSummary, String> {
+        let since = parse_day(since)?;
+        let key = crate::record::load_or_create_key(&self.config().data_dir).map_err(|err| err.to_string())?;
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        let mut tmp =
+            tempfile::NamedTempFile::new_in(dir).map_err(|err| format!("cannot write in {}: {err}", dir.display()))?;
+        let summary = crate::record::export(self.db(), &key, since, self.now(), tmp.as_file_mut())
+            .map_err(|err| err.to_string())?;
+        tmp.persist(path).map_err(|err| format!("cannot save {}: {}", path.display(), err.error))?;
+        Ok(summary)
+    }
+}
+
+/// A `YYYY-MM-DD` day as its first instant (UTC).
+fn parse_day(day: Option<&str>) -> Result<Option<chrono::DateTime<chrono::Utc>>, String> {
+    let Some(day) = day.map(str::trim).filter(|d| !d.is_empty()) else { return Ok(None) };
+    let date = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d")
+        .map_err(|_| format!("\"{day}\" is not a day: write it as YYYY-MM-DD"))?;
+    Ok(Some(date.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc()))
 }

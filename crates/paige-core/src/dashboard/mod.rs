@@ -153,8 +153,10 @@ impl Dashboard {
         let since = period_start(period, self.ctx.now());
         let DashboardRows { stats, in_progress, katas } = self.ctx.db().dashboard_rows(since)?;
         let learning = self.learning(period, since)?;
+        let (_, reviews_due) = self.ctx.db().due_reviews(self.ctx.now(), 0)?;
         Ok(DashboardState {
             learning,
+            reviews_due,
             dreyfus,
             stats: DashboardStats {
                 period: period_name(period).to_owned(),

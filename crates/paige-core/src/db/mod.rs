@@ -21,6 +21,8 @@ mod phase_hints;
 mod phases;
 mod plans;
 mod progress_events;
+mod record;
+mod review;
 mod sessions;
 
 use crate::sync::Locked;
@@ -54,6 +56,10 @@ pub use phase_hints::{HintSpan, NewPhaseHint, PhaseHint};
 pub use phases::{NewPhase, Phase, PhaseOutcome, current_phase};
 pub use plans::{PhaseWithHints, Plan};
 pub use progress_events::ProgressEvent;
+pub use record::{
+    RecordAttempt, RecordKata, RecordPhase, RecordQuestion, RecordReview, RecordRow, RecordSession, RecordSolution,
+};
+pub use review::{NewReview, NewReviewItem, ReviewItem, ReviewKind, WrongConcept};
 pub use sessions::{NewSession, Session};
 
 static MIGRATIONS_DIR: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../../migrations");

@@ -78,6 +78,16 @@ pub struct NewReview {
     pub scheduled_days: i64,
 }
 
+/// A comprehension question answered wrong: what its review item is made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrongConcept {
+    pub question_id: String,
+    pub skill_area: Option<String>,
+    pub concept: String,
+    pub question: String,
+    pub quote: String,
+}
+
 const COLUMNS: &str = "id, kind, source_id, topic, skill_area, context, card, due, created_at, addressed_at";
 
 fn item(row: &rusqlite::Row<'_>) -> rusqlite::Result<ReviewItem> {
@@ -227,15 +237,23 @@ impl Db {
             .optional()?)
     }
 
-    /// Questions graded incorrect: (question id, skill area, concept, question, quote).
-    pub fn wrong_concepts(&self) -> Result<Vec<(String, Option<String>, String, String, String)>, DbError> {
+    /// Questions graded incorrect, oldest first.
+    pub fn wrong_concepts(&self) -> Result<Vec<WrongConcept>, DbError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT id, skill_area, concept, question, quote FROM comprehension_checks
              WHERE status = 'graded' AND grade = 'incorrect' ORDER BY answered_at",
         )?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
+            .query_map([], |r| {
+                Ok(WrongConcept {
+                    question_id: r.get(0)?,
+                    skill_area: r.get(1)?,
+                    concept: r.get(2)?,
+                    question: r.get(3)?,
+                    quote: r.get(4)?,
+                })
+            })?
             .collect::<Result<_, _>>()?;
         Ok(rows)
     }

@@ -46,6 +46,8 @@ pub enum FadingStep {
 pub struct CheckOutcome {
     pub phase_id: String,
     pub step: Option<FadingStep>,
+    /// Every graded answer was right: the phase was understood.
+    pub understood: bool,
 }
 
 impl Learning {
@@ -296,7 +298,8 @@ impl Learning {
                     .then(|| FadingStep::LessSpecific(format!("you answered the last 2 questions on {area} correctly")))
             })
         };
-        Some(CheckOutcome { phase_id: phase.id.clone(), step })
+        let understood = graded.iter().all(|q| q.grade.as_deref() == Some(Grade::Correct.as_str()));
+        Some(CheckOutcome { phase_id: phase.id.clone(), step, understood })
     }
 
     /// A phase's check as it stands now.

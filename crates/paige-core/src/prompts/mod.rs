@@ -28,6 +28,7 @@ pub mod memory_summarisation;
 pub mod observer_triage;
 pub mod practice_review;
 pub mod reliance_classification;
+pub mod review_question;
 pub mod worked_example;
 
 use serde_json::Value;
@@ -53,7 +54,7 @@ pub struct PromptModule {
 
 /// The ten model calls of the spec, Paige's own worked example, the intake's CONTROL scoring,
 /// and the learning signals' calls (issue 30): the reliance classification fallback and the
-/// comprehension check's questions and grades.
+/// comprehension check's questions and grades; spaced review's question (issue 31).
 pub const ALL: &[PromptModule] = &[
     memory_retrieval_filter::MODULE,
     coach_agent::MODULE,
@@ -70,6 +71,7 @@ pub const ALL: &[PromptModule] = &[
     reliance_classification::MODULE,
     comprehension_check::MODULE,
     comprehension_grade::MODULE,
+    review_question::MODULE,
 ];
 
 /// Fills `{dreyfus_stage}` in a system prompt that has it.

@@ -94,6 +94,14 @@ client_messages! {
     LearningSkip(super::LearningPhase) = "learning:skip",
     /// Paige's extension: ask for a phase's comprehension questions again after a failure.
     LearningRetry(super::LearningPhase) = "learning:retry",
+    /// Paige's extension: the spaced reviews due now (`reviews:due`, issue 31).
+    ReviewsList(Empty) = "reviews:list",
+    /// Paige's extension: open a review (`reviews:question` follows).
+    ReviewsStart(super::ReviewStart) = "reviews:start",
+    /// Paige's extension: answer a review (`reviews:graded` follows).
+    ReviewsAnswer(super::ReviewAnswer) = "reviews:answer",
+    /// Paige's extension: export the signed learning record (`record:exported`, issue 31).
+    RecordExport(super::RecordExport) = "record:export",
     TerminalInput(TerminalInput) = "terminal:input",
     TerminalResize(TerminalSize) = "terminal:resize",
 }

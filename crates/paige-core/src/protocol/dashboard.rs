@@ -32,6 +32,9 @@ pub struct DashboardState {
     /// Paige's extension (issue 30): reliance on the AI, solutions shown, comprehension.
     #[serde(default)]
     pub learning: super::DashboardLearning,
+    /// Paige's extension (issue 31): spaced reviews due now.
+    #[serde(default)]
+    pub reviews_due: u32,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -30,6 +30,7 @@ mod envelope;
 mod intake;
 mod learning;
 mod practice;
+mod review;
 mod server;
 
 pub use client::*;
@@ -40,6 +41,7 @@ pub use envelope::{Decoded, decode, encode};
 pub use intake::*;
 pub use learning::*;
 pub use practice::*;
+pub use review::*;
 pub use server::*;
 
 /// An error text as every error payload carries it (`explain:error`, `review:error`,

@@ -90,6 +90,18 @@ server_messages! {
     LearningSignals(super::LearningSignals) = "learning:signals",
     /// Paige's extension: a `learning:*` request refused, to the sender.
     LearningError(super::LearningErrorView) = "learning:error",
+    /// Paige's extension: the reviews due now (issue 31).
+    ReviewsDue(super::ReviewDue) = "reviews:due",
+    /// Paige's extension: a spaced review's question.
+    ReviewsQuestion(super::ReviewQuestion) = "reviews:question",
+    /// Paige's extension: a spaced review's grade and next date.
+    ReviewsGraded(super::ReviewGraded) = "reviews:graded",
+    /// Paige's extension: a spaced review request failed, with why.
+    ReviewsError(super::ReviewErrorView) = "reviews:error",
+    /// Paige's extension: the signed learning record, to save (issue 31).
+    RecordExported(super::RecordExported) = "record:exported",
+    /// Paige's extension: the learning record could not be exported.
+    RecordError(super::RecordError) = "record:error",
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

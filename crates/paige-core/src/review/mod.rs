@@ -117,9 +117,9 @@ impl Reviews {
                 json!({ "title": kata.title, "description": kata.description, "best_level": kata.best_level() });
             add(ReviewKind::Kata, kata.id, kata.title, None, context)?;
         }
-        for (id, skill_area, concept, question, quote) in db.wrong_concepts()? {
-            let context = json!({ "earlier_question": question, "their_code": quote });
-            add(ReviewKind::Concept, id, concept, skill_area, context)?;
+        for wrong in db.wrong_concepts()? {
+            let context = json!({ "earlier_question": wrong.question, "their_code": wrong.quote });
+            add(ReviewKind::Concept, wrong.question_id, wrong.concept, wrong.skill_area, context)?;
         }
         Ok(added)
     }

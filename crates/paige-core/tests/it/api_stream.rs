@@ -268,9 +268,11 @@ async fn without_a_key_streaming_fails_with_not_configured_and_nothing_is_sent()
 
 #[tokio::test]
 async fn dropping_the_call_closes_the_connection() {
-    // A server that starts a stream, then waits for the client to hang up.
+    // A server that starts a stream, says the request arrived, then waits for the client to
+    // hang up.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let (arrived, request_in) = tokio::sync::oneshot::channel();
     let server = tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.expect("accept");
         let mut request = Vec::new();
@@ -284,12 +286,20 @@ async fn dropping_the_call_closes_the_connection() {
         let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
         let chunk = format!("{head}{:x}\r\n{event}\r\n", event.len());
         socket.write_all(chunk.as_bytes()).await.expect("write");
+        let _ = arrived.send(());
         // Returns once the client has closed the connection.
         tokio::time::timeout(Duration::from_secs(5), socket.read(&mut buf)).await
     });
     let w = world_with(|s| s.base_url = url).await;
-    let call = w.stream_one();
-    assert!(tokio::time::timeout(Duration::from_millis(300), call).await.is_err(), "still streaming when dropped");
+    let mut call = Box::pin(w.stream_one());
+    // The call runs until its request is in and its stream started (however loaded the
+    // machine), then a little longer, and is dropped while streaming.
+    tokio::select! {
+        _ = &mut call => panic!("the call ended while its stream was open"),
+        _ = request_in => {}
+    }
+    assert!(tokio::time::timeout(Duration::from_millis(300), &mut call).await.is_err(), "still streaming when dropped");
+    drop(call);
     let closed = server.await.expect("server task");
     assert!(matches!(closed, Ok(Ok(0))), "the connection was closed when the call was dropped: {closed:?}");
     assert_eq!(w.latencies(), [-1], "the dropped attempt is logged as a failure");

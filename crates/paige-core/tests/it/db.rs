@@ -43,7 +43,7 @@ fn migrations_are_valid() {
 }
 
 #[test]
-fn fresh_database_has_the_spec_governance_detector_memory_and_intake_tables_in_wal_mode() {
+fn fresh_database_has_the_spec_governance_detector_memory_intake_learning_and_review_tables_in_wal_mode() {
     let (_dir, db) = temp_db();
     assert_eq!(
         db.table_names().expect("tables"),
@@ -52,6 +52,7 @@ fn fresh_database_has_the_spec_governance_detector_memory_and_intake_tables_in_w
             "agent_file_views",
             "agent_sessions",
             "api_call_log",
+            "comprehension_checks",
             "dreyfus_assessments",
             "file_versions",
             "governed_projects",
@@ -60,6 +61,7 @@ fn fresh_database_has_the_spec_governance_detector_memory_and_intake_tables_in_w
             "intent_usage",
             "kata_specs",
             "knowledge_gaps",
+            "learner_prompts",
             "ledger_files",
             "ledger_heads",
             "memories",
@@ -69,11 +71,15 @@ fn fresh_database_has_the_spec_governance_detector_memory_and_intake_tables_in_w
             "memories_fts_docsize",
             "memories_fts_idx",
             "memory_vectors",
+            "phase_baselines",
             "phase_hints",
             "phases",
             "plans",
             "progress_events",
-            "sessions"
+            "review_items",
+            "review_log",
+            "sessions",
+            "solutions_shown"
         ]
     );
     assert_eq!(db.journal_mode().expect("journal mode"), "wal");
@@ -92,7 +98,7 @@ fn reopening_keeps_data() {
     let db = Db::open(&path, clock()).expect("reopen");
     let back = db.session(&id).expect("session survives reopen");
     assert_eq!(back.issue_title.as_deref(), Some("Add a weather widget"));
-    assert_eq!(db.table_names().expect("tables").len(), 26);
+    assert_eq!(db.table_names().expect("tables").len(), 32);
 }
 
 #[test]
@@ -295,8 +301,9 @@ fn action_log_is_queryable_by_session_and_type() {
     assert_eq!(db.last_action_at(&s.id, Some(ActionType::IdleStart)).expect("none"), None);
     assert_eq!(
         ActionType::ALL.len(),
-        33,
-        "the spec's 27 action types, change_reverted, coaching_pipeline, worked_example and the intake's three"
+        35,
+        "the spec's 27 action types, change_reverted, coaching_pipeline, worked_example, the intake's three, \
+         comprehension_check and solution_shown"
     );
 }
 

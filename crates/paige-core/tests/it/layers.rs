@@ -31,6 +31,7 @@ const LEAVES: &[&str] = &[
     "models",
     "prompts",
     "protocol",
+    "record",
     "run_info",
     "sandbox",
     "settings",

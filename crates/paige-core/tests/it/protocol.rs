@@ -12,10 +12,11 @@ fn reply(t: &super::TestCore, frame: Value) -> Option<Value> {
 
 #[test]
 fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
-    // The spec's 23 client types and Paige's ten: `session:list`, `coaching:show_me`,
-    // `coaching:phase_done`, `coaching:replan`, `practice:list`, `practice:kata_request` and
-    // the intake interview's four.
-    assert_eq!(ClientMessage::TYPES.len(), 33);
+    // The spec's 23 client types and Paige's seventeen: `session:list`, `coaching:show_me`,
+    // `coaching:phase_done`, `coaching:replan`, `practice:list`, `practice:kata_request`, the
+    // intake interview's four, the learning signals' three (issue 30), and spaced review's
+    // three with the record's export (issue 31).
+    assert_eq!(ClientMessage::TYPES.len(), 40);
     for extension in [
         "session:list",
         "coaching:show_me",
@@ -27,6 +28,13 @@ fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
         "intake:typing",
         "intake:answer",
         "intake:skip",
+        "learning:answer",
+        "learning:skip",
+        "learning:retry",
+        "reviews:list",
+        "reviews:start",
+        "reviews:answer",
+        "record:export",
     ] {
         assert!(ClientMessage::TYPES.contains(&extension), "{extension}");
     }
@@ -81,6 +89,15 @@ fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
         "intake:state",
         "intake:transition",
         "intake:error",
+        "learning:check",
+        "learning:signals",
+        "learning:error",
+        "reviews:due",
+        "reviews:question",
+        "reviews:graded",
+        "reviews:error",
+        "record:exported",
+        "record:error",
     ];
     assert_eq!(catalog.len(), 32);
     let mut expected: Vec<&str> = catalog.iter().chain(revisions.iter()).chain(extensions.iter()).copied().collect();

@@ -199,7 +199,10 @@ async fn an_empty_database_answers_zeros_and_empty_lists_runs_the_issues_and_ski
     assert_eq!(kinds(&frames), ["dashboard:state", "dashboard:issues"], "no materials without gaps (EC-85)");
     assert_eq!(
         payload(&frames, "dashboard:state"),
-        &json!({"dreyfus": [], "inProgressSessions": [], "katas": [], "stats": {
+        &json!({"dreyfus": [], "inProgressSessions": [], "katas": [], "reviewsDue": 0,
+            "learning": {"reliance": [], "solutionsShown": 0,
+                         "comprehension": {"correct": 0, "partial": 0, "incorrect": 0, "skipped": 0}},
+            "stats": {
             "period": "all", "sessionsCompleted": 0, "totalCoachingMinutes": 0.0, "issuesWorkedOn": 0,
             "knowledgeGapsIdentified": 0, "knowledgeGapsAddressed": 0, "hintsUsed": 0, "apiCostTotal": 0.0}}),
         "Scenario 12.9, EC-88, SC-091"

@@ -60,6 +60,38 @@ fn script(fake: &FakeAnthropic) {
         Reply::text_deltas(&["That sounds tough. ", "Why did it go stale?"]),
     );
     json_reply("issue_assessment", ranking());
+    // Issue 30's checks answer from the request: a question quoting the first line the learner
+    // added, a grade from what the answer says; issue 31's review question names its topic.
+    let user = |r: &paige_fake_anthropic::RecordedRequest| -> Value {
+        serde_json::from_str(r.user_message().unwrap_or("{}")).unwrap_or(Value::Null)
+    };
+    fake.always(
+        Matcher::call_type("comprehension_check"),
+        Reply::computed(move |r| {
+            let diff = user(r)["learner_diff"].as_str().unwrap_or_default().to_owned();
+            let added = diff.lines().find(|l| l.starts_with('+') && !l.starts_with("+++") && l.len() > 4);
+            let questions: Vec<Value> = added
+                .map(|l| json!({"kind": "explain_line", "question": "Why?", "quote": l[1..].trim(), "concept": "waiting"}))
+                .into_iter()
+                .collect();
+            Reply::json(&json!({ "questions": questions }))
+        }),
+    );
+    fake.always(
+        Matcher::call_type("comprehension_grade"),
+        Reply::computed(move |r| {
+            let right = user(r)["learner_answer"].as_str().unwrap_or_default().contains("because");
+            let grade = if right { "correct" } else { "incorrect" };
+            Reply::json(&json!({"grade": grade, "why": "from the answer", "concept": "waiting"}))
+        }),
+    );
+    fake.always(
+        Matcher::call_type("review_question"),
+        Reply::computed(move |r| {
+            let topic = user(r)["item"]["topic"].as_str().unwrap_or_default().to_owned();
+            Reply::json(&json!({"question": format!("When does {topic} bite?"), "concept": topic}))
+        }),
+    );
     // The first materials call answers; later ones fail (`dashboard:materials_error`).
     let found = ["https://doc.rust-lang.org/book/ch16-00-concurrency.html"];
     fake.once(
@@ -307,14 +339,67 @@ pub(super) async fn claude_code_hooks(day: &mut Day) {
     ok(&call(&client, "paige_update_phase", json!({"phase": 1, "status": "complete"})).await);
     day.until(&["coaching:phase_update"]).await;
     client.cancel().await.expect("close");
+    learning_signals(day).await;
 
     assert_eq!(hook(day, "SessionEnd", "SessionEnd", json!({"reason": "other"})).await["decision"], "none");
     day.until(&["session:wrapping_up", "session:ended", "session:completed"]).await;
 }
 
+/// Issue 30: the completed phases' comprehension checks (answered, skipped, a refused retry),
+/// the learner's prompt to Claude Code on the gauge, and a code block Claude Code showed that
+/// the learner types.
+async fn learning_signals(day: &mut Day) {
+    let frames = day.until(&["learning:check"]).await;
+    let session = day.server.fixture.core.active_session().expect("session").id;
+    let mut ready: Option<Value> =
+        frames.iter().find(|f| f["type"] == "learning:check" && f["payload"]["state"] == "ready").cloned();
+    while ready.is_none() {
+        let frames = day.until(&["learning:check"]).await;
+        ready = frames.into_iter().find(|f| f["type"] == "learning:check" && f["payload"]["state"] == "ready");
+    }
+    let check = ready.expect("a check with questions");
+    let question = check["payload"]["questions"][0]["id"].as_str().expect("a question").to_owned();
+    day.send("learning:answer", json!({"questionId": question, "answer": "because the token comes later"})).await;
+    day.logged(ActionType::ComprehensionCheck).await;
+    let phase = check["payload"]["phase"].as_i64().expect("phase");
+    day.send("learning:skip", json!({"phase": phase})).await;
+    day.ask("learning:retry", json!({"phase": 99}), &["learning:error"]).await;
+    let prompt = json!({"prompt": "write the callback for me", "session_id": session});
+    assert_eq!(hook(day, "UserPromptSubmit", "UserPromptSubmit", prompt).await["decision"], "context");
+    day.until(&["learning:signals"]).await;
+    let shown = "fn callback(token: Token, store: &mut Store) -> Result<(), AuthError> {\n    let session = exchange(&token).await?;\n    if session.expired() {\n        return Err(AuthError::Expired);\n    }\n    store.insert(session.id(), session.clone());\n    redirect(\"/home\");\n    Ok(())\n}";
+    let stop = json!({"last_assistant_message": format!("Like this:\n```rust\n{shown}\n```"), "transcript_path": "/nonexistent/t.jsonl"});
+    assert_eq!(hook(day, "Stop", "Stop", stop).await["decision"], "none");
+    day.ask("file:open", json!({"path": "src/auth.rs"}), &["fs:content"]).await;
+    let typed = format!("{EDITED}{}\n", shown.replace("session", "s"));
+    let update = json!({"path": "src/auth.rs", "content": typed, "cursorPosition": {"line": 9, "column": 1}});
+    day.send("buffer:update", update).await;
+    day.logged(ActionType::SolutionShown).await;
+    day.send("file:close", json!({"path": "src/auth.rs"})).await;
+}
+
+/// Issue 31: the reviews due after the session (its gap), one answered, one refused; the
+/// learning record exported, and a bad day refused.
+async fn reviews_and_record(day: &mut Day) {
+    let frames = day.ask("reviews:list", json!({}), &["reviews:due"]).await;
+    let due = frames.iter().find(|f| f["type"] == "reviews:due").expect("due");
+    let item = due["payload"]["items"][0]["id"].as_str().expect("an item due").to_owned();
+    day.ask("reviews:answer", json!({"itemId": item, "answer": "because"}), &["reviews:error"]).await;
+    day.ask("reviews:start", json!({"itemId": item}), &["reviews:question"]).await;
+    let answer = json!({"itemId": item, "answer": "because it resolves later"});
+    day.ask("reviews:answer", answer, &["reviews:graded", "reviews:due"]).await;
+    let frames = day.ask("record:export", json!({}), &["record:exported"]).await;
+    let exported = frames.iter().find(|f| f["type"] == "record:exported").expect("exported");
+    let content = exported["payload"]["content"].as_str().expect("content");
+    let verified = paige_core::record::verify(std::io::Cursor::new(content.as_bytes()), None).expect("verifies");
+    assert!(verified.sessions >= 1, "{verified:?}");
+    day.ask("record:export", json!({"since": "yesterday"}), &["record:error"]).await;
+}
+
 /// The wrap-up's gap and kata on the dashboard and in practice; a second session the UI ends.
 pub(super) async fn after_the_session(day: &mut Day) {
     day.ask("dashboard:request", json!({}), &["dashboard:state", "dashboard:issues", "dashboard:materials"]).await;
+    reviews_and_record(day).await;
     let gh = day.bin.path().join("gh");
     write_script(&gh, "#!/bin/sh\necho 'gh: authentication required' >&2\nexit 1\n");
     day.ask("dashboard:refresh_issues", json!({}), &["dashboard:issues_error"]).await;
