@@ -25,7 +25,7 @@ pub fn declarations() -> Vec<Declaration> {
     let cfg = config();
     let string = || String::name(&cfg);
     let state = || AppState::name(&cfg);
-    let commands: [Command; 8] = [
+    let commands: [Command; 9] = [
         (
             "ui_message",
             "One UI catalog frame to the core; the reply frame, if any.",
@@ -53,6 +53,12 @@ pub fn declarations() -> Vec<Declaration> {
             state(),
         ),
         ("forget_project", "Removes a folder from the recent projects.", vec![("path", string())], state()),
+        (
+            "export_learning_record",
+            "The native save dialog, then the signed learning record written there; null when cancelled.",
+            vec![("since", Option::<String>::name(&cfg))],
+            Option::<crate::SavedRecord>::name(&cfg),
+        ),
         (
             "open_external",
             "Opens an https: link in the system browser; any other link is refused (url_refused).",
@@ -88,6 +94,7 @@ pub fn declarations() -> Vec<Declaration> {
         Declaration::of::<crate::KeySource>(&cfg),
         Declaration::of::<crate::ProjectEntry>(&cfg),
         Declaration::of::<crate::RecentEntry>(&cfg),
+        Declaration::of::<crate::SavedRecord>(&cfg),
     ];
     types.sort_by(|a, b| a.name.cmp(&b.name));
     declarations.extend(types);

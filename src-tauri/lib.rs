@@ -116,12 +116,16 @@ async fn choose_project<R: Runtime>(
 
 /// Where `export_learning_record` saved the record.
 #[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
-struct SavedRecord {
-    path: String,
-    lines: u64,
-    sessions: u64,
-    public_key: String,
+pub struct SavedRecord {
+    pub path: String,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub lines: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub sessions: u64,
+    /// The key a mentor can pin (`paige record verify FILE --key …`).
+    pub public_key: String,
 }
 
 /// Asks where to save the signed learning record (the native save dialog) and writes it there;

@@ -222,7 +222,7 @@ fn every_command_in_the_bindings_is_registered() {
     let commands = paige_app::bindings::declarations().into_iter().find(|d| d.name == "Commands").expect("Commands");
     let names: Vec<&str> =
         commands.text.lines().filter_map(|line| line.trim().split_once(": { args:").map(|(name, _)| name)).collect();
-    assert_eq!(names.len(), 8, "{names:?}");
+    assert_eq!(names.len(), 9, "{names:?}");
     let (opener, _opened) = recording_opener();
     app.app.manage(opener);
     for name in names {

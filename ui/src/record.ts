@@ -10,19 +10,17 @@
 // the button with a Retry.
 import { el, errorMessage } from "./dom";
 import { button, progress } from "./learning";
+import type { SavedRecord } from "./bindings/shell";
 import type { RecordError, RecordExported } from "./protocol";
-import { errorText, inDesktop } from "./shell";
+import { call, errorText, inDesktop } from "./shell";
 import type { Transport } from "./transport";
 
-/** What the desktop shell's `export_learning_record` resolves to: where it saved the record,
- * or null when the save dialog was cancelled. */
-export type SavedRecord = { path: string; lines: number; sessions: number; publicKey: string };
+export type { SavedRecord };
 
-/** `export_learning_record` through Tauri. Typed here: the generated shell bindings
- * (bindings/shell.ts) do not list the command yet; once they do, `call()` can take over. */
+/** `export_learning_record` through Tauri: where the record was saved, or null when the save
+ * dialog was cancelled. */
 export async function exportInDesktop(since: string | null): Promise<SavedRecord | null> {
-  const { invoke } = await import("@tauri-apps/api/core");
-  return invoke<SavedRecord | null>("export_learning_record", { since });
+  return call("export_learning_record", { since });
 }
 
 /** Saves `content` as `fileName` through the browser's download (a Blob and a temporary

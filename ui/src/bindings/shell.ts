@@ -17,6 +17,8 @@ export interface Commands {
   save_allowed_mcp_tools: { args: { tools: Array<string> }; returns: AppState };
   /** Removes a folder from the recent projects. */
   forget_project: { args: { path: string }; returns: AppState };
+  /** The native save dialog, then the signed learning record written there; null when cancelled. */
+  export_learning_record: { args: { since: string | null }; returns: SavedRecord | null };
   /** Opens an https: link in the system browser; any other link is refused (url_refused). */
   open_external: { args: { url: string }; returns: null };
 }
@@ -56,7 +58,7 @@ export type CommandError = { code: CommandErrorCode, message: string, };
 /**
  * What went wrong, for the UI to act on; `message` says it for a person.
  */
-export type CommandErrorCode = "no_project" | "project_refused" | "settings" | "dialog" | "url_refused" | "opener" | "internal";
+export type CommandErrorCode = "no_project" | "project_refused" | "settings" | "dialog" | "url_refused" | "opener" | "record" | "internal";
 
 /**
  * Where the key in use comes from.
@@ -74,3 +76,12 @@ openedAt: string,
  * Whether the directory still exists.
  */
 available: boolean, };
+
+/**
+ * Where `export_learning_record` saved the record.
+ */
+export type SavedRecord = { path: string, lines: number, sessions: number, 
+/**
+ * The key a mentor can pin (`paige record verify FILE --key …`).
+ */
+publicKey: string, };
