@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { check, sleep, summary, waitFor } from "./checks.mjs";
-import { addedLines, comprehensionGrade, comprehensionQuestions, promptExample, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
+import { addedLines, comprehensionGrade, comprehensionQuestions, promptExample, reviewQuestion, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
 import { alive, app, groupOf, mcpCall, parentOf, wd, withApp } from "./desktop-driver.mjs";
 import { literalModelPlansInTheWindow } from "./desktop-literal.mjs";
 import { ANSWER, DEBUG_FACTS, RECORDER, TIMEBOX_MS, intakeReplies, judgeDebug, judgeRecording } from "./intake-script.mjs";
@@ -910,7 +910,8 @@ await fake.close();
 // data dir seeded with one finished session, its knowledge gap and a kata with two constraints
 // (minLevel 3 and 7). Paige's model is a second fake: the issue assessment answers after
 // 1.5 s (so the dashboard's state shows before its issues), the practice review with level 4
-// after 1 s (so the progress shows; 4 unlocks the minLevel-3 constraint only).
+// after 1 s (so the progress shows; 4 unlocks the minLevel-3 constraint only). Spaced review's
+// question and grade (issue 31) answer from the request alone, each after 0.8 s.
 const dashProject = join(work, "dash-project");
 mkdirSync(join(dashProject, "src"), { recursive: true });
 writeFileSync(join(dashProject, "src", "retry.py"), "def retry(f):\n    return f()\n");
@@ -943,8 +944,13 @@ const assessed = (number, suitability, score) => ({
 });
 const review = { ...promptExample("practice-review"), level: 4, passed: true, feedback: "e2e: a clear loop; what if f never succeeds?" };
 const dashFake = await startFakeAnthropic({
-  replies: { issue_assessment: { issues: [assessed(12, "stretch", 0.4), assessed(9, "good_fit", 0.9)] }, practice_review: review },
-  delays: { issue_assessment: 1500, practice_review: 1000 },
+  replies: {
+    issue_assessment: { issues: [assessed(12, "stretch", 0.4), assessed(9, "good_fit", 0.9)] },
+    practice_review: review,
+    review_question: reviewQuestion,
+    comprehension_grade: comprehensionGrade,
+  },
+  delays: { issue_assessment: 1500, practice_review: 1000, review_question: 800, comprehension_grade: 800 },
 });
 const kata = {
   id: "e2e-kata-retry",
@@ -1125,6 +1131,123 @@ await withApp(
       await waitFor("the kata's new progress", async () => (await progress()) === "Best level 4/10 · 1 attempt · 1 of 2 constraints unlocked", 10_000).catch(async (err) => {
         throw new Error(`${err.message}: ${JSON.stringify(await progress())}`);
       });
+    });
+    // Spaced review (issue 31). The seeded gap is addressed; the kata, attempted at level 4 of
+    // its hardest constraint's 7, is not mastered: the next dashboard request makes it a review item.
+    const reviewShown = () =>
+      exec(`const r = document.querySelector('[data-testid="review"]');
+        const t = (id) => r?.querySelector('[data-testid="' + id + '"]')?.textContent ?? null;
+        return { open: r !== null, stage: r?.querySelector('[data-testid="review-card"]')?.dataset.stage ?? null,
+                 topic: t("review-topic"), asking: t("review-asking"), question: t("review-question"), grading: t("review-grading"),
+                 grade: t("review-grade"), why: t("review-why"), back: t("review-comes-back"), caughtUp: t("review-caught-up"),
+                 openKata: r?.querySelector('[data-testid="review-open-kata"]') !== null,
+                 focused: document.activeElement?.dataset.testid ?? null };`);
+    // Every stage the review card goes through, recorded in the page as it is drawn (a
+    // MutationObserver misses none of them, however short).
+    const watchStages = () =>
+      exec(`window.__reviewStages?.observer.disconnect();
+        const seen = [];
+        const note = () => {
+          const card = document.querySelector('[data-testid="review"] [data-testid="review-card"]');
+          const now = card ? card.dataset.stage + ":" + (card.querySelector('[data-testid="review-asking"], [data-testid="review-grading"]')?.textContent ?? "") : null;
+          if (now && seen.at(-1) !== now) seen.push(now);
+        };
+        const observer = new MutationObserver(note);
+        observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-stage"] });
+        window.__reviewStages = { observer, seen };
+        note();
+        return true;`);
+    const stagesSeen = () => exec("return window.__reviewStages?.seen ?? []");
+    let reviewed;
+    await check("after the attempt the dashboard shows the review due, and the count opens the review drawer listing the kata", async () => {
+      // The dashboard is asked for again (a reload: no model call).
+      await exec("window.__paigeBeforeReload = true; setTimeout(() => location.reload(), 0); return true");
+      await waitFor("the reloaded page", () => exec("return window.__paigeBeforeReload !== true && document.querySelector('[data-testid=dashboard]') !== null"), 20_000);
+      const dueNow = () => exec(`const b = document.querySelector('[data-testid="reviews-due"]');
+        return b ? { text: b.textContent, count: Number(b.dataset.count) } : null`);
+      const due = await waitFor("the reviews due", dueNow, 10_000).catch(async (err) => {
+        throw new Error(`${err.message}: ${JSON.stringify(await exec("return document.querySelector('[data-testid=\"dash-reviews\"]')?.innerText ?? null"))}`);
+      });
+      if (due.count !== 1 || due.text !== "1 review due") throw new Error(`due ${JSON.stringify(due)}`);
+      await exec(`document.querySelector('[data-testid="dash-reviews"]').scrollIntoView({ block: "center" }); return true`);
+      mkdirSync(artifacts, { recursive: true });
+      writeFileSync(join(artifacts, "desktop-dashboard-reviews.png"), Buffer.from(await wd("GET", `${s}/screenshot`), "base64"));
+      console.log(`screenshot: ${join(artifacts, "desktop-dashboard-reviews.png")}`);
+      await click('[data-testid="reviews-due"]');
+      const items = await waitFor("the review drawer's items", async () => {
+        const listed = await exec(`return [...document.querySelectorAll('[data-testid="review"] [data-testid="review-item"]')].map((r) => ({
+          id: r.dataset.itemId, kind: r.dataset.kind, topic: r.querySelector('[data-testid="review-open"]')?.textContent,
+          badge: r.querySelector('[data-testid="review-kind"]')?.textContent }))`);
+        return listed.length ? listed : null;
+      }, 10_000);
+      console.log(`     reviews due: ${JSON.stringify(items)}`);
+      const count = await exec(`return document.querySelector('[data-testid="review-count"]')?.textContent ?? null`);
+      if (items.length !== 1 || count !== "1 review due") throw new Error(`${JSON.stringify(count)} listing ${JSON.stringify(items)}`);
+      if (items[0].kind !== "kata" || items[0].topic !== kata.title || items[0].badge !== "Kata") throw new Error(`item ${JSON.stringify(items[0])}`);
+      const focused = (await reviewShown()).focused;
+      if (focused !== "review-open") throw new Error(`the keys are not on the first item (${focused})`);
+      reviewed = items[0];
+    });
+    await check("opening the review item shows progress, then a question naming the kata, with the keys in the answer box", async () => {
+      if (!reviewed) throw new Error("no review item listed");
+      await watchStages();
+      await click(`[data-testid="review-item"][data-item-id="${reviewed.id}"] [data-testid="review-open"]`);
+      const shown = await waitFor("the review question", async () => {
+        const r = await reviewShown();
+        return r.question !== null ? r : null;
+      }, 15_000);
+      const stages = await stagesSeen();
+      if (stages[0] !== "asking:Writing a question…" || stages.at(-1) !== "answering:") throw new Error(`stages ${JSON.stringify(stages)}`);
+      if (shown.topic !== kata.title || !shown.question.includes(`“${kata.title}”`)) throw new Error(`question ${JSON.stringify(shown)}`);
+      if (!shown.openKata) throw new Error("no way to open the kata in Practice beside its question");
+      const calls = dashFake.callsOf("review_question");
+      if (calls.length !== 1) throw new Error(`${calls.length} review_question requests`);
+      if (calls[0].apiKey !== "sk-ant-e2e-dash") throw new Error(`api key ${calls[0].apiKey}`);
+      const asked = JSON.parse(userText(calls[0].body)).item;
+      if (asked.topic !== kata.title || asked.kind !== "kata") throw new Error(`the model was asked about ${JSON.stringify(asked)}`);
+      await waitFor("the keys in the answer box", async () => (await reviewShown()).focused === "review-answer", 2_000).catch(async (err) => {
+        throw new Error(`${err.message}: they are on ${(await reviewShown()).focused}`);
+      });
+    });
+    const REVIEW_ANSWER = "It tries f at most n times,\nbecause range(n) bounds the loop: no (endless) retries!";
+    await check("an answer typed into the box (Shift+Enter a new line) and Enter grades it: progress, then the grade, why and when it comes back", async () => {
+      const [first, second] = REVIEW_ANSWER.split("\n");
+      await watchStages();
+      await typeText(first);
+      await press([["\uE008", "\uE007"]]);
+      await typeText(second);
+      const typed = await exec(`return document.querySelector('[data-testid="review-answer"]')?.value ?? null`);
+      if (typed !== REVIEW_ANSWER) throw new Error(`the answer box holds ${JSON.stringify(typed)}`);
+      if (dashFake.callsOf("comprehension_grade").length !== 0) throw new Error("Shift+Enter sent the answer");
+      await press(["\uE007"]);
+      const shown = await waitFor("the grade", async () => {
+        const r = await reviewShown();
+        return r.grade !== null ? r : null;
+      }, 15_000);
+      const stages = await stagesSeen();
+      if (JSON.stringify(stages) !== JSON.stringify(["answering:", "grading:Grading your answer…", "graded:"])) throw new Error(`stages ${JSON.stringify(stages)}`);
+      if (shown.grade !== "✓ Correct" || shown.why !== "Right: you said what the line is for.") throw new Error(`graded ${JSON.stringify(shown)}`);
+      if (!/^Again (tomorrow|in \d+ days)$/.test(shown.back ?? "")) throw new Error(`comes back ${JSON.stringify(shown.back)}`);
+      console.log(`     the kata comes back: ${shown.back}`);
+      const answers = dashFake.callsOf("comprehension_grade").map((c) => JSON.parse(userText(c.body)).learner_answer);
+      if (JSON.stringify(answers) !== JSON.stringify([REVIEW_ANSWER])) throw new Error(`graded answers ${JSON.stringify(answers)}`);
+      const last = (await exec(`return window.paige.framesOf("reviews:graded")`)).at(-1);
+      if (last?.rating !== "easy" && last?.rating !== "good") throw new Error(`rating ${JSON.stringify(last)}`);
+      // Nothing else is due: "All caught up", the keys on Close.
+      if (!shown.caughtUp?.startsWith("All caught up")) throw new Error(`caught up ${JSON.stringify(shown.caughtUp)}`);
+      await waitFor("the keys on Close", async () => (await reviewShown()).focused === "review-done", 2_000).catch(async (err) => {
+        throw new Error(`${err.message}: they are on ${(await reviewShown()).focused}`);
+      });
+      mkdirSync(artifacts, { recursive: true });
+      writeFileSync(join(artifacts, "desktop-review.png"), Buffer.from(await wd("GET", `${s}/screenshot`), "base64"));
+      console.log(`screenshot: ${join(artifacts, "desktop-review.png")}`);
+    });
+    await check("Escape closes the review drawer, and the dashboard says no reviews are due", async () => {
+      await exec("window.__reviewStages?.observer.disconnect(); return true");
+      await press(["\uE00C"]);
+      await waitFor("the drawer to close", async () => !(await reviewShown()).open, 5_000);
+      const none = await waitFor("No reviews due", () => exec(`return document.querySelector('[data-testid="reviews-none"]')?.textContent ?? null`), 5_000);
+      if (none !== "No reviews due") throw new Error(`after the review: ${JSON.stringify(none)}`);
     });
   },
 );

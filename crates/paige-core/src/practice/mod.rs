@@ -182,6 +182,12 @@ impl Core {
                 let data = json!({ "kataId": kata.id, "level": level, "passed": answer.passed, "model": model, "latencyMs": latency_ms, "success": true });
                 self.log_action(ActionType::ReviewCompleted, data);
                 self.broadcast(reply(request.reply, kata.id, answer, level, unlocked));
+                // A kata not yet mastered is due for spaced review (issue 31): every UI's count
+                // moves now, not at the next dashboard request.
+                match self.reviews().sync().and_then(|_| self.reviews().due()) {
+                    Ok(due) => self.broadcast(ServerMessage::ReviewsDue(due)),
+                    Err(err) => tracing::warn!("cannot update the reviews due: {err}"),
+                }
             }
             Err(error) => {
                 let data = json!({ "kataId": kata.id, "model": model, "latencyMs": latency_ms, "success": false, "error": error });

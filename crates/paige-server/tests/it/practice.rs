@@ -115,7 +115,11 @@ async fn a_review_loads_the_kata_asks_at_the_topics_stage_appends_the_attempt_an
     core.mute_observer(true);
     let mut socket = ui(&server).await;
     send(&mut socket, review(&kata, "for (;;) { await fetch(url) }", &[])).await;
-    let answer = frames_of(&mut socket, "review:response", Duration::from_millis(800)).await;
+    let frames = frames_of(&mut socket, "", Duration::from_millis(800)).await;
+    let of = |kind: &str| -> Vec<Value> {
+        frames.iter().filter(|f| f["type"] == kind).map(|f| f["payload"].clone()).collect()
+    };
+    let answer = of("review:response");
     assert_eq!(
         answer,
         [json!({
@@ -150,6 +154,12 @@ async fn a_review_loads_the_kata_asks_at_the_topics_stage_appends_the_attempt_an
     );
     assert_eq!(data["success"], true);
     assert!(data["model"].as_str().is_some_and(|m| m.contains("sonnet")) && data["latencyMs"].is_u64(), "{data}");
+    // Level 4 of a kata whose hardest constraint needs 6: due for spaced review beside its
+    // open gap, and every UI hears it at once (issue 31).
+    let due = of("reviews:due");
+    let kinds: Vec<&str> =
+        due[0]["items"].as_array().expect("items").iter().filter_map(|i| i["kind"].as_str()).collect();
+    assert_eq!((due[0]["dueCount"].as_u64(), kinds), (Some(2), vec!["gap", "kata"]), "{due:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -100,6 +100,8 @@ pub(crate) async fn ui(
     socket
 }
 
+/// The payloads of the `kind` frames arriving until `within` passes without a frame (every
+/// frame whole when `kind` is empty).
 pub(crate) async fn frames_of(
     socket: &mut tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
     kind: &str,
@@ -108,7 +110,10 @@ pub(crate) async fn frames_of(
     let mut found = Vec::new();
     while let Ok(Some(Ok(Message::Text(text)))) = tokio::time::timeout(within, socket.next()).await {
         let frame: Value = serde_json::from_str(text.as_str()).expect("json");
-        if frame["type"] == kind {
+        // An empty `kind` keeps every frame, whole.
+        if kind.is_empty() {
+            found.push(frame);
+        } else if frame["type"] == kind {
             found.push(frame["payload"].clone());
         }
     }
