@@ -349,19 +349,23 @@ pub(super) async fn claude_code_hooks(day: &mut Day) {
 /// the learner's prompt to Claude Code on the gauge, and a code block Claude Code showed that
 /// the learner types.
 async fn learning_signals(day: &mut Day) {
-    let frames = day.until(&["learning:check"]).await;
-    let session = day.server.fixture.core.active_session().expect("session").id;
-    let mut ready: Option<Value> =
-        frames.iter().find(|f| f["type"] == "learning:check" && f["payload"]["state"] == "ready").cloned();
-    while ready.is_none() {
-        let frames = day.until(&["learning:check"]).await;
-        ready = frames.into_iter().find(|f| f["type"] == "learning:check" && f["payload"]["state"] == "ready");
-    }
-    let check = ready.expect("a check with questions");
-    let question = check["payload"]["questions"][0]["id"].as_str().expect("a question").to_owned();
-    day.send("learning:answer", json!({"questionId": question, "answer": "because the token comes later"})).await;
+    // The checks started when the phases completed; their frames may have passed while the
+    // flow above waited for others, so the question is read where it is kept.
+    let core = day.server.fixture.core.clone();
+    let session = core.active_session().expect("session").id;
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let question = loop {
+        let open = core.db().questions_for_session(&session).expect("questions");
+        if let Some(q) = open.into_iter().find(|q| q.status == paige_core::db::QuestionStatus::Open) {
+            break q;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no comprehension question was asked");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let answer = json!({"questionId": question.id, "answer": "because the token comes later"});
+    day.ask("learning:answer", answer, &["learning:check"]).await;
     day.logged(ActionType::ComprehensionCheck).await;
-    let phase = check["payload"]["phase"].as_i64().expect("phase");
+    let phase = core.db().phase(&question.phase_id).expect("its phase").number;
     day.send("learning:skip", json!({"phase": phase})).await;
     day.ask("learning:retry", json!({"phase": 99}), &["learning:error"]).await;
     let prompt = json!({"prompt": "write the callback for me", "session_id": session});
