@@ -55,6 +55,10 @@ fn an_exported_record_verifies_and_a_tampered_copy_exits_1_naming_the_line() {
     let (status, out, err) = world.run(&["record", "verify", &file_arg, "--key", &pubkey]);
     assert!(status.success(), "{out}{err}");
     assert!(out.contains("valid learning record") && out.contains("2 sessions"), "{out}");
+    // `--pubkey`: only the key that signed a valid record, for a mentor to pin.
+    let (status, out, err) = world.run(&["record", "verify", &file_arg, "--pubkey"]);
+    assert!(status.success(), "{out}{err}");
+    assert_eq!(out.trim(), pubkey);
 
     let text = std::fs::read_to_string(&file).expect("record");
     let tampered = world.root.path().join("tampered.jsonl");

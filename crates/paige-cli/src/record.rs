@@ -44,6 +44,10 @@ enum RecordCommand {
         /// pubkey` printed on the learner's machine [default: the key in its header]
         #[arg(long, value_name = "HEX")]
         key: Option<String>,
+        /// When the record is valid, print only the key that signed it (64 hex digits): the
+        /// key a mentor pins for the learner's later records
+        #[arg(long)]
+        pubkey: bool,
     },
     /// Print this machine's public key, to give to whoever checks your records (they pin it
     /// with `verify --key`); creates the key if there is none.
@@ -57,7 +61,7 @@ enum RecordCommand {
 pub(crate) fn run(args: RecordArgs) -> anyhow::Result<bool> {
     match args.command {
         RecordCommand::Export { since, out, data_dir } => export(since, out.as_deref(), data_dir),
-        RecordCommand::Verify { file, key } => verify(&file, key.as_deref()),
+        RecordCommand::Verify { file, key, pubkey } => verify(&file, key.as_deref(), pubkey),
         RecordCommand::Pubkey { data_dir } => {
             let key = record::load_or_create_key(&data_dir_of(data_dir)?)?;
             println!("{}", hex_key(&key.verifying_key()));
@@ -100,10 +104,14 @@ fn export(since: Option<DateTime<Utc>>, out: Option<&Path>, data_dir: Option<Pat
     Ok(true)
 }
 
-fn verify(path: &Path, key: Option<&str>) -> anyhow::Result<bool> {
+fn verify(path: &Path, key: Option<&str>, only_key: bool) -> anyhow::Result<bool> {
     let pinned = key.map(record::parse_public_key).transpose()?;
     let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
     match record::verify(BufReader::with_capacity(256 << 10, file), pinned.as_ref()) {
+        Ok(verified) if only_key => {
+            println!("{}", verified.public_key);
+            Ok(true)
+        }
         Ok(verified) => {
             let signer = if pinned.is_some() { "the pinned key" } else { "key" };
             println!(
