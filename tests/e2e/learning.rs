@@ -34,6 +34,20 @@ async fn real_claude_shows_a_solution_the_learner_types_and_the_dashboard_counts
     let (world, events, _) = claude_runs(world, claude, &turns, Runner::default(), &fake, &[]).await;
     assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished: {events:?}");
 
+    // Claude Code's Stop hook may still be on its way when `claude -p` exits: the learner
+    // starts once Paige has noted the code it showed.
+    let db = paige_core::db::Db::open(&world.data_dir().join("paige.db"), std::sync::Arc::new(paige_core::SystemClock))
+        .expect("db");
+    let session = db.sessions().expect("sessions").into_iter().next().expect("the session");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let noted = db.recent_actions(&session.id, 50, Some(paige_core::db::ActionType::CoachingMessage)).expect("log");
+        if noted.iter().any(|a| a.data.as_ref().is_some_and(|d| d["kind"] == "code_shown")) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "Claude Code's Stop never reached Paige with its code block");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     // The learner opens the file in Paige's editor and types the block, names their own.
     let typed = format!("pub fn load() {{}}\n\n{}\n", SHOWN.replace("raw", "input").replace("trimmed", "t"));
     let send = |kind: &str, payload: Value| Message::Text(json!({"type": kind, "payload": payload}).to_string().into());
@@ -46,7 +60,16 @@ async fn real_claude_shows_a_solution_the_learner_types_and_the_dashboard_counts
         let left = deadline.saturating_duration_since(Instant::now());
         let frame = match tokio::time::timeout(left, socket.next()).await {
             Ok(Some(Ok(message))) => message.to_text().ok().and_then(|t| serde_json::from_str::<Value>(t).ok()),
-            other => panic!("no dashboard with the solution: {other:?}\n{}", paige.output()),
+            other => {
+                let asked: Vec<String> = fake
+                    .message_requests()
+                    .iter()
+                    .map(|r| {
+                        format!("tools={} msgs={}", r.body["tools"].as_array().map_or(0, Vec::len), r.messages().len())
+                    })
+                    .collect();
+                panic!("no dashboard with the solution: {other:?}\nrequests: {asked:?}\n{}", paige.output())
+            }
         };
         let Some(frame) = frame else { continue };
         if frame["type"] == "learning:signals" && frame["payload"]["solutionsShown"] == 1 && !asked {
@@ -58,10 +81,6 @@ async fn real_claude_shows_a_solution_the_learner_types_and_the_dashboard_counts
         }
     };
     assert_eq!(learning["solutionsShown"], 1, "{learning}");
-    let db = paige_core::db::Db::open(&world.data_dir().join("paige.db"), std::sync::Arc::new(paige_core::SystemClock))
-        .expect("db");
-    let actions = db.sessions().expect("sessions");
-    let session = actions.first().expect("the session");
     assert_eq!(db.solutions_shown(None, Some(&session.id)).expect("count"), 1);
     // Nothing was written to the learner's file but by the learner (the buffer is unsaved).
     assert_eq!(std::fs::read_to_string(world.project().join("src/config.rs")).expect("file"), "pub fn load() {}\n");

@@ -87,6 +87,10 @@ impl Learning {
         }
         let excess = state.shown.len().saturating_sub(MAX_PENDING_BLOCKS);
         state.shown.drain(..excess);
+        drop(state);
+        // On the timeline: Claude Code showed code (what the learner types next is compared).
+        let data = json!({ "kind": "code_shown", "blocks": kept });
+        drop(self.ctx.db().log_action(&session.id, ActionType::CoachingMessage, Some(data)));
         kept
     }
 
