@@ -25,6 +25,10 @@ export PAIGE_CRASH_KILLS="${PAIGE_CRASH_KILLS:-50}"
 # Load and soak: calls per MCP client (of 100) and the soak's length after its warm-up
 # (~110 s together); they run after the rest, alone, so their load slows no timed test.
 export PAIGE_LOAD_CALLS="${PAIGE_LOAD_CALLS:-30}" PAIGE_SOAK_SECS="${PAIGE_SOAK_SECS:-15}"
+# The change detector's correctness on a large project in git (issue 32): a call changing a
+# deep file, renaming a folder, and more changes than the journal keeps, each undone (~2 min
+# here, most of it making and committing the 100,000 files).
+export PAIGE_LARGE_FILES="${PAIGE_LARGE_FILES:-100000}"
 ensure_claude_code
 # chromium: the browser UI's smoke test runs in Debian's headless Chromium.
 apt_install chromium

@@ -12,6 +12,7 @@ mod guard;
 mod hook;
 mod intake;
 mod interrupted;
+mod large;
 mod launch;
 mod learning;
 mod literal;

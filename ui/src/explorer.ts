@@ -1,13 +1,20 @@
-// The explorer: the project tree from `fs:tree`, kept live by `fs:tree_update`, with the
-// coach's hint glows (`explorer:hint_files`).
-import type { HintStyle, ServerPayloads, TreeNode } from "./protocol";
+// The explorer: the project tree from `fs:tree`, a folder listed as it is opened (`fs:list`
+// → `fs:children`, a page at a time), kept live by `fs:tree_update`, with the coach's hint
+// glows (`explorer:hint_files`).
+import type { DirPage, HintStyle, PathError, ServerPayloads, TreeNode } from "./protocol";
 import type { Transport } from "./transport";
-import { applyTreeUpdate, foldersHolding } from "./tree";
+import { applyPage, applyTreeUpdate, foldersHolding } from "./tree";
 
 export class Explorer {
   private root: TreeNode | null = null;
   private expanded = new Set<string>();
   private hints = new Map<string, HintStyle>();
+  /** Folders with an `fs:list` on its way. */
+  private loading = new Set<string>();
+  /** Folders whose last `fs:list` failed, with why (shown where they are, with a retry). */
+  private failed = new Map<string, string>();
+  /** Folders with more entries than the core lists. */
+  private capped = new Set<string>();
 
   constructor(
     private readonly host: HTMLElement,
@@ -17,14 +24,38 @@ export class Explorer {
     this.render();
   }
 
+  /** A new tree (a connection, a session started): the open folders are listed again. */
   setTree(root: TreeNode): void {
     this.root = root;
+    this.loading.clear();
+    this.failed.clear();
+    this.capped.clear();
+    this.listOpenFolders();
     this.render();
   }
 
   update(change: ServerPayloads["fs:tree_update"]): void {
     if (!this.root) return;
     applyTreeUpdate(this.root, change);
+    this.listOpenFolders();
+    this.render();
+  }
+
+  /** One page of a folder's entries (`fs:children`). */
+  children(page: DirPage): void {
+    this.loading.delete(page.path);
+    this.failed.delete(page.path);
+    if (!this.root || !applyPage(this.root, page)) return;
+    if (page.capped) this.capped.add(page.path);
+    else this.capped.delete(page.path);
+    this.listOpenFolders();
+    this.render();
+  }
+
+  /** `fs:list_error`: shown in the folder that could not be listed. */
+  listFailed(error: PathError): void {
+    this.loading.delete(error.path);
+    this.failed.set(error.path, error.error);
     this.render();
   }
 
@@ -36,6 +67,7 @@ export class Explorer {
         this.expanded.add(dir);
       }
     }
+    this.listOpenFolders();
     this.render();
   }
 
@@ -51,7 +83,32 @@ export class Explorer {
     } else {
       this.expanded.add(node.path);
       this.transport.send("explorer:expand_dir", { path: node.path });
+      this.listOpenFolders();
     }
+    this.render();
+  }
+
+  /** Asks for every open folder on screen that is not listed yet: the root, a folder opened,
+   * each folder on the way to a hinted one in turn as the one above it arrives. */
+  private listOpenFolders(): void {
+    const visit = (node: TreeNode): void => {
+      if (node.type !== "directory" || (node !== this.root && !this.expanded.has(node.path))) return;
+      if (!node.children) return this.list(node.path, 0);
+      node.children.forEach(visit);
+    };
+    if (this.root) visit(this.root);
+  }
+
+  private list(path: string, offset: number): void {
+    if (this.loading.has(path) || this.failed.has(path)) return;
+    this.loading.add(path);
+    this.transport.send("fs:list", offset > 0 ? { path, offset } : { path });
+  }
+
+  /** Lists `node` again after a failure: from the start, or the page that failed. */
+  private retry(node: TreeNode): void {
+    this.failed.delete(node.path);
+    this.list(node.path, node.children?.length ?? 0);
     this.render();
   }
 
@@ -63,8 +120,19 @@ export class Explorer {
     const list = document.createElement("ul");
     list.className = "tree";
     const holding = foldersHolding(this.hints.keys());
-    for (const child of this.root.children ?? []) list.append(this.renderNode(child, 0, holding));
+    for (const row of this.folderRows(this.root, 0, holding)) list.append(row);
     this.host.replaceChildren(list);
+  }
+
+  /** An open folder's rows: its entries, or why they are not there yet, then what is left. */
+  private folderRows(node: TreeNode, depth: number, holding: Set<string>): HTMLElement[] {
+    const error = this.failed.get(node.path);
+    if (!node.children) return [error !== undefined ? this.errorRow(node, depth, error) : this.noteRow("tree-loading", "loading…", depth)];
+    const rows = node.children.map((child) => this.renderNode(child, depth, holding));
+    if (error !== undefined) rows.push(this.errorRow(node, depth, error));
+    else if (node.nextOffset !== undefined) rows.push(this.moreRow(node, depth));
+    else if (this.capped.has(node.path)) rows.push(this.noteRow("tree-capped", "more entries not shown (the folder has over 100,000)", depth));
+    return rows;
   }
 
   /** `holding`: the folders with a hinted file inside. */
@@ -93,9 +161,43 @@ export class Explorer {
     item.append(row);
     if (node.type === "directory" && open) {
       const list = document.createElement("ul");
-      for (const child of node.children ?? []) list.append(this.renderNode(child, depth + 1, holding));
+      list.append(...this.folderRows(node, depth + 1, holding));
       item.append(list);
     }
+    return item;
+  }
+
+  private noteRow(testid: string, text: string, depth: number): HTMLElement {
+    const item = document.createElement("li");
+    const row = Object.assign(document.createElement("div"), { className: "tree-row tree-note muted", textContent: text });
+    row.dataset.testid = testid;
+    row.style.paddingLeft = `${22 + depth * 14}px`;
+    item.append(row);
+    return item;
+  }
+
+  private errorRow(node: TreeNode, depth: number, error: string): HTMLElement {
+    const item = this.noteRow("tree-error", "", depth);
+    const row = item.firstElementChild as HTMLElement;
+    row.dataset.path = node.path;
+    row.title = error;
+    const retry = Object.assign(document.createElement("button"), { type: "button", textContent: "Retry" });
+    retry.dataset.testid = "tree-retry";
+    retry.addEventListener("click", () => this.retry(node));
+    row.append(Object.assign(document.createElement("span"), { textContent: `Cannot list this folder: ${error}` }), retry);
+    return item;
+  }
+
+  /** "Show more": the folder's next page, asked when clicked. */
+  private moreRow(node: TreeNode, depth: number): HTMLElement {
+    const loading = this.loading.has(node.path);
+    const item = this.noteRow("tree-more", loading ? "loading…" : "Show more…", depth);
+    const row = item.firstElementChild as HTMLElement;
+    row.dataset.path = node.path;
+    row.addEventListener("click", () => {
+      this.list(node.path, node.children?.length ?? 0);
+      this.render();
+    });
     return item;
   }
 }

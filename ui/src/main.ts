@@ -118,6 +118,10 @@ function route(frame: ServerFrame): void {
   switch (frame.type) {
     case "fs:tree":
       return explorer.setTree(frame.payload.root);
+    case "fs:children":
+      return explorer.children(frame.payload);
+    case "fs:list_error":
+      return explorer.listFailed(frame.payload);
     case "fs:tree_update":
       explorer.update(frame.payload);
       if (frame.payload.action === "unlink" || frame.payload.action === "rename") editor.fileGone(frame.payload.path, true);

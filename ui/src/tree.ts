@@ -1,14 +1,30 @@
-// The explorer's tree model: pure functions over `fs:tree` nodes, so `fs:tree_update`
-// handling is unit-tested without a DOM.
-import type { ServerPayloads, TreeNode } from "./protocol";
+// The explorer's tree model: pure functions over `fs:tree` nodes, so `fs:tree_update` and
+// `fs:children` handling is unit-tested without a DOM. A directory without `children` is not
+// listed yet (`fs:list` lists it); one with `nextOffset` holds only its first entries.
+import type { DirPage, ServerPayloads, TreeNode } from "./protocol";
 
-function sortChildren(children: TreeNode[]): void {
-  children.sort((a, b) =>
-    a.type === b.type ? a.name.localeCompare(b.name) : a.type === "directory" ? -1 : 1,
-  );
+/** The core's order: directories first, then by name as the core compares them (by code). */
+export function compareNodes(a: TreeNode, b: TreeNode): number {
+  if (a.type !== b.type) return a.type === "directory" ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-/** Removes the node at `path`; returns it, or null when absent. */
+/** Whether `node` is a directory whose entries the explorer holds (some, at least). */
+export function isListed(node: TreeNode): boolean {
+  return node.type === "directory" && node.children !== undefined;
+}
+
+/** Puts `node` into the listed `dir` in order. An entry that sorts after the last one of a
+ * directory listed only in part is left to the page that brings it. */
+function insert(dir: TreeNode, node: TreeNode): void {
+  const children = (dir.children ??= []);
+  const last = children.at(-1);
+  if (dir.nextOffset !== undefined && last && compareNodes(node, last) > 0) return;
+  const at = children.findIndex((c) => compareNodes(node, c) < 0);
+  children.splice(at < 0 ? children.length : at, 0, node);
+}
+
+/** Removes the node at `path`; returns it, or null when absent (or in an unlisted folder). */
 export function removeNode(root: TreeNode, path: string): TreeNode | null {
   const parent = findParent(root, path);
   if (!parent?.children) return null;
@@ -17,20 +33,26 @@ export function removeNode(root: TreeNode, path: string): TreeNode | null {
   return parent.children.splice(index, 1)[0] ?? null;
 }
 
-/** Adds `path` (a file unless `kind` says otherwise), creating missing parent directories. */
+/** Adds `path` (a file unless `kind` says otherwise) where the tree is listed. Inside a folder
+ * not listed yet nothing changes: its listing will hold it. A folder on the way the tree does
+ * not hold is added, unlisted; one added as a file (the watcher does not say which) becomes
+ * an unlisted folder. */
 export function addNode(root: TreeNode, path: string, kind: TreeNode["type"] = "file", node?: TreeNode): void {
   const parts = path.split("/").filter(Boolean);
   let dir = root;
   for (let i = 0; i < parts.length; i++) {
+    if (!dir.children) return;
     const sub = parts.slice(0, i + 1).join("/");
-    dir.children ??= [];
-    let next = dir.children.find((c) => c.path === sub);
-    if (!next) {
-      const last = i === parts.length - 1;
-      next = last && node ? node : { name: parts[i] ?? sub, path: sub, type: last ? kind : "directory" };
-      if (next.type === "directory") next.children ??= [];
-      dir.children.push(next);
-      sortChildren(dir.children);
+    const name = parts[i] ?? sub;
+    const next = dir.children.find((c) => c.path === sub);
+    if (i === parts.length - 1) {
+      if (!next) insert(dir, node ?? { name, path: sub, type: kind });
+      return;
+    }
+    if (!next) return insert(dir, { name, path: sub, type: "directory" });
+    if (next.type === "file") {
+      removeNode(root, sub);
+      return insert(dir, { name, path: sub, type: "directory" });
     }
     dir = next;
   }
@@ -55,7 +77,8 @@ function rebase(node: TreeNode, path: string): void {
   for (const child of node.children ?? []) rebase(child, `${path}/${child.name}`);
 }
 
-/** Applies one `fs:tree_update` to `root` in place. */
+/** Applies one `fs:tree_update` to `root` in place; what happens in unlisted folders is left
+ * to their listing. */
 export function applyTreeUpdate(root: TreeNode, update: ServerPayloads["fs:tree_update"]): void {
   switch (update.action) {
     case "add":
@@ -76,6 +99,27 @@ export function applyTreeUpdate(root: TreeNode, update: ServerPayloads["fs:tree_
     case "change":
       break;
   }
+}
+
+/** Puts one `fs:children` page into `root`: the first page lists the folder (keeping what is
+ * listed below its sub-folders), a later one adds to it. False when the folder is not in the
+ * tree, or a later page comes for a folder no longer listed. */
+export function applyPage(root: TreeNode, page: DirPage): boolean {
+  const dir = findNode(root, page.path);
+  if (!dir || dir.type !== "directory") return false;
+  if (page.offset === 0) {
+    const before = new Map((dir.children ?? []).map((c) => [c.path, c]));
+    dir.children = page.children.map((child) => {
+      const old = before.get(child.path);
+      return old && old.type === "directory" && child.type === "directory" ? old : { ...child };
+    });
+  } else if (dir.children) {
+    const have = new Set(dir.children.map((c) => c.path));
+    dir.children.push(...page.children.filter((c) => !have.has(c.path)));
+  } else return false;
+  if (page.nextOffset === undefined) delete dir.nextOffset;
+  else dir.nextOffset = page.nextOffset;
+  return true;
 }
 
 /** Every folder that holds one of `paths` at any depth ("src", "src/auth" for

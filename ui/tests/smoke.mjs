@@ -28,6 +28,9 @@ const work = mkdtempSync(join(tmpdir(), "paige-smoke-"));
 const project = join(work, "project");
 const dataDir = join(work, "data");
 mkdirSync(join(project, "src"), { recursive: true });
+// A folder two levels down: the first fs:tree leaves it unlisted (issue 32).
+mkdirSync(join(project, "docs", "guides"), { recursive: true });
+writeFileSync(join(project, "docs", "guides", "intro.md"), "# intro\n");
 writeFileSync(join(project, "README.md"), "# fixture\n");
 writeFileSync(join(project, "src", "greet.js"), "export function greet(name) {\n  return `hello ${name}`;\n}\n");
 
@@ -104,6 +107,17 @@ try {
   await check("the explorer shows the fixture project", async () => {
     await page.waitForSelector('[data-testid="tree-item"][data-path="src"]', { timeout: 15_000 });
     await page.waitForSelector('[data-testid="tree-item"][data-path="README.md"]');
+  });
+  await check("a folder the first tree left unlisted is listed when opened: fs:list, then its files", async () => {
+    const first = await page.evaluate(() => window.paige.framesOf("fs:tree")[0].root);
+    const guides = first.children.find((c) => c.path === "docs")?.children?.find((c) => c.path === "docs/guides");
+    if (!guides || "children" in guides) throw new Error(`docs/guides in the first tree: ${JSON.stringify(guides)}`);
+    await page.click('[data-testid="tree-item"][data-path="docs"]');
+    await page.click('[data-testid="tree-item"][data-path="docs/guides"]');
+    await page.waitForSelector('[data-testid="tree-item"][data-path="docs/guides/intro.md"]', { timeout: 10_000 });
+    const listed = await page.evaluate(() => window.paige.framesOf("fs:children").map((p) => p.path));
+    if (!listed.includes("docs/guides")) throw new Error(`fs:children for ${JSON.stringify(listed)}`);
+    await page.click('[data-testid="tree-item"][data-path="docs"]');
   });
   await check("opening a file from the explorer shows it in the editor", async () => {
     await page.click('[data-testid="tree-item"][data-path="src"]');

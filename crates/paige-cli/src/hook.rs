@@ -7,14 +7,12 @@
 //! PreToolUse of anything but a read every error — bad input, no Paige, timeout, garbage
 //! reply, panic — becomes a deny: exit 2 with the reason on stderr.
 //!
-//! Kept small for start-up time: std's `TcpStream` speaks the one loopback HTTP/1.1 request,
-//! no async runtime.
+//! Kept small for start-up time: std's `TcpStream` speaks the one loopback HTTP/1.1 request
+//! (`local_http.rs`), no async runtime.
 
 use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use paige_core::governance::{HookDecision, HookEvent, ToolCall};
@@ -113,19 +111,6 @@ fn print_decision(event: HookEvent, decision: HookDecision) -> ExitCode {
     }
 }
 
-/// Where Paige listens: PAIGE_URL + PAIGE_TOKEN, else DATA_DIR/run/server.json.
-/// `http://host:port[/base]` → (host, port, base without trailing slash).
-fn parse_url(url: &str) -> anyhow::Result<(String, u16, String)> {
-    let rest = url.strip_prefix("http://").with_context(|| format!("PAIGE_URL {url:?} is not an http:// url"))?;
-    let (authority, base) = match rest.find('/') {
-        Some(i) => (&rest[..i], rest[i..].trim_end_matches('/')),
-        None => (rest, ""),
-    };
-    let (host, port) = authority.rsplit_once(':').with_context(|| format!("PAIGE_URL {url:?} has no port"))?;
-    let port = port.parse().with_context(|| format!("PAIGE_URL {url:?} has a bad port"))?;
-    Ok((host.trim_matches(['[', ']']).to_owned(), port, base.to_owned()))
-}
-
 /// The longest wait honoured for `event`: a second under the hook timeout Claude Code is
 /// given for it in the generated settings. Past that Claude Code would give up first and fail
 /// open, deciding instead of Paige.
@@ -154,96 +139,24 @@ fn timeout_from(event: HookEvent, value: Option<&str>) -> Duration {
         .clamp(MIN_TIMEOUT, max_timeout(event))
 }
 
+/// Where Paige listens: PAIGE_URL + PAIGE_TOKEN, else DATA_DIR/run/server.json.
 fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
     let paige = paige_core::run_info::locate_agent(&env, None)?;
-    let (host, port, base) = parse_url(&paige.base_url)?;
-    let token = paige.token.expose();
-    let deadline = Instant::now() + timeout(event);
-    let remaining = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
-    let addr = (host.as_str(), port)
-        .to_socket_addrs()
-        .with_context(|| format!("cannot resolve {host}"))?
-        .next()
-        .with_context(|| format!("cannot resolve {host}"))?;
-    let mut stream =
-        TcpStream::connect_timeout(&addr, remaining()).with_context(|| format!("cannot reach paige at {addr}"))?;
-    stream.set_nodelay(true).ok();
-    stream.set_write_timeout(Some(remaining()))?;
-    let host_header = if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") };
-    // How long this command still waits: Paige does not act on a decision nobody hears.
-    let head = format!(
-        "POST {base}/hooks/{} HTTP/1.1\r\nHost: {host_header}\r\nAuthorization: Bearer {token}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nX-Paige-Answer-Within-Ms: {}\r\n\
-         Connection: close\r\n\r\n",
-        event.slug(),
-        body.len(),
-        remaining().as_millis()
-    );
-    let mut request = head.into_bytes();
-    request.extend_from_slice(body);
-    stream.write_all(&request).context("cannot send the hook payload to paige")?;
-    let mut response = Vec::new();
-    let mut buf = [0u8; 8192];
-    loop {
-        stream.set_read_timeout(Some(remaining()))?;
-        if Instant::now() >= deadline {
-            bail!("paige did not answer within {} ms", timeout(event).as_millis());
-        }
-        match stream.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                response.extend_from_slice(&buf[..n]);
-                if complete(&response) {
-                    break;
-                }
-            }
-            Err(err) if matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
-                bail!("paige did not answer within {} ms", timeout(event).as_millis())
-            }
-            Err(err) => return Err(err).context("cannot read paige's answer"),
-        }
-    }
-    let (status, body) = split_response(&response)?;
-    if status != 200 {
-        bail!("paige answered {status}: {}", String::from_utf8_lossy(body).trim());
-    }
-    serde_json::from_slice(body).context("paige's answer is not a hook decision")
-}
-
-fn header_end(response: &[u8]) -> Option<usize> {
-    response.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
-}
-
-fn content_length(head: &str) -> Option<usize> {
-    head.lines()
-        .find_map(|l| l.split_once(':').filter(|(k, _)| k.trim().eq_ignore_ascii_case("content-length")))
-        .and_then(|(_, v)| v.trim().parse().ok())
-}
-
-/// True once the headers and `Content-Length` bytes of body have arrived.
-fn complete(response: &[u8]) -> bool {
-    let Some(end) = header_end(response) else { return false };
-    let head = String::from_utf8_lossy(&response[..end]);
-    content_length(&head).is_some_and(|len| response.len() >= end + len)
-}
-
-fn split_response(response: &[u8]) -> anyhow::Result<(u16, &[u8])> {
-    let end = header_end(response).context("paige's answer is not http")?;
-    let head = String::from_utf8_lossy(&response[..end]);
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .filter(|_| head.starts_with("HTTP/1."))
-        .context("paige's answer is not http")?;
-    let body = &response[end..];
-    let body = match content_length(&head) {
-        Some(len) if body.len() >= len => &body[..len],
-        Some(_) => bail!("paige's answer was cut short"),
-        None => body,
+    let path = format!("/hooks/{}", event.slug());
+    let request = crate::local_http::Request {
+        method: "POST",
+        path: &path,
+        token: paige.token.expose(),
+        body: Some(body),
+        timeout: timeout(event),
+        answer_within: true,
     };
-    Ok((status, body))
+    let response = crate::local_http::send(&paige.base_url, &request)?;
+    if response.status != 200 {
+        bail!("paige answered {}: {}", response.status, String::from_utf8_lossy(&response.body).trim());
+    }
+    serde_json::from_slice(&response.body).context("paige's answer is not a hook decision")
 }
 
 #[cfg(test)]
@@ -264,20 +177,5 @@ mod tests {
         assert_eq!(timeout_from(post, None), Duration::from_secs(59));
         assert_eq!(timeout_from(post, Some("120000")), Duration::from_secs(59));
         assert_eq!(timeout_from(post, Some("1500")), Duration::from_millis(1500));
-    }
-
-    #[test]
-    fn parse_url_takes_host_port_and_base() {
-        assert_eq!(parse_url("http://127.0.0.1:4100").unwrap(), ("127.0.0.1".into(), 4100, String::new()));
-        assert_eq!(parse_url("http://localhost:9/x/").unwrap(), ("localhost".into(), 9, "/x".into()));
-        assert!(parse_url("https://127.0.0.1:1").is_err());
-        assert!(parse_url("http://127.0.0.1").is_err());
-    }
-
-    #[test]
-    fn split_response_rejects_short_bodies_and_non_http() {
-        assert_eq!(split_response(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}").unwrap(), (200, &b"{}"[..]));
-        assert!(split_response(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{}").is_err());
-        assert!(split_response(b"garbage\r\n\r\n").is_err());
     }
 }

@@ -6,6 +6,7 @@ mod guard;
 mod hook;
 mod intake;
 mod intents;
+mod local_http;
 mod memory;
 mod record;
 mod restore;

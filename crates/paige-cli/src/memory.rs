@@ -59,11 +59,9 @@ fn parse_importance(text: &str) -> Result<Importance, String> {
 pub(crate) fn run(args: MemoryArgs) -> anyhow::Result<bool> {
     let env: HashMap<String, String> = std::env::vars().collect();
     let project = ProjectName::of(&crate::intents::project_dir(args.project)?);
-    let runtime =
-        tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
     let paige = paige_core::run_info::locate(&env, args.data_dir.clone()).ok();
     let reply = match &paige {
-        Some(target) => match runtime.block_on(ask(target, &args.command, &project)) {
+        Some(target) => match ask(target, &args.command, &project) {
             Ok(reply) => Some(reply),
             Err(Unreachable(err)) => {
                 eprintln!("note: the running Paige did not answer ({err:#}); opening the store directly");
@@ -88,32 +86,42 @@ enum Reply {
 
 struct Unreachable(anyhow::Error);
 
-async fn ask(
+/// Paige's answer, over plain HTTP on loopback (`local_http.rs`: no TLS client is built).
+fn ask(
     target: &paige_core::run_info::Located,
     command: &MemoryCommand,
     project: &ProjectName,
 ) -> Result<anyhow::Result<Reply>, Unreachable> {
-    let client =
-        reqwest::Client::builder().timeout(Duration::from_secs(60)).build().map_err(|e| Unreachable(e.into()))?;
-    let request = match command {
-        MemoryCommand::Add { text, tags, importance } => client.post(format!("{}/api/memory/add", target.base_url)).json(
-            &json!({ "memories": [{ "content": text, "tags": tags, "importance": importance }], "project": project }),
+    let (method, path, body) = match command {
+        MemoryCommand::Add { text, tags, importance } => (
+            "POST",
+            "/api/memory/add",
+            Some(
+                json!({ "memories": [{ "content": text, "tags": tags, "importance": importance }], "project": project }),
+            ),
         ),
         MemoryCommand::Query { text, n, all_projects } => {
             let project = (!all_projects).then_some(&project.name);
-            client
-                .post(format!("{}/api/memory/query", target.base_url))
-                .json(&json!({ "queryText": text, "nResults": n, "project": project }))
+            ("POST", "/api/memory/query", Some(json!({ "queryText": text, "nResults": n, "project": project })))
         }
-        MemoryCommand::Stats => client.get(format!("{}/api/memory/stats", target.base_url)),
+        MemoryCommand::Stats => ("GET", "/api/memory/stats", None),
     };
-    let response = request.bearer_auth(target.token.expose()).send().await.map_err(|err| Unreachable(err.into()))?;
-    let status = response.status();
-    let body: Value = match response.json().await {
+    let body = body.map(|body| body.to_string());
+    let request = crate::local_http::Request {
+        method,
+        path,
+        token: target.token.expose(),
+        body: body.as_deref().map(str::as_bytes),
+        timeout: Duration::from_secs(60),
+        answer_within: false,
+    };
+    let response = crate::local_http::send(&target.base_url, &request).map_err(Unreachable)?;
+    let status = response.status;
+    let body: Value = match serde_json::from_slice(&response.body) {
         Ok(body) => body,
         Err(err) => return Ok(Err(anyhow::anyhow!("Paige answered {status} without JSON: {err}"))),
     };
-    if !status.is_success() {
+    if !(200..300).contains(&status) {
         let message = body.get("error").and_then(Value::as_str).unwrap_or("request failed");
         return Ok(Err(anyhow::anyhow!("Paige refused: {message}")));
     }

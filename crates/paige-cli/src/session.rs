@@ -51,8 +51,6 @@ enum EndStatus {
 pub(crate) fn run(args: SessionArgs) -> anyhow::Result<()> {
     let env: HashMap<String, String> = std::env::vars().collect();
     let target = paige_core::run_info::locate(&env, args.data_dir)?;
-    let runtime =
-        tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
     let (method, path, body) = match args.action {
         SessionAction::Start { issue, title, description } => (
             "POST",
@@ -68,7 +66,7 @@ pub(crate) fn run(args: SessionArgs) -> anyhow::Result<()> {
         }
         SessionAction::Show => ("GET", "/api/session", Value::Null),
     };
-    let reply = runtime.block_on(request(&target, method, path, body))?;
+    let reply = request_now(&target, method, path, &body)?;
     match reply.get("session") {
         Some(Value::Null) | None => println!("no active session"),
         Some(session) => println!("{}", describe(session)),
@@ -76,26 +74,39 @@ pub(crate) fn run(args: SessionArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// [`request_now`], for async callers.
 pub(crate) async fn request(
     target: &paige_core::run_info::Located,
     method: &str,
     path: &str,
     body: Value,
 ) -> anyhow::Result<Value> {
-    let client = reqwest::Client::builder().timeout(Duration::from_secs(10)).build()?;
-    let url = format!("{}{path}", target.base_url);
-    let builder = match method {
-        "POST" => client.post(&url).json(&body),
-        _ => client.get(&url),
+    request_now(target, method, path, &body)
+}
+
+/// One request to the running Paige over plain HTTP on loopback (`local_http.rs`: no TLS
+/// client is built); its JSON answer, or what it refused with.
+pub(crate) fn request_now(
+    target: &paige_core::run_info::Located,
+    method: &str,
+    path: &str,
+    body: &Value,
+) -> anyhow::Result<Value> {
+    let body = (method == "POST").then(|| body.to_string());
+    let request = crate::local_http::Request {
+        method,
+        path,
+        token: target.token.expose(),
+        body: body.as_deref().map(str::as_bytes),
+        timeout: Duration::from_secs(10),
+        answer_within: false,
     };
-    let response = builder
-        .bearer_auth(target.token.expose())
-        .send()
-        .await
+    let response = crate::local_http::send(&target.base_url, &request)
         .with_context(|| format!("cannot reach Paige at {} (is `paige serve` still running?)", target.base_url))?;
-    let status = response.status();
-    let reply: Value = response.json().await.with_context(|| format!("Paige answered {status} without JSON"))?;
-    if !status.is_success() {
+    let status = response.status;
+    let reply: Value =
+        serde_json::from_slice(&response.body).with_context(|| format!("Paige answered {status} without JSON"))?;
+    if !(200..300).contains(&status) {
         bail!("{}", reply.get("error").and_then(Value::as_str).unwrap_or("request failed"));
     }
     Ok(reply)

@@ -7,8 +7,7 @@ use serde_json::{Value, json};
 
 use crate::core::{Core, CoreError};
 use crate::db::{ActionEntry, ActionType, HintLevel, NewSession, Session, SessionStatus};
-use crate::files::project_tree;
-use crate::protocol::{FsTree, IssueContext, ServerMessage, SessionEnded, SessionStarted, SessionSummary};
+use crate::protocol::{IssueContext, ServerMessage, SessionEnded, SessionStarted, SessionSummary};
 
 /// How often dirty buffers are summarised into the action log.
 pub const BUFFER_SUMMARY_INTERVAL: Duration = Duration::from_secs(30);
@@ -101,7 +100,7 @@ impl Core {
             ActionType::SessionStarted,
             json!({ "issueNumber": work.issue_number, "title": work.title, "description": summary }),
         );
-        self.broadcast(ServerMessage::FsTree(FsTree { root: project_tree(self.project_root().path()) }));
+        self.broadcast(self.first_tree());
         // Every UI learns of it, however it was started (the UI, `/api/session`, the CLI).
         self.deliver_kickoff();
         self.broadcast(ServerMessage::SessionStarted(SessionStarted {

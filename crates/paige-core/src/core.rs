@@ -15,7 +15,7 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::db::{Db, DbError};
 use crate::event::Event;
-use crate::files::{ProjectRoot, Watcher};
+use crate::files::{ProjectRoot, WatchEvent, Watcher};
 use crate::live::Live;
 use crate::protocol::ServerMessage;
 
@@ -61,7 +61,7 @@ pub enum CoreError {
     #[error("cannot open PROJECT_DIR {}: {source}", path.display())]
     ProjectDir { path: PathBuf, source: std::io::Error },
     #[error("cannot watch the project: {0}")]
-    Watch(#[from] notify::Error),
+    Watch(#[from] std::io::Error),
     #[error(transparent)]
     Db(#[from] DbError),
     #[error(transparent)]
@@ -72,7 +72,8 @@ pub enum CoreError {
 
 impl Core {
     /// Creates `DATA_DIR` if needed (and makes it absolute), and opens (or creates)
-    /// `DATA_DIR/paige.db`. Starts nothing in the background.
+    /// `DATA_DIR/paige.db`. Starts nothing in the background but the version store's evictor
+    /// (inside a Tokio runtime; it waits until the detector asks it to evict).
     pub fn open(mut config: Config, clock: Arc<dyn Clock>) -> Result<Core, CoreError> {
         let data_dir_err = |source| CoreError::DataDir { path: config.data_dir.clone(), source };
         // The learner's data is theirs alone: a DATA_DIR Paige creates is 0700.
@@ -102,6 +103,7 @@ impl Core {
         let store =
             crate::detector::Store::new(config.data_dir.join("versions"), config.limits.max_version_store_bytes);
         let detector = crate::detector::Detector::new(ctx.clone(), store, config.limits.max_file_bytes);
+        detector.store().start_evictor(&ctx);
         let checks = crate::checks::StepChecks::new(ctx.clone(), detector.clone(), config.limits.step_check_timeout);
         let intake = crate::intake::Intake::new(ctx.clone(), &config.limits);
         let dashboard =
@@ -206,6 +208,16 @@ impl Core {
 
     pub(crate) fn detector(&self) -> &Arc<crate::detector::Detector> {
         &self.detector
+    }
+
+    /// Whether the project's watcher runs.
+    pub fn watcher_running(&self) -> bool {
+        self.watcher.locked().is_some()
+    }
+
+    /// Whether the change detector holds its baseline of the whole project.
+    pub fn detector_primed(&self) -> bool {
+        self.detector.primed()
     }
 
     /// Whether a watch window is open (a call of Claude Code's runs).
@@ -321,27 +333,96 @@ impl Core {
         }
     }
 
-    /// Starts watching the project; changes are broadcast as `fs:tree_update`. Idempotent.
+    /// Starts watching the project; changes are broadcast as `fs:tree_update`, and the
+    /// change detector's prime follows in the background. Walks the project's folders (to
+    /// watch each): blocking. Idempotent.
     pub fn start_watcher(self: &Arc<Self>) -> Result<(), CoreError> {
         let mut slot = self.watcher.locked();
-        if slot.is_none() {
-            let core = Arc::downgrade(self);
-            let watcher = Watcher::start(&self.ctx.root, move |change| {
-                if let Some(core) = core.upgrade() {
-                    core.detector().journal_note(&change);
+        if slot.is_some() {
+            return Ok(());
+        }
+        self.detector().prime_scheduled();
+        let core = Arc::downgrade(self);
+        let options = crate::files::WatchOptions { barrier_dir: Some(self.config.data_dir.join("watch")) };
+        let started = Watcher::start_with(&self.ctx.root, options, move |event| {
+            let Some(core) = core.upgrade() else { return };
+            match event {
+                WatchEvent::Touched(path) => core.detector().journal_note(&path),
+                WatchEvent::Overflow => {
+                    core.detector().journal_overflow();
+                    core.project_tree().forget_all();
+                }
+                WatchEvent::Change(change) => {
+                    core.tree_changed(&change);
                     core.broadcast(ServerMessage::FsTreeUpdate(change));
                 }
-            })?;
-            self.detector().journal_start(watcher.degraded().is_none());
-            self.detector().prime();
-            if let Some(notice) = watcher.degraded() {
-                let notice = ServerMessage::notice(crate::protocol::MessageKind::Warning, notice);
-                self.live().set_watch_notice(notice.clone());
-                self.broadcast(notice);
             }
-            *slot = Some(watcher);
+        });
+        let watcher = match started {
+            Ok(watcher) => watcher,
+            Err(err) => {
+                // No journal: each watched call walks the project; the baseline is taken now.
+                self.detector().journal_start(false, None);
+                self.prime_in_background();
+                return Err(CoreError::Watch(err));
+            }
+        };
+        self.detector().journal_start(watcher.degraded().is_none(), Some(watcher.syncer()));
+        if let Some(notice) = watcher.degraded() {
+            let notice = ServerMessage::notice(crate::protocol::MessageKind::Warning, notice);
+            self.live().set_watch_notice(notice.clone());
+            self.broadcast(notice);
         }
+        *slot = Some(watcher);
+        drop(slot);
+        self.prime_in_background();
         Ok(())
+    }
+
+    /// [`Core::start_watcher`] on the core's blocking pool: returns at once (start-up does
+    /// not walk the project). A watched call that comes before the prime is done is still
+    /// watched (`detector/prime.rs`).
+    pub fn start_watcher_in_background(self: &Arc<Self>) {
+        self.detector().prime_scheduled();
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            if let Err(err) = self.start_watcher() {
+                tracing::warn!("{err}");
+            }
+            return;
+        };
+        let core = Arc::downgrade(self);
+        self.ctx.tasks().spawn_blocking_on(
+            move || {
+                if let Some(core) = core.upgrade()
+                    && let Err(err) = core.start_watcher()
+                {
+                    tracing::warn!("{err}");
+                    let notice = ServerMessage::notice(crate::protocol::MessageKind::Warning, err.to_string());
+                    core.live().set_watch_notice(notice.clone());
+                    core.broadcast(notice);
+                }
+            },
+            &runtime,
+        );
+    }
+
+    /// The change detector's prime, on the blocking pool (in place without a runtime).
+    fn prime_in_background(self: &Arc<Self>) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.detector().prime();
+            return;
+        };
+        let detector = self.detector().clone();
+        self.ctx.tasks().spawn_blocking_on(move || detector.prime(), &runtime);
+    }
+
+    /// The project's git repository (`paige-git`): clean tracked files are then known to the
+    /// change detector by their blob id, not copied. Call before the watcher starts.
+    pub fn with_git(self, repo: Option<Arc<dyn crate::detector::GitObjects>>) -> Core {
+        if let Some(repo) = repo {
+            self.detector.set_repo(repo);
+        }
+        self
     }
 
     /// What a UI shows when it connects, besides the tree: why the project is only partly

@@ -26,6 +26,7 @@ const HANDLED: &[&str] = &[
     "editor:selection",
     "explorer:expand_dir",
     "explorer:collapse_dir",
+    "fs:list",
     "hints:level_change",
     "user:idle_start",
     "user:idle_end",
@@ -131,6 +132,16 @@ impl Core {
                 None
             }
             ClientMessage::ExplorerExpandDir(_) | ClientMessage::ExplorerCollapseDir(_) => None,
+            // Reads one folder (or its kept listing): a blocking frame (`may_block`).
+            ClientMessage::FsList(FsList { path, offset }) => {
+                Some(match self.list_folder(&path, offset.unwrap_or(0)) {
+                    Ok(page) => ServerMessage::FsChildren(page),
+                    Err(err) => {
+                        tracing::warn!(path, "cannot list the folder: {err}");
+                        ServerMessage::FsListError(crate::protocol::PathError { path, error: err.to_string() })
+                    }
+                })
+            }
             ClientMessage::HintsLevelChange(h) => {
                 self.log_action(
                     ActionType::HintLevelChange,
@@ -330,8 +341,8 @@ impl Core {
                 .collect();
         // The explorer needs the tree as soon as a UI connects, not only at session start;
         // only the UI that said hello needs it (N connecting UIs must not cost N² frames).
-        let tree = ServerMessage::FsTree(FsTree { root: crate::files::project_tree(self.project_root().path()) });
-        self.emit(crate::event::Event::UiTo { connection: from, message: tree });
+        // Its first level only: folders are listed as the UI opens them (`fs:list`).
+        self.emit(crate::event::Event::UiTo { connection: from, message: self.first_tree() });
         for notice in self.notices() {
             self.emit(crate::event::Event::UiTo { connection: from, message: notice });
         }

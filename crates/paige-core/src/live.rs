@@ -1,16 +1,19 @@
 //! `Live`: the core's in-memory state — the editor's buffers and open files, the diff cache,
-//! the UI connections, the terminal size, the active session and the notices a UI is shown
-//! when it connects — behind one short-held lock (never across I/O or `.await`). Its fields
-//! are private: each method keeps what belongs together together (a closed file leaves the
-//! open set, its buffer and its cached diff at once).
+//! the UI connections, the terminal size, the active session, the notices a UI is shown
+//! when it connects and the project tree's listings (which keep their own lock) — behind one
+//! short-held lock (never across I/O or `.await`). Its fields are private: each method keeps
+//! what belongs together together (a closed file leaves the open set, its buffer and its
+//! cached diff at once).
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
 
 use crate::buffers::{BufferEntry, BufferError, BufferSummary, Buffers, SignificantChange};
 use crate::db::Session;
+use crate::files::{ProjectRoot, TreeCache};
 use crate::protocol::{ConnectionId, ConnectionMeta, CursorPosition, ServerMessage, TerminalSize};
 
 #[derive(Default)]
@@ -28,6 +31,8 @@ pub(crate) struct Live {
     guard_notice: Option<ServerMessage>,
     /// Last diff per path, valid while the buffer version and the file's disk stamp match.
     diffs: HashMap<String, CachedDiff>,
+    /// The project's folder listings, shared by every UI (made on first use).
+    tree: Option<Arc<TreeCache>>,
 }
 
 pub(crate) struct CachedDiff {
@@ -169,6 +174,13 @@ impl Live {
     pub(crate) fn end_session(&mut self) {
         self.session = None;
         self.buffers.reset_log_state();
+    }
+
+    // ---- the project tree ---------------------------------------------------------------------
+
+    /// The listings of `root`'s folders; used outside this lock (they have their own).
+    pub(crate) fn tree(&mut self, root: &ProjectRoot) -> Arc<TreeCache> {
+        self.tree.get_or_insert_with(|| Arc::new(TreeCache::new(root))).clone()
     }
 
     // ---- notices ----------------------------------------------------------------------------

@@ -1,13 +1,15 @@
 //! File operations on the learner's project, as the core offers them to every adapter.
 //! Each takes a path from outside and resolves it through the one guard first.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::buffers::BufferEntry;
 use crate::core::Core;
-use crate::files::{self, FileContent, FileError, PathError, ProjectPath, TreeNode};
+use crate::files::{self, DirPage, FileContent, FileError, FsChange, ListError, PathError, ProjectPath, TreeCache};
 use crate::live::CachedDiff;
-use crate::protocol::CursorPosition;
+use crate::protocol::{CursorPosition, FsTree, ServerMessage};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProjectError {
@@ -139,9 +141,25 @@ impl Core {
             .collect()
     }
 
-    /// The project tree (noise directories and gitignored paths left out).
-    pub fn project_tree(&self) -> TreeNode {
-        files::project_tree(self.project_root().path())
+    /// The project tree's folder listings, shared by every UI (noise directories and
+    /// gitignored paths left out): `fs:tree` and `fs:list` are answered from them.
+    pub fn project_tree(&self) -> Arc<TreeCache> {
+        self.live().tree(self.project_root())
+    }
+
+    /// The `fs:tree` a UI gets: the root's first level, and the small folders under it.
+    pub(crate) fn first_tree(&self) -> ServerMessage {
+        ServerMessage::FsTree(FsTree { root: self.project_tree().first_tree() })
+    }
+
+    /// `fs:list`: one page of a folder's entries, or why it cannot be listed.
+    pub fn list_folder(&self, path: &str, offset: u32) -> Result<DirPage, ListError> {
+        self.project_tree().list(path, offset)
+    }
+
+    /// A change the watcher saw: the listings it touches are read again when next asked.
+    pub(crate) fn tree_changed(&self, change: &FsChange) {
+        self.project_tree().changed(change);
     }
 
     /// Files the editor has open, sorted.

@@ -1,13 +1,14 @@
 //! Choosing the store and finding the model for a configuration: what the binaries call.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use paige_core::Config;
-use paige_core::memory::{Embedder, Memory, MemoryError, MemoryStore};
+use paige_core::memory::{Embedder, Memory, MemoryStore};
 
-use crate::embed::{DIMENSION, MODEL_NAME};
-use crate::{ChromaStore, EmbeddedStore, MiniLm};
+use crate::embed::MODEL_NAME;
+use crate::lazy::{LazyModel, idle_from};
+use crate::{ChromaStore, EmbeddedStore};
 
 const MODEL_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
 
@@ -26,55 +27,19 @@ pub fn open(config: &Config, more_model_dirs: &[PathBuf]) -> Memory {
 }
 
 /// The model in the first of `dirs` that has all its files, loaded on first use (so a start
-/// does not wait for 90 MB to be read); why there is none otherwise.
+/// does not wait for 90 MB to be read) and released after `PAIGE_EMBEDDER_IDLE_SECS` (5
+/// minutes by default) without an embed ([`LazyModel`]); why there is none otherwise.
 pub fn find_model(dirs: &[PathBuf]) -> Result<Arc<dyn Embedder>, String> {
     let found =
         dirs.iter().map(|dir| dir.join(MODEL_NAME)).find(|dir| MODEL_FILES.iter().all(|file| dir.join(file).is_file()));
     match found {
-        Some(dir) => Ok(Arc::new(LazyModel { dir, loaded: OnceLock::new() })),
+        Some(dir) => {
+            let idle = idle_from(std::env::var("PAIGE_EMBEDDER_IDLE_SECS").ok().as_deref());
+            Ok(Arc::new(LazyModel::new(&dir, idle)))
+        }
         None => Err(format!(
             "the embedding model {MODEL_NAME} is not installed (looked in {}); `scripts/run.sh` fetches it",
             dirs.iter().map(|dir| dir.join(MODEL_NAME).display().to_string()).collect::<Vec<_>>().join(", ")
         )),
     }
-}
-
-/// MiniLM, loaded from `dir` the first time it is needed; a load that fails fails every
-/// call with the same reason (the embedded store then ranks by keywords).
-struct LazyModel {
-    dir: PathBuf,
-    loaded: OnceLock<Result<MiniLm, String>>,
-}
-
-impl LazyModel {
-    fn model(&self) -> Result<&MiniLm, MemoryError> {
-        let loaded = self.loaded.get_or_init(|| {
-            let started = std::time::Instant::now();
-            let model = MiniLm::load(&self.dir);
-            match &model {
-                Ok(_) => tracing::info!(ms = started.elapsed().as_millis() as u64, "loaded {}", self.describe()),
-                Err(err) => tracing::warn!("cannot load the embedding model: {err}"),
-            }
-            model
-        });
-        loaded.as_ref().map_err(|err| MemoryError::Embedding(err.clone()))
-    }
-}
-
-impl Embedder for LazyModel {
-    fn describe(&self) -> String {
-        format!("{MODEL_NAME} ({DIMENSION}-d) from {}", display(&self.dir))
-    }
-
-    fn dimension(&self) -> usize {
-        DIMENSION
-    }
-
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, MemoryError> {
-        self.model()?.embed(texts)
-    }
-}
-
-fn display(dir: &Path) -> String {
-    dir.display().to_string()
 }

@@ -247,3 +247,53 @@ fn load_fails_clearly_for_a_config_that_is_not_json() {
     let err = load_error(dir.path());
     assert!(err.contains("config.json") && err.contains("not a BERT config"), "{err}");
 }
+
+/// Waits (up to 20 s) for `model`'s release timer to drop its weights.
+fn wait_released(model: &paige_memory::LazyModel) {
+    let started = std::time::Instant::now();
+    while model.loaded() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "the idle weights were never released");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn an_idle_model_releases_its_weights_and_the_next_embed_reloads_them_giving_the_same_vector() {
+    let model = paige_memory::LazyModel::new(&model_dir(), std::time::Duration::from_millis(200));
+    assert!(!model.loaded(), "nothing is loaded before the first embed");
+    let text = "the OAuth callback races the session refresh";
+    let first = model.embed(&[text]).expect("embeds");
+    assert!(model.loaded());
+    wait_released(&model);
+    let again = model.embed(&[text]).expect("reloads and embeds");
+    assert!(model.loaded());
+    assert_eq!(first, again);
+    assert_eq!(again[0], embed_one(text), "the same vector as a model that was never released");
+    // Released again: the timer runs for each load.
+    wait_released(&model);
+}
+
+#[test]
+fn a_model_used_within_its_idle_period_keeps_its_weights() {
+    use std::time::{Duration, Instant};
+    let model = paige_memory::LazyModel::new(&model_dir(), Duration::from_secs(3600));
+    assert!(!model.release_idle(Instant::now()), "nothing to release before a load");
+    model.embed(&["kept"]).expect("embeds");
+    assert!(!model.release_idle(Instant::now() + Duration::from_secs(3599)));
+    assert!(model.loaded());
+    assert!(model.release_idle(Instant::now() + Duration::from_secs(3600)));
+    assert!(!model.loaded());
+    // Dropping a model whose timer waits an hour stops the timer: this returns.
+    model.embed(&["loaded again"]).expect("embeds");
+    drop(model);
+}
+
+#[test]
+fn a_model_that_cannot_load_fails_every_embed_with_the_same_reason() {
+    let dir = model_dir_with(&["config.json", "tokenizer.json"]);
+    let model = paige_memory::LazyModel::new(dir.path(), std::time::Duration::from_millis(1));
+    let first = model.embed(&["x"]).expect_err("no weights").to_string();
+    assert!(first.contains("model.safetensors"), "{first}");
+    assert_eq!(model.embed(&["x"]).expect_err("still no weights").to_string(), first);
+    assert!(!model.loaded());
+}

@@ -32,6 +32,9 @@ pub struct Instance {
 /// `/health`) waits a 1 s retransmit. The kernel caps it at `net.core.somaxconn`.
 const BACKLOG: u32 = 4096;
 
+/// How long start-up waits for the change detector's prime before serving anyway.
+const PRIME_WAIT: Duration = Duration::from_millis(50);
+
 fn listen(port: u16) -> std::io::Result<tokio::net::TcpListener> {
     let socket = tokio::net::TcpSocket::new_v4()?;
     socket.set_reuseaddr(true)?;
@@ -56,11 +59,25 @@ impl Instance {
         };
         let agent_token = run_info::generate_token()?;
         // The database, and memory's connection (SQLite or ChromaDB over HTTP), block.
-        let core = tokio::task::spawn_blocking(move || Core::open(config, clock).map(|core| core.with_memory(memory)))
-            .await
-            .context("opening the core failed")??;
+        // The git repository is found here too (a few file reads).
+        let core = tokio::task::spawn_blocking(move || {
+            Core::open(config, clock).map(|core| {
+                let repo = paige_git::Repo::for_project(core.project_root().path());
+                core.with_memory(memory).with_git(repo)
+            })
+        })
+        .await
+        .context("opening the core failed")??;
         let core = Arc::new(core);
-        core.start_watcher()?;
+        // Watching walks the project's folders, and the change detector's prime walks its
+        // files: both in the background, so the server answers at once.
+        core.start_watcher_in_background();
+        // A small project is primed within milliseconds: waiting that long lets a hook that
+        // comes at once find the baseline complete. A large one finishes in the background.
+        let primed_by = tokio::time::Instant::now() + PRIME_WAIT;
+        while !core.detector_primed() && tokio::time::Instant::now() < primed_by {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
         let wanted = core.config().port;
         let listener = listen(wanted).with_context(|| format!("cannot listen on 127.0.0.1:{wanted}"))?;
         let port = listener.local_addr().context("cannot read the bound address")?.port();

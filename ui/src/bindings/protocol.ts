@@ -19,6 +19,7 @@ export interface ClientPayloads {
   "buffer:update": BufferUpdate;
   "editor:tab_switch": TabSwitch;
   "editor:selection": EditorSelection;
+  "fs:list": FsList;
   "explorer:expand_dir": PathPayload;
   "explorer:collapse_dir": PathPayload;
   "hints:level_change": HintsLevelChange;
@@ -57,6 +58,8 @@ export interface ServerPayloads {
   "dashboard:materials_error": ErrorText;
   "fs:tree": FsTree;
   "fs:tree_update": FsChange;
+  "fs:children": DirPage;
+  "fs:list_error": PathError;
   "fs:content": FileContent;
   "fs:save_ack": SaveAck;
   "fs:save_error": PathError;
@@ -218,6 +221,31 @@ export type Decorations = { path: string, decorations: Array<Decoration>, };
  */
 export type Difficulty = "beginner" | "intermediate" | "advanced";
 
+/**
+ * One page of a folder's entries: the payload of `fs:children`.
+ */
+export type DirPage = { 
+/**
+ * The folder, relative to the root (`""`: the root).
+ */
+path: string, 
+/**
+ * Its entries from `offset` on, at most 2,000; directories among them are not listed.
+ */
+children: Array<TreeNode>, offset: number, 
+/**
+ * How many entries the folder lists in all.
+ */
+total: number, 
+/**
+ * Where the next page starts, when there is one.
+ */
+nextOffset?: number, 
+/**
+ * The folder holds more than the 100,000 entries Paige lists; the rest are not shown.
+ */
+capped: boolean, };
+
 export type DreyfusItem = { skillArea: string, stage: string, confidence: number, assessedAt: string, };
 
 /**
@@ -266,6 +294,15 @@ export type FsChange = { action: FsChangeAction, path: string, newPath?: string,
 
 export type FsChangeAction = "add" | "change" | "unlink" | "rename";
 
+/**
+ * `fs:list`: the folder `path` (`""`: the project root), from entry `offset` (0 when absent).
+ */
+export type FsList = { path: string, offset?: number, };
+
+/**
+ * The project tree as far as it is listed: the root's first page of entries, and the
+ * entries of the small folders under it; deeper folders come by `fs:list`.
+ */
 export type FsTree = { root: TreeNode, };
 
 export type GradeCounts = { correct: number, partial: number, incorrect: number, 
@@ -786,7 +823,17 @@ export type TextSelection = { startLine: number, startCol: number, endLine: numb
 /**
  * One node of the project tree; `path` is relative to the root (`""` for the root itself).
  */
-export type TreeNode = { name: string, path: string, type: TreeNodeKind, children?: Array<TreeNode>, };
+export type TreeNode = { name: string, path: string, type: TreeNodeKind, 
+/**
+ * A listed directory's entries, directories first, then by name. Absent for a file, and
+ * for a directory not listed yet: `fs:list` lists it (answered by `fs:children`).
+ */
+children?: Array<TreeNode>, 
+/**
+ * Set when `children` holds only a directory's first entries: `fs:list` with this
+ * offset gives the next page.
+ */
+nextOffset?: number, };
 
 export type TreeNodeKind = "file" | "directory";
 

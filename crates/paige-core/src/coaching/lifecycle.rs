@@ -90,9 +90,7 @@ impl Core {
         }
         self.log_action(ActionType::SessionResumed, json!({ "previousSessionId": session.id }));
         let restored = self.restored_state(&session, self.files_open_in(&session.id));
-        self.broadcast(ServerMessage::FsTree(crate::protocol::FsTree {
-            root: crate::files::project_tree(self.project_root().path()),
-        }));
+        self.broadcast(self.first_tree());
         self.broadcast(ServerMessage::SessionResumed(SessionResumed { restored_state: restored }));
         self.show_current_hints(&session.id);
         // A session resumed without a plan still needs one: Claude Code is asked again.

@@ -123,34 +123,102 @@ impl Db {
         Ok(found)
     }
 
-    /// Bytes of distinct content all projects' versions hold.
+    /// Bytes of distinct content all projects' versions hold: one row, kept current by the
+    /// triggers of `migrations/13-version-store`.
     pub fn file_versions_bytes(&self) -> Result<u64, DbError> {
-        let total: i64 = self.conn().query_row(
-            "SELECT COALESCE(SUM(size), 0) FROM (SELECT sha256, MAX(size) AS size FROM file_versions GROUP BY sha256)",
-            [],
-            |r| r.get(0),
-        )?;
-        Ok(total as u64)
+        let total: i64 = self.conn().query_row("SELECT bytes FROM version_store", [], |r| r.get(0))?;
+        Ok(total.max(0) as u64)
     }
 
-    /// Drops the oldest version that is not its path's latest of its kind (the latest seen
-    /// version of every file, and the latest one Paige undid, are never dropped). Returns
-    /// the content hash when no other version still uses it, so its bytes can go too.
-    pub fn drop_oldest_file_version(&self) -> Result<Option<Option<String>>, DbError> {
-        let conn = self.conn();
-        let oldest: Option<(i64, String)> = conn
-            .query_row(
-                "SELECT id, sha256 FROM file_versions WHERE id NOT IN
-                   (SELECT MAX(id) FROM file_versions GROUP BY project_dir, path, kind)
-                 ORDER BY id LIMIT 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let Some((id, sha)) = oldest else { return Ok(None) };
-        conn.execute("DELETE FROM file_versions WHERE id = ?1", params![id])?;
-        let used: i64 =
-            conn.query_row("SELECT COUNT(*) FROM file_versions WHERE sha256 = ?1", params![sha], |r| r.get(0))?;
-        Ok(Some((used == 0).then_some(sha)))
+    /// One batch of the version store's eviction: drops the oldest versions that are not
+    /// their path's latest of their kind (the latest seen version of every file, and the latest
+    /// one Paige undid, are never dropped), at most `batch` of them and no more than bring the
+    /// store to `max_bytes`. `unused` is called with each content hash no version uses any
+    /// more, so its bytes can go too.
+    ///
+    /// One write transaction, bounded by `batch`: the candidates are an index scan, each hash
+    /// one index lookup. `unused` runs inside it, before the commit: a version added meanwhile
+    /// (here or by another process) with the same content waits for the commit, and its
+    /// writer then finds the bytes gone and writes them again (`Store::keep`). Were the commit
+    /// to fail after all, the rows left without bytes are ones eviction drops anyway.
+    pub fn evict_file_versions(
+        &self,
+        max_bytes: u64,
+        batch: usize,
+        mut unused: impl FnMut(&str),
+    ) -> Result<Evicted, DbError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let bytes = |tx: &rusqlite::Transaction<'_>| -> Result<u64, DbError> {
+            let total: i64 = tx.prepare_cached("SELECT bytes FROM version_store")?.query_row([], |r| r.get(0))?;
+            Ok(total.max(0) as u64)
+        };
+        let before = bytes(&tx)?;
+        if before <= max_bytes {
+            return Ok(Evicted { dropped: 0, bytes: before, done: true });
+        }
+        let candidates: Vec<(i64, String, u64)> = tx
+            .prepare_cached("SELECT id, sha256, size FROM file_versions WHERE superseded = 1 ORDER BY id LIMIT ?1")?
+            .query_map(params![batch as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)?.max(0) as u64)))?
+            .collect::<Result<_, _>>()?;
+        // How many versions use each candidate's content, counted up to what one batch could drop.
+        let mut uses: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+        {
+            let mut count =
+                tx.prepare_cached("SELECT COUNT(*) FROM (SELECT 1 FROM file_versions WHERE sha256 = ?1 LIMIT ?2)")?;
+            for (_, sha, _) in &candidates {
+                if !uses.contains_key(sha.as_str()) {
+                    let n: i64 = count.query_row(params![sha, batch as i64 + 1], |r| r.get(0))?;
+                    uses.insert(sha, n);
+                }
+            }
+        }
+        // The oldest first, until what stays fits.
+        let (mut after, mut cut, mut dropped) = (before, None, 0);
+        for (id, sha, size) in &candidates {
+            let left = uses.get_mut(sha.as_str()).expect("counted above");
+            *left -= 1;
+            if *left == 0 {
+                after = after.saturating_sub(*size);
+            }
+            cut = Some(*id);
+            dropped += 1;
+            if after <= max_bytes {
+                break;
+            }
+        }
+        let Some(cut) = cut else {
+            // Only latest versions remain.
+            return Ok(Evicted { dropped: 0, bytes: before, done: true });
+        };
+        let mut gone: Vec<String> = tx
+            .prepare_cached("DELETE FROM file_versions WHERE superseded = 1 AND id <= ?1 RETURNING sha256")?
+            .query_map(params![cut], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        gone.sort_unstable();
+        gone.dedup();
+        {
+            let mut used = tx.prepare_cached("SELECT EXISTS (SELECT 1 FROM file_versions WHERE sha256 = ?1)")?;
+            for sha in &gone {
+                if !used.query_row(params![sha], |r| r.get::<_, bool>(0))? {
+                    unused(sha);
+                }
+            }
+        }
+        let after = bytes(&tx)?;
+        tx.commit()?;
+        let done = after <= max_bytes || candidates.len() < batch;
+        Ok(Evicted { dropped, bytes: after, done })
     }
+}
+
+/// What one batch of [`Db::evict_file_versions`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evicted {
+    /// Versions dropped.
+    pub dropped: usize,
+    /// The store's bytes after it.
+    pub bytes: u64,
+    /// The store fits its cap, or only latest versions are left: no further batch is needed.
+    pub done: bool,
 }

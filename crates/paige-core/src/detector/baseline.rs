@@ -1,11 +1,11 @@
 //! The baseline: what each learner file held before a window opened, kept current by full
 //! walks, the closing re-walk and the watcher's journal; and the comparison against it.
 
-use crate::sync::Locked;
 use std::collections::HashSet;
 
 use super::manifest::{self, Manifest, Meta};
-use super::{ChangeKind, DetectorError, Known, State, rewalk};
+use super::repo::Clean;
+use super::{ChangeKind, Content, DetectorError, Known, State, rewalk};
 use crate::db::VersionKind;
 
 impl super::Detector {
@@ -28,18 +28,20 @@ impl super::Detector {
         }
     }
 
-    /// The baseline from a full walk: every file whose metadata moved is kept anew.
+    /// The baseline from a full walk: every file whose metadata moved is taken in anew (a
+    /// clean tracked file by its blob id, any other kept in the store).
     pub(super) fn refresh_all(&self, state: &mut State) -> Result<(), DetectorError> {
         let now = manifest::scan(self.ctx.root().path());
         state.tree = Some(rewalk::Tree::from_manifest(self.ctx.root().path(), &now));
         state.baseline.retain(|path, _| now.contains_key(path));
+        let index = self.git_index();
         for (path, meta) in &now {
             if self.ctx.shutdown_token().is_cancelled() {
                 // Shutting down: the rest is taken in next time.
                 return Ok(());
             }
             if state.baseline.get(path).is_none_or(|k| k.meta != *meta) {
-                let known = self.remember(path, *meta, VersionKind::Seen)?;
+                let known = self.remember_with(path, *meta, index.as_ref())?;
                 state.baseline.insert(path.clone(), known);
             }
         }
@@ -50,29 +52,66 @@ impl super::Detector {
     /// The baseline updated for the paths the watcher saw change since the last window: what
     /// they are now (a file, a folder to walk, or gone). A change to ignore rules walks all.
     pub(super) fn refresh(&self, state: &mut State, paths: HashSet<String>) -> Result<(), DetectorError> {
-        let root = self.ctx.root().path().to_owned();
-        let rules = |p: &str| {
-            p == ".git/info/exclude" || p.rsplit('/').next().is_some_and(|n| n == ".gitignore" || n == ".ignore")
-        };
-        if paths.iter().any(|p| rules(p)) {
+        if paths.iter().any(|p| is_rules_file(p)) {
             return self.refresh_all(state);
         }
-        for path in paths {
-            let under = format!("{path}/");
-            let found = match std::fs::symlink_metadata(root.join(&path)) {
-                Ok(m) if m.is_file() => Manifest::from([(path.clone(), Meta::of(&m))]),
-                Ok(m) if m.is_dir() => manifest::scan_from(&root, &root.join(&path)),
-                _ => Manifest::new(),
-            };
-            state.baseline.retain(|p, _| !(p == &path || p.starts_with(&under)) || found.contains_key(p));
-            for (p, meta) in found {
-                if state.baseline.get(&p).is_none_or(|k| k.meta != meta) {
-                    let known = self.remember(&p, meta, VersionKind::Seen)?;
-                    state.baseline.insert(p, known);
+        let now = self.look(&paths);
+        let moved = self.moved(state, &now, &paths);
+        // Many files at once (a `git checkout` between calls): those git now holds need no copy.
+        let index = if moved.len() > 32 { self.git_index() } else { None };
+        for path in moved {
+            match now.get(&path) {
+                Some(meta) => {
+                    let known = self.remember_with(&path, *meta, index.as_ref())?;
+                    state.baseline.insert(path, known);
+                }
+                None => {
+                    state.baseline.remove(&path);
                 }
             }
         }
         Ok(())
+    }
+
+    /// What `paths` (files or folders, as the watcher reported them) hold now: the learner
+    /// files at or beneath them.
+    pub(super) fn look(&self, paths: &HashSet<String>) -> Manifest {
+        let root = self.ctx.root().path();
+        let mut now = Manifest::new();
+        for path in paths {
+            match std::fs::symlink_metadata(root.join(path)) {
+                Ok(m) if m.is_file() => {
+                    now.insert(path.clone(), Meta::of(&m));
+                }
+                Ok(m) if m.is_dir() => now.extend(manifest::scan_from(root, &root.join(path))),
+                _ => {}
+            }
+        }
+        now
+    }
+
+    /// The paths at or beneath `paths` whose metadata differs between the baseline and `now`
+    /// (made, changed, gone).
+    pub(super) fn moved(&self, state: &State, now: &Manifest, paths: &HashSet<String>) -> Vec<String> {
+        let mut moved: Vec<String> = now
+            .iter()
+            .filter(|(path, meta)| state.baseline.get(*path).is_none_or(|k| k.meta != **meta))
+            .map(|(path, _)| path.clone())
+            .collect();
+        let under = |p: &str| {
+            paths.iter().any(|dir| p == dir || p.strip_prefix(dir.as_str()).is_some_and(|r| r.starts_with('/')))
+        };
+        if paths.len() <= 64 {
+            moved.extend(state.baseline.keys().filter(|p| !now.contains_key(*p) && under(p)).cloned());
+        } else {
+            // Many paths: one pass over the baseline with each one's folders looked up.
+            let set: HashSet<&str> = paths.iter().map(String::as_str).collect();
+            let within = |p: &str| {
+                set.contains(p) || p.char_indices().filter(|(_, c)| *c == '/').any(|(i, _)| set.contains(&p[..i]))
+            };
+            moved.extend(state.baseline.keys().filter(|p| !now.contains_key(*p) && within(p)).cloned());
+        }
+        moved
     }
 
     /// The baseline takes `path` as it is now (`after`), its content kept; a version that
@@ -82,38 +121,11 @@ impl super::Detector {
             state.baseline.remove(path);
             return;
         };
-        let known = self.remember(path, meta, VersionKind::Seen).unwrap_or_else(|err| {
+        let known = self.remember(path, meta).unwrap_or_else(|err| {
             tracing::warn!(path, "could not keep a version: {err}");
-            Known { meta, sha256: None }
+            Known { meta, content: Content::Unknown }
         });
         state.baseline.insert(path.to_owned(), known);
-    }
-
-    /// Takes in the project's files ahead of the first watched call (which would otherwise
-    /// pay for storing every file once), on the core's task tracker; without a runtime, the
-    /// first call does it.
-    pub(crate) fn prime(self: &std::sync::Arc<Self>) {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let core = std::sync::Arc::downgrade(self);
-        self.ctx.tasks().spawn_blocking_on(
-            move || {
-                let Some(core) = core.upgrade() else { return };
-                let mut state = core.state.locked();
-                if state.primed || state.window.is_some() {
-                    return;
-                }
-                let started = std::time::Instant::now();
-                match core.refresh_all(&mut state) {
-                    Ok(()) => tracing::info!(
-                        files = state.baseline.len(),
-                        ms = started.elapsed().as_millis() as u64,
-                        "change detector primed"
-                    ),
-                    Err(err) => tracing::warn!("cannot prime the change detector: {err}"),
-                }
-            },
-            &runtime,
-        );
     }
 
     /// The change, if the file's content, existence or permissions differ from the baseline
@@ -124,25 +136,26 @@ impl super::Detector {
         before: Option<&Known>,
         after: Option<Meta>,
     ) -> Result<Option<(ChangeKind, Option<String>)>, DetectorError> {
-        let current = |meta: Meta| -> Result<Option<String>, DetectorError> {
+        let current = |meta: Meta| -> Result<Option<Vec<u8>>, DetectorError> {
             let file = self.ctx.root().resolve(path)?;
             if meta.size > self.max_file_bytes {
                 return Ok(None);
             }
-            Ok(crate::files::read_bytes(&file).ok().map(|b| crate::files::sha256_hex(&b)))
+            Ok(crate::files::read_bytes(&file).ok())
         };
         Ok(match (before, after) {
             (None, None) => None,
             (Some(_), None) => Some((ChangeKind::Deleted, None)),
             (Some(known), Some(meta)) if known.meta == meta => None,
             (before, Some(meta)) => {
-                let sha = current(meta)?;
+                let bytes = current(meta)?;
+                let sha = bytes.as_deref().map(crate::files::sha256_hex);
                 if sha.as_deref().is_some_and(|s| self.saved(path, s)) {
                     return Ok(None);
                 }
                 match before {
                     None => Some((ChangeKind::Created, sha)),
-                    Some(known) if known.sha256.is_some() && known.sha256 == sha => {
+                    Some(known) if bytes.as_deref().is_some_and(|b| self.same_content(&known.content, b)) => {
                         (known.meta.mode != meta.mode).then_some((ChangeKind::ModeChanged, sha))
                     }
                     Some(_) => Some((ChangeKind::Modified, sha)),
@@ -152,17 +165,86 @@ impl super::Detector {
     }
 
     /// Hashes and keeps the file's current content.
-    pub(super) fn remember(&self, path: &str, meta: Meta, kind: VersionKind) -> Result<Known, DetectorError> {
+    pub(super) fn remember(&self, path: &str, meta: Meta) -> Result<Known, DetectorError> {
+        self.remember_with(path, meta, None)
+    }
+
+    /// The file's current content as the baseline keeps it: by its blob id when `index` says
+    /// git holds it (by metadata; a racy entry by its content), else copied into the store.
+    pub(super) fn remember_with(
+        &self,
+        path: &str,
+        meta: Meta,
+        index: Option<&super::GitIndex>,
+    ) -> Result<Known, DetectorError> {
         if meta.size > self.max_file_bytes {
-            return Ok(Known { meta, sha256: None });
+            return Ok(Known { meta, content: Content::Unknown });
+        }
+        let entry = index.and_then(|i| Some((i.entries.get(path)?, i.written)));
+        if let Some((entry, written)) = entry
+            && entry.clean(&meta, written) == Clean::Yes
+        {
+            return Ok(Known { meta, content: Content::Git(entry.oid) });
         }
         let file = self.ctx.root().resolve(path)?;
         let Ok(bytes) = crate::files::read_bytes(&file) else {
             // Gone or swapped since the walk: the next window sees it as it is then.
-            return Ok(Known { meta, sha256: None });
+            return Ok(Known { meta, content: Content::Unknown });
         };
-        let sha = self.store.keep(self.ctx.db(), self.ctx.root().path(), path, &bytes, meta.mode, kind)?;
-        Ok(Known { meta, sha256: Some(sha) })
+        if let (Some((entry, written)), Some(repo)) = (entry, self.repo.get())
+            && entry.clean(&meta, written) == Clean::Racy
+            && repo.blob_id(&bytes) == entry.oid
+        {
+            return Ok(Known { meta, content: Content::Git(entry.oid) });
+        }
+        let sha = self.store.keep(self.ctx.db(), self.ctx.root().path(), path, &bytes, meta.mode, VersionKind::Seen)?;
+        Ok(Known { meta, content: Content::Stored(sha) })
+    }
+
+    /// The git index now, when the project has a repository.
+    pub(super) fn git_index(&self) -> Option<super::GitIndex> {
+        self.repo.get().and_then(|repo| repo.index())
+    }
+
+    /// Whether `bytes` is the content the baseline knows.
+    pub(super) fn same_content(&self, content: &Content, bytes: &[u8]) -> bool {
+        match content {
+            Content::Stored(sha) => crate::files::sha256_hex(bytes) == *sha,
+            Content::Git(oid) => self.repo.get().is_some_and(|repo| repo.blob_id(bytes) == *oid),
+            Content::Unknown => false,
+        }
+    }
+
+    /// The baseline's content of a file, to put back.
+    pub(super) fn content_bytes(&self, path: &str, content: &Content) -> Result<Vec<u8>, DetectorError> {
+        let unkept = |why: String| DetectorError::Store {
+            path: self.ctx.root().path().join(path),
+            source: std::io::Error::other(why),
+        };
+        match content {
+            Content::Stored(sha) => self.store.get(sha),
+            Content::Git(oid) => match self.repo.get() {
+                Some(repo) => repo.blob(oid).map_err(|e| unkept(format!("git object {}: {e}", super::repo::hex(oid)))),
+                None => Err(unkept("no git repository".into())),
+            },
+            Content::Unknown => Err(unkept("no earlier version was kept (too large or unreadable)".into())),
+        }
+    }
+
+    /// The kept version of what the baseline knew of `path`: a blob git holds is copied into
+    /// the store now (so `paige restore` finds it).
+    pub(super) fn earlier_version(&self, path: &str, before: Option<&Known>) -> Option<i64> {
+        let known = before?;
+        let sha = match &known.content {
+            Content::Stored(sha) => sha.clone(),
+            Content::Git(_) => {
+                let bytes = self.content_bytes(path, &known.content).ok()?;
+                let (db, root) = (self.ctx.db(), self.ctx.root().path());
+                self.store.keep(db, root, path, &bytes, known.meta.mode, VersionKind::Seen).ok()?
+            }
+            Content::Unknown => return None,
+        };
+        self.version_id(path, Some(&sha), VersionKind::Seen)
     }
 
     /// The id of the kept version of `path` with this content, newest first.
@@ -171,4 +253,9 @@ impl super::Detector {
         let versions = self.ctx.db().file_versions(self.ctx.root().path(), Some(path)).ok()?;
         versions.into_iter().find(|v| v.sha256 == sha && v.kind == kind).map(|v| v.id)
     }
+}
+
+/// A file whose change changes which files are the learner's.
+pub(super) fn is_rules_file(path: &str) -> bool {
+    path == ".git/info/exclude" || rewalk::is_ignore_file(path)
 }

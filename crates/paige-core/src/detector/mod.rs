@@ -26,6 +26,8 @@
 mod baseline;
 mod guarded;
 mod manifest;
+mod prime;
+mod repo;
 mod rewalk;
 mod store;
 mod undo;
@@ -41,6 +43,7 @@ use serde::Serialize;
 
 use manifest::Meta;
 pub use manifest::is_lockfile;
+pub use repo::{GitIndex, GitObjects, GitOid, IndexEntry, IndexTime};
 pub use store::Store;
 pub use undo::restore_version;
 pub(crate) use window::End;
@@ -110,6 +113,8 @@ impl std::fmt::Display for Outcome {
 /// Why a change was left as it is.
 pub const LOST_END: &str = "an interrupted command may still have been running, so Paige cannot tell who made it";
 pub const LEARNERS_OPEN_FILE: &str = "the file is open in the learner's editor, so Paige cannot tell who made it";
+pub const STILL_READING: &str =
+    "the call ran while Paige was still reading the project, so it cannot tell what the file held before";
 pub const GUARDED_WHILE_RUNNING: &str =
     "Claude Code's sandbox guards this path and a command may still run, so Paige does not write there";
 
@@ -132,8 +137,18 @@ pub struct Settled {
 #[derive(Debug, Clone)]
 struct Known {
     meta: Meta,
-    /// `None` for a file too large to keep versions of.
-    sha256: Option<String>,
+    content: Content,
+}
+
+/// Where a baseline file's content can be had again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Content {
+    /// Kept in the version store, by SHA-256.
+    Stored(String),
+    /// A clean tracked file: git's object store has it (nothing copied).
+    Git(GitOid),
+    /// Too large to keep, or unreadable.
+    Unknown,
 }
 
 /// Who runs a call in a window: a Claude Code session, or Paige itself (a step check, whose
@@ -148,6 +163,9 @@ enum Owner {
 struct Window {
     calls: HashMap<String, Owner>,
     background: Vec<Owner>,
+    /// The baseline was complete when it opened; otherwise (the prime still ran) nothing it
+    /// saw change can be put back: what the files held before is not known.
+    primed: bool,
 }
 
 #[derive(Default)]
@@ -160,6 +178,8 @@ struct State {
     window: Option<Window>,
     /// The last calls whose end was taken for lost, to tell when one ends after all.
     lost: std::collections::VecDeque<String>,
+    /// Paths that changed while the prime ran and a window was open: taken in when it closes.
+    pending: HashSet<String>,
 }
 
 /// The paths the watcher saw change since the last window opened. Trusted only while the
@@ -170,9 +190,17 @@ struct Journal {
     trusted: bool,
     overflow: bool,
     paths: HashSet<String>,
+    /// The paths changed since the prime began its walk (`None`: no prime runs), and whether
+    /// some were lost.
+    prime: Option<HashSet<String>>,
+    prime_overflow: bool,
 }
 
-const MAX_JOURNAL: usize = 2000;
+/// Past this many changed paths between two looks, one full walk is cheaper (and a
+/// `git checkout` of the whole tree lands here).
+const MAX_JOURNAL: usize = 10_000;
+/// How long a look at the journal waits for the watcher to catch up before walking instead.
+const SYNC_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(500);
 /// Saves noted while no window closes are forgotten past this many paths.
 const MAX_SAVES: usize = 10_000;
 
@@ -188,6 +216,12 @@ pub(crate) struct Detector {
     /// A window is open: a save is then kept in the store too, so an undo can go back to it.
     open: AtomicBool,
     store: Store,
+    /// The project's git repository, when it has one: clean tracked files need no copy.
+    repo: std::sync::OnceLock<std::sync::Arc<dyn GitObjects>>,
+    /// Proves the watcher has reported every change so far (set once it watches).
+    syncer: Mutex<Option<crate::files::Syncer>>,
+    /// A prime is scheduled or running: a window that opens meanwhile does not walk.
+    priming: AtomicBool,
 }
 
 impl Detector {
@@ -210,6 +244,9 @@ impl Detector {
             saves: Mutex::default(),
             open: AtomicBool::new(false),
             store,
+            repo: std::sync::OnceLock::new(),
+            syncer: Mutex::default(),
+            priming: AtomicBool::new(false),
         })
     }
 
@@ -227,28 +264,55 @@ impl Detector {
         sha
     }
 
-    /// The watcher started (over the whole project, or `degraded`): until the next full
-    /// walk nothing it missed before is known.
-    pub(crate) fn journal_start(&self, complete: bool) {
-        let mut journal = self.journal.locked();
-        *journal = Journal { trusted: complete, overflow: true, paths: HashSet::new() };
+    /// The project's git repository (set once, before the watcher starts).
+    pub(crate) fn set_repo(&self, repo: std::sync::Arc<dyn GitObjects>) {
+        let _ = self.repo.set(repo);
     }
 
-    /// A change the watcher saw.
-    pub(crate) fn journal_note(&self, change: &crate::files::FsChange) {
+    /// The watcher started (over the whole project, or `degraded`): until the next full
+    /// walk nothing it missed before is known. `syncer` proves it caught up.
+    pub(crate) fn journal_start(&self, complete: bool, syncer: Option<crate::files::Syncer>) {
+        *self.syncer.locked() = syncer;
         let mut journal = self.journal.locked();
-        for path in std::iter::once(&change.path).chain(change.new_path.as_ref()) {
-            journal.paths.insert(path.clone());
-        }
+        *journal = Journal { trusted: complete, overflow: true, ..Journal::default() };
+    }
+
+    /// A learner path the watcher saw change (a folder: anything beneath it).
+    pub(crate) fn journal_note(&self, path: &str) {
+        let mut journal = self.journal.locked();
+        journal.paths.insert(path.to_owned());
         if journal.paths.len() > MAX_JOURNAL {
             journal.overflow = true;
             journal.paths.clear();
         }
+        let mut overflowed = false;
+        if let Some(prime) = &mut journal.prime {
+            prime.insert(path.to_owned());
+            overflowed = prime.len() > MAX_JOURNAL;
+        }
+        if overflowed {
+            journal.prime_overflow = true;
+            journal.prime = Some(HashSet::new());
+        }
     }
 
-    /// The changed paths since the last call, or `None` when a full walk is needed.
-    fn journal_take(&self) -> Option<HashSet<String>> {
+    /// The watcher lost changes: the next look walks the whole project.
+    pub(crate) fn journal_overflow(&self) {
         let mut journal = self.journal.locked();
+        journal.overflow = true;
+        journal.paths.clear();
+        journal.prime_overflow = true;
+    }
+
+    /// The changed paths since the last call, or `None` when a full walk is needed. Waits for
+    /// the watcher to report every change completed before this call.
+    fn journal_take(&self) -> Option<HashSet<String>> {
+        let syncer = self.syncer.locked().clone();
+        let synced = syncer.is_some_and(|s| s.sync(SYNC_TIMEOUT));
+        let mut journal = self.journal.locked();
+        if !synced {
+            journal.overflow = true;
+        }
         let paths = std::mem::take(&mut journal.paths);
         let usable = journal.trusted && !journal.overflow;
         journal.overflow = false;

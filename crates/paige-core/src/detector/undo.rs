@@ -48,7 +48,7 @@ impl super::Detector {
             // Permissions only: the content stays, nothing to keep.
             crate::files::set_mode(&file, known.meta.mode)?;
             let meta = std::fs::symlink_metadata(file.abs()).map(|m| Meta::of(&m)).unwrap_or(known.meta);
-            return Ok(Undone { known: Some(Known { meta, sha256: known.sha256.clone() }), left_sha: None });
+            return Ok(Undone { known: Some(Known { meta, content: known.content.clone() }), left_sha: None });
         }
         // A "deleted" file may exist but be ignored now (the call changed .gitignore): kept too.
         let left_sha = keep_current(self.ctx.db(), store, root, &file, VersionKind::Replaced)?;
@@ -57,14 +57,10 @@ impl super::Detector {
             crate::files::remove_file(&file)?;
             return Ok(Undone { known: None, left_sha });
         };
-        let sha = known.sha256.as_deref().ok_or_else(|| DetectorError::Store {
-            path: file.abs().to_owned(),
-            source: std::io::Error::other("no earlier version was kept (too large or unreadable)"),
-        })?;
-        let bytes = store.get(sha)?;
+        let bytes = self.content_bytes(path, &known.content)?;
         crate::files::write_bytes(&file, &bytes, Some(known.meta.mode))?;
         let meta = std::fs::symlink_metadata(file.abs()).map(|m| Meta::of(&m)).unwrap_or(known.meta);
-        Ok(Undone { known: Some(Known { meta, sha256: known.sha256.clone() }), left_sha })
+        Ok(Undone { known: Some(Known { meta, content: known.content.clone() }), left_sha })
     }
 
     /// Brings a kept version back into its file (`paige restore <id>`); what the file holds

@@ -30,6 +30,9 @@ enum Settle<'a> {
     Attributed { verdict: &'a dyn Fn(&str) -> Verdict, running: bool },
     /// The calls' end was lost: nothing is undone.
     Unattributed,
+    /// The window opened before the prime was done: what the files held is not known, so
+    /// nothing is undone.
+    Unprimed,
 }
 
 impl super::Detector {
@@ -74,17 +77,26 @@ impl super::Detector {
             window.calls.insert(call_id.to_owned(), owner);
             return Ok(());
         }
-        match detector.journal_take().filter(|_| state.primed) {
-            Some(paths) => self.refresh(&mut state, paths)?,
-            None => self.refresh_all(&mut state)?,
-        }
+        // What changed since the last window was the learner's: the baseline takes it in. The
+        // journal is read only once the watcher has caught up with every change made so far.
+        let primed = match detector.journal_take() {
+            _ if !state.primed && detector.prime_pending() => false,
+            Some(paths) if state.primed => {
+                self.refresh(&mut state, paths)?;
+                true
+            }
+            _ => {
+                self.refresh_all(&mut state)?;
+                true
+            }
+        };
         if late() {
             return Err(DetectorError::Unanswered);
         }
         let background = if backgrounds { vec![owner.clone()] } else { Vec::new() };
-        state.window = Some(Window { calls: HashMap::from([(call_id.to_owned(), owner)]), background });
+        state.window = Some(Window { calls: HashMap::from([(call_id.to_owned(), owner)]), background, primed });
         detector.set_open(true);
-        detector.store.evict(self.ctx.db())?;
+        detector.store.request_evict(self.ctx.db());
         Ok(())
     }
 
@@ -165,33 +177,65 @@ impl super::Detector {
                 }
             }
         };
-        let mut background = state.window.take().map(|w| w.background).unwrap_or_default();
+        let (mut background, primed) =
+            state.window.take().map(|w| (w.background, w.primed)).unwrap_or((Vec::new(), true));
         if let End::Turn(session) | End::Lost(session) = end {
             background.retain(|o| !ours(o, session));
         }
+        let settle = if primed { settle } else { Settle::Unprimed };
         let settled = self.settle_changes(state, &settle);
+        if running.is_empty() && !state.pending.is_empty() {
+            // What changed while the prime ran, and this window was open, is taken in now.
+            let pending = std::mem::take(&mut state.pending);
+            if let Err(err) = self.refresh(state, pending) {
+                tracing::warn!("could not take in what changed while Paige read the project: {err}");
+            }
+        }
         // The saves noted are settled with it.
         detector.set_open(false);
         if !running.is_empty() {
             // Calls of other sessions still run: they go on in a window from here.
-            state.window = Some(Window { calls: running, background });
+            state.window = Some(Window { calls: running, background, primed: state.primed });
             detector.set_open(true);
         }
-        detector.store.evict(self.ctx.db())?;
+        detector.store.request_evict(self.ctx.db());
         Ok(settled)
     }
 
     /// Every change since the baseline, settled; the baseline is what the files hold after.
+    /// The paths the watcher saw change during the window are looked at; when its journal
+    /// cannot be trusted (it overflowed, the watcher does not cover the project or did not
+    /// catch up), the whole project is walked.
     fn settle_changes(&self, state: &mut State, settle: &Settle<'_>) -> Vec<Settled> {
-        let now = self.walk(state);
+        let (now, paths) = match self.journal_take() {
+            Some(journaled) if !journaled.iter().any(|p| super::baseline::is_rules_file(p)) => {
+                let now = self.look(&journaled);
+                let paths = self.moved(state, &now, &journaled);
+                (now, paths)
+            }
+            _ if matches!(settle, Settle::Unprimed) => {
+                // Without a baseline a walk would take every file for new: nothing is known.
+                let text = "A command ran while Paige was still starting to watch the project, so Paige \
+                            cannot tell what it changed; files it changed stay as they are. `git status` \
+                            shows what differs from your last commit.";
+                tracing::warn!("{text}");
+                let notice = crate::protocol::ServerMessage::notice(crate::protocol::MessageKind::Warning, text);
+                self.ctx.broadcast(notice);
+                return Vec::new();
+            }
+            _ => {
+                let now = self.walk(state);
+                // Only paths whose metadata moved are looked at further.
+                let mut paths: Vec<String> = now
+                    .iter()
+                    .filter(|(path, meta)| state.baseline.get(*path).is_none_or(|k| k.meta != **meta))
+                    .map(|(path, _)| path.clone())
+                    .collect();
+                paths.extend(state.baseline.keys().filter(|path| !now.contains_key(*path)).cloned());
+                (now, paths)
+            }
+        };
         let mut settled = Vec::new();
-        // Only paths whose metadata moved are looked at further.
-        let mut paths: Vec<String> = now
-            .iter()
-            .filter(|(path, meta)| state.baseline.get(*path).is_none_or(|k| k.meta != **meta))
-            .map(|(path, _)| path.clone())
-            .collect();
-        paths.extend(state.baseline.keys().filter(|path| !now.contains_key(*path)).cloned());
         let learners = self.learners_files();
         for path in paths {
             let before = state.baseline.get(&path).cloned();
@@ -220,11 +264,12 @@ impl super::Detector {
                 }
                 continue;
             };
-            let earlier =
-                || self.version_id(&path, before.as_ref().and_then(|k| k.sha256.as_deref()), VersionKind::Seen);
+            let earlier = || self.earlier_version(&path, before.as_ref());
             let left = |why: &'static str| (Outcome::Left(why), earlier());
             let (outcome, version) = match settle {
                 Settle::Unattributed => left(super::LOST_END),
+                // What the call left is kept (below); what was there before is not known.
+                Settle::Unprimed => (Outcome::Left(super::STILL_READING), None),
                 Settle::Attributed { .. } if learners.contains(&path) => left(super::LEARNERS_OPEN_FILE),
                 Settle::Attributed { running: true, .. } if guarded::is_guarded(&path) => {
                     left(super::GUARDED_WHILE_RUNNING)
@@ -280,7 +325,7 @@ impl super::Detector {
     ) -> Result<super::undo::Undone, DetectorError> {
         let saved = self.last_save(path).and_then(|sha| {
             let meta = before.map(|k| k.meta).or(after)?;
-            Some(Known { meta, sha256: Some(sha) })
+            Some(Known { meta, content: super::Content::Stored(sha) })
         });
         match saved {
             Some(saved) if change != ChangeKind::ModeChanged => self.undo(path, Some(&saved), ChangeKind::Modified),
@@ -292,6 +337,11 @@ impl super::Detector {
     fn learners_files(&self) -> HashSet<String> {
         let live = self.ctx.live();
         live.open_files().into_iter().chain(live.dirty_paths()).collect()
+    }
+
+    /// Whether the baseline holds the whole project.
+    pub(crate) fn primed(&self) -> bool {
+        self.state.locked().primed
     }
 
     /// Whether a window is open (for tests and the UI).

@@ -55,6 +55,17 @@ impl RootDir {
         rustix::fs::openat(self.dir_or_root(&dir), name, flags, mode)
     }
 
+    /// Opens the folder `rel` beneath the root to read its entries (`""`: the root itself),
+    /// never through a symlink; anything but a folder fails with `ENOTDIR` (or `ELOOP` for a
+    /// symlink) before it is opened, so a FIFO cannot block.
+    pub(crate) fn open_dir(&self, rel: &str) -> Result<OwnedFd, Errno> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NONBLOCK;
+        if rel.is_empty() {
+            return rustix::fs::openat(self.fd.as_fd(), ".", flags | OFlags::CLOEXEC, Mode::empty());
+        }
+        self.open_at(rel, flags, Mode::empty())
+    }
+
     /// The directory that holds `rel`, opened beneath the root (created, with its missing
     /// ancestors, when `create`), and the file's name in it.
     pub(crate) fn parent_of<'a>(&self, rel: &'a str, create: bool) -> Result<(Option<OwnedFd>, &'a str), Errno> {

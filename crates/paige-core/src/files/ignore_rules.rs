@@ -59,6 +59,12 @@ impl IgnoreRules {
         false
     }
 
+    /// The rules of `dir` changed (its `.gitignore` or `.ignore`, or `.git/info/exclude` for
+    /// the root): they are read again when next needed.
+    pub(crate) fn forget(&self, dir: &Path) {
+        self.per_dir.locked().remove(dir);
+    }
+
     fn rules_of(&self, dir: &Path) -> Option<Arc<Gitignore>> {
         if let Some(cached) = self.per_dir.locked().get(dir) {
             return cached.clone();

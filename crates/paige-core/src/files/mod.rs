@@ -8,6 +8,7 @@ mod ignore_rules;
 mod language;
 mod read;
 mod tree;
+mod tree_cache;
 mod watcher;
 mod write;
 
@@ -32,7 +33,10 @@ pub(crate) use read::{DiskStamp, Opened, check_bufferable, disk_stamp, read_byte
 pub use read::{FileContent, FileError, read_file, sniff_binary};
 pub use tree::{EXCLUDED_DIRS, TreeNode, TreeNodeKind, project_tree};
 pub(crate) use tree::{is_excluded_name, walker};
-pub use watcher::{FsChange, FsChangeAction, Watcher};
+pub use tree_cache::{
+    DirPage, ListError, MAX_CACHED_DIRS, MAX_CACHED_ENTRIES, MAX_DIR_ENTRIES, PAGE_ENTRIES, TreeCache,
+};
+pub use watcher::{FsChange, FsChangeAction, Syncer, WatchEvent, WatchOptions, Watcher};
 pub use write::{TEMP_PREFIX, sweep_temp_files, write_file};
 pub(crate) use write::{append_bytes, create_temp, refuse_reserved, remove_file, set_mode, write_bytes};
 pub(crate) use write::{data_temp_prefix, process_alive, sweep_data_temp_files};

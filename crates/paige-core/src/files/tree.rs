@@ -20,14 +20,29 @@ pub enum TreeNodeKind {
 /// One node of the project tree; `path` is relative to the root (`""` for the root itself).
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TreeNode {
     pub name: String,
     pub path: String,
     #[serde(rename = "type")]
     pub kind: TreeNodeKind,
+    /// A listed directory's entries, directories first, then by name. Absent for a file, and
+    /// for a directory not listed yet: `fs:list` lists it (answered by `fs:children`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub children: Option<Vec<TreeNode>>,
+    /// Set when `children` holds only a directory's first entries: `fs:list` with this
+    /// offset gives the next page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub next_offset: Option<u32>,
+}
+
+impl TreeNode {
+    /// A node not listed (a file, or a directory whose entries `fs:list` gives).
+    pub(crate) fn unlisted(name: String, path: String, kind: TreeNodeKind) -> TreeNode {
+        TreeNode { name, path, kind, children: None, next_offset: None }
+    }
 }
 
 /// The walk the tree shows, from `start` inside `root`: excluded directories and ignored
@@ -53,8 +68,10 @@ pub(crate) fn kept_dirs(root: &Path, dir: &Path) -> Vec<std::path::PathBuf> {
         .collect()
 }
 
-/// The project's files and directories, directories first then by name, without the
-/// excluded directories and without what `.gitignore` files ignore.
+/// The whole project's files and directories at once, directories first then by name,
+/// without the excluded directories and without what `.gitignore` files ignore. It walks
+/// every folder: a UI gets the tree a folder at a time instead ([`super::TreeCache`]); this is
+/// the walk the tests and the `tree` benchmark compare the listings against.
 pub fn project_tree(root: &Path) -> TreeNode {
     let mut dirs: BTreeMap<String, Vec<TreeNode>> = BTreeMap::new();
     for entry in walker(root, root).build().flatten() {
@@ -67,10 +84,9 @@ pub fn project_tree(root: &Path) -> TreeNode {
         let parent = rel.rsplit_once('/').map(|(p, _)| p.to_owned()).unwrap_or_default();
         let name = entry.file_name().to_string_lossy().into_owned();
         let kind = if is_dir { TreeNodeKind::Directory } else { TreeNodeKind::File };
-        dirs.entry(parent).or_default().push(TreeNode { name, path: rel, kind, children: None });
+        dirs.entry(parent).or_default().push(TreeNode::unlisted(name, rel, kind));
     }
-    let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut node = TreeNode { name, path: String::new(), kind: TreeNodeKind::Directory, children: None };
+    let mut node = TreeNode::unlisted(root_name(root), String::new(), TreeNodeKind::Directory);
     attach(&mut node, &mut dirs);
     node
 }
@@ -79,13 +95,21 @@ pub(crate) fn is_excluded_name(name: &std::ffi::OsStr) -> bool {
     name.to_str().is_some_and(|n| EXCLUDED_DIRS.contains(&n))
 }
 
+/// The root node's name: the project folder's.
+pub(crate) fn root_name(root: &Path) -> String {
+    root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// The tree's order: directories first, then by name.
+pub(crate) fn tree_order(a: &TreeNode, b: &TreeNode) -> std::cmp::Ordering {
+    (a.kind != TreeNodeKind::Directory, &a.name).cmp(&(b.kind != TreeNodeKind::Directory, &b.name))
+}
+
 fn attach(node: &mut TreeNode, dirs: &mut BTreeMap<String, Vec<TreeNode>>) {
     let mut children = dirs.remove(&node.path).unwrap_or_default();
     for child in children.iter_mut().filter(|c| c.kind == TreeNodeKind::Directory) {
         attach(child, dirs);
     }
-    children.sort_by(|a, b| {
-        (a.kind != TreeNodeKind::Directory, &a.name).cmp(&(b.kind != TreeNodeKind::Directory, &b.name))
-    });
+    children.sort_by(tree_order);
     node.children = Some(children);
 }

@@ -128,11 +128,13 @@ impl Core {
     fn report(&self, settled: &[Settled], governed: bool) -> Option<String> {
         let mut undone = Vec::new();
         let mut left = Vec::new();
+        let mut unread = Vec::new();
         for change in settled {
             match &change.outcome {
                 Outcome::Kept(_) => {
                     tracing::info!(path = change.path, outcome = %change.outcome, "a tool call changed a file; kept")
                 }
+                Outcome::Left(why) if *why == detector::STILL_READING => unread.push(change.clone()),
                 Outcome::Left(_) => left.push(change.clone()),
                 Outcome::Undone | Outcome::Failed(_) => undone.push(change.clone()),
             }
@@ -145,7 +147,15 @@ impl Core {
                  changed (explain the change to the learner and let them make it):"
             }
         };
-        let text = detector::describe(&undone, why)?;
+        let unread = detector::describe(
+            &unread,
+            "Paige could not check these changes against what the files held before (it was still reading the \
+             project when the call ran), so they stay as the call left them; tell the learner what you changed:",
+        );
+        let text = match (detector::describe(&undone, why), unread) {
+            (Some(undone), Some(unread)) => format!("{undone}\n\n{unread}"),
+            (one, other) => one.or(other)?,
+        };
         tracing::warn!("{text}");
         let kept = format!("{text}\nEvery replaced version is kept: `paige restore` lists them.");
         self.broadcast(crate::protocol::ServerMessage::notice(crate::protocol::MessageKind::Warning, kept));

@@ -1,5 +1,5 @@
 //! The client→server messages: the spec Story 5 catalog (23, with the Story 11 and 12
-//! upgrades) and Paige's coaching extensions (`session:list`, `coaching:show_me`).
+//! upgrades) and Paige's extensions (`session:list`, `coaching:show_me`, `fs:list`…).
 
 use serde::{Deserialize, Serialize};
 
@@ -67,6 +67,9 @@ client_messages! {
     BufferUpdate(BufferUpdate) = "buffer:update",
     EditorTabSwitch(TabSwitch) = "editor:tab_switch",
     EditorSelection(EditorSelection) = "editor:selection",
+    /// Paige's extension: one page of a folder's entries (`fs:children`, or `fs:list_error`),
+    /// asked for when the explorer expands it (issue 32).
+    FsList(FsList) = "fs:list",
     ExplorerExpandDir(PathPayload) = "explorer:expand_dir",
     ExplorerCollapseDir(PathPayload) = "explorer:collapse_dir",
     HintsLevelChange(HintsLevelChange) = "hints:level_change",
@@ -181,6 +184,16 @@ pub struct SessionResume {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathPayload {
     pub path: String,
+}
+
+/// `fs:list`: the folder `path` (`""`: the project root), from entry `offset` (0 when absent).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FsList {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub offset: Option<u32>,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

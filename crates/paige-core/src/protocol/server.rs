@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::client::EditorRange;
 use super::dashboard::{DashboardDreyfus, DashboardIssues, DashboardMaterials, DashboardState};
 use crate::db::{HintLevel, HintStyle, KataConstraint, PhaseStatus};
-use crate::files::{FileContent, FsChange, TreeNode};
+use crate::files::{DirPage, FileContent, FsChange, TreeNode};
 pub use crate::vocab::DreyfusSignal;
 
 macro_rules! server_messages {
@@ -43,6 +43,10 @@ server_messages! {
     DashboardMaterialsError(ErrorText) = "dashboard:materials_error",
     FsTree(FsTree) = "fs:tree",
     FsTreeUpdate(FsChange) = "fs:tree_update",
+    /// Paige's extension: a page of one folder's entries, answering `fs:list` (issue 32).
+    FsChildren(DirPage) = "fs:children",
+    /// Paige's extension: `fs:list` refused — outside the project, not a folder, left out.
+    FsListError(PathError) = "fs:list_error",
     FsContent(FileContent) = "fs:content",
     FsSaveAck(SaveAck) = "fs:save_ack",
     FsSaveError(PathError) = "fs:save_error",
@@ -152,6 +156,8 @@ pub struct ErrorText {
     pub error: String,
 }
 
+/// The project tree as far as it is listed: the root's first page of entries, and the
+/// entries of the small folders under it; deeper folders come by `fs:list`.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FsTree {

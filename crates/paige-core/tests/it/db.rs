@@ -79,7 +79,8 @@ fn fresh_database_has_the_spec_governance_detector_memory_intake_learning_and_re
             "review_items",
             "review_log",
             "sessions",
-            "solutions_shown"
+            "solutions_shown",
+            "version_store"
         ]
     );
     assert_eq!(db.journal_mode().expect("journal mode"), "wal");
@@ -98,7 +99,7 @@ fn reopening_keeps_data() {
     let db = Db::open(&path, clock()).expect("reopen");
     let back = db.session(&id).expect("session survives reopen");
     assert_eq!(back.issue_title.as_deref(), Some("Add a weather widget"));
-    assert_eq!(db.table_names().expect("tables").len(), 32);
+    assert_eq!(db.table_names().expect("tables").len(), 33);
 }
 
 #[test]

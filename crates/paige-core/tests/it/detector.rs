@@ -12,7 +12,7 @@ use serde_json::json;
 use super::governance::{A, Gov, INTENTS, denied};
 
 impl Gov {
-    fn bash_pre(&self, id: &str, command: &str) -> HookDecision {
+    pub(crate) fn bash_pre(&self, id: &str, command: &str) -> HookDecision {
         self.bash_pre_with(id, json!({"command": command}))
     }
 
@@ -20,7 +20,7 @@ impl Gov {
         self.hook("PreToolUse-Write", A, json!({"tool_name": "Bash", "tool_input": input, "tool_use_id": id}))
     }
 
-    fn bash_post(&self, id: &str, command: &str) -> HookDecision {
+    pub(crate) fn bash_post(&self, id: &str, command: &str) -> HookDecision {
         let patch = json!({"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": id,
                            "tool_response": {"stdout": "", "stderr": "", "interrupted": false}});
         self.hook("PostToolUse-Write-create", A, patch)
@@ -34,15 +34,15 @@ impl Gov {
         assert_eq!(self.bash_pre(id, "cargo build"), HookDecision::None);
     }
 
-    fn stop(&self) -> HookDecision {
+    pub(crate) fn stop(&self) -> HookDecision {
         self.hook("Stop", A, json!({}))
     }
 
-    fn read(&self, rel: &str) -> Option<String> {
+    pub(crate) fn read(&self, rel: &str) -> Option<String> {
         std::fs::read_to_string(self.root().join(rel)).ok()
     }
 
-    fn put(&self, rel: &str, content: &str) {
+    pub(crate) fn put(&self, rel: &str, content: &str) {
         let path = self.root().join(rel);
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(path, content).expect("write");

@@ -1,7 +1,8 @@
 use std::time::{Duration, Instant};
 
 use paige_core::files::{
-    FsChange, FsChangeAction, ProjectRoot, TreeNode, Watcher, project_tree, read_file, unified_diff,
+    FsChange, FsChangeAction, ProjectRoot, TreeNode, WatchEvent, WatchOptions, Watcher, project_tree, read_file,
+    unified_diff,
 };
 
 fn project(files: &[(&str, &[u8])]) -> (tempfile::TempDir, ProjectRoot) {
@@ -179,4 +180,76 @@ fn a_fifo_named_gitignore_neither_hangs_the_tree_nor_the_watcher() {
     // The FIFO's rules are not read; the nested .gitignore's are, with its re-include.
     assert!(paths.contains(&"target/debug/x".to_owned()), "{paths:?}");
     assert!(paths.contains(&"sub/keep.log".to_owned()) && !paths.contains(&"sub/skip.log".to_owned()), "{paths:?}");
+}
+
+/// A watcher with a marker folder, its events on a channel.
+fn watch_with_sync(
+    root: &ProjectRoot,
+    markers: &std::path::Path,
+) -> (Watcher, paige_core::files::Syncer, std::sync::mpsc::Receiver<WatchEvent>) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let options = WatchOptions { barrier_dir: Some(markers.join("watch")) };
+    let watcher = Watcher::start_with(root, options, move |event| drop(tx.send(event))).expect("watcher");
+    let syncer = watcher.syncer();
+    (watcher, syncer, rx)
+}
+
+fn touched(rx: &std::sync::mpsc::Receiver<WatchEvent>) -> std::collections::HashSet<String> {
+    rx.try_iter()
+        .filter_map(|e| match e {
+            WatchEvent::Touched(path) => Some(path),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn once_sync_returns_every_change_made_before_it_has_been_reported() {
+    let (tmp, root) = project(&[("src/keep.rs", b"")]);
+    let markers = tempfile::tempdir().expect("markers");
+    let (watcher, syncer, rx) = watch_with_sync(&root, markers.path());
+    for round in 0..5 {
+        for i in 0..300 {
+            std::fs::write(tmp.path().join(format!("src/f{i}.rs")), format!("{round}")).expect("write");
+        }
+        // No sleep: the marker written after the writes comes after their events.
+        assert!(syncer.sync(Duration::from_secs(5)), "the reader did not catch up");
+        let seen = touched(&rx);
+        let missing: Vec<_> = (0..300).map(|i| format!("src/f{i}.rs")).filter(|p| !seen.contains(p)).collect();
+        assert!(missing.is_empty(), "round {round}: not reported before sync returned: {missing:?}");
+    }
+    // Ignored and excluded paths are not learner paths.
+    std::fs::create_dir_all(tmp.path().join("node_modules/x")).expect("mkdir");
+    std::fs::write(tmp.path().join("node_modules/x/i.js"), "x").expect("write");
+    std::fs::write(tmp.path().join("src/.paige-save-tmp"), "x").expect("write");
+    assert!(syncer.sync(Duration::from_secs(5)));
+    let seen = touched(&rx);
+    assert!(seen.iter().all(|p| !p.starts_with("node_modules") && !p.contains(".paige-save-")), "{seen:?}");
+    watcher.stop();
+    // A stopped watcher's syncer cannot prove anything.
+    assert!(!syncer.sync(Duration::from_millis(200)));
+}
+
+#[test]
+fn a_renamed_folder_stays_watched_under_its_new_name() {
+    let (tmp, root) = project(&[("src/old/inner/a.rs", b"")]);
+    let markers = tempfile::tempdir().expect("markers");
+    let (watcher, syncer, rx) = watch_with_sync(&root, markers.path());
+    std::fs::rename(tmp.path().join("src/old"), tmp.path().join("src/new")).expect("rename");
+    assert!(syncer.sync(Duration::from_secs(5)));
+    let seen = touched(&rx);
+    assert!(seen.contains("src/old") && seen.contains("src/new"), "both ends of the move: {seen:?}");
+    std::fs::write(tmp.path().join("src/new/inner/b.rs"), "x").expect("write");
+    assert!(syncer.sync(Duration::from_secs(5)));
+    let seen = touched(&rx);
+    assert!(seen.contains("src/new/inner/b.rs"), "reported under the folder's new name: {seen:?}");
+    // Moved out of the project: no longer reported.
+    let outside = tempfile::tempdir().expect("outside");
+    std::fs::rename(tmp.path().join("src/new"), outside.path().join("gone")).expect("move out");
+    assert!(syncer.sync(Duration::from_secs(5)));
+    let _ = touched(&rx);
+    std::fs::write(outside.path().join("gone/inner/c.rs"), "x").expect("write");
+    assert!(syncer.sync(Duration::from_secs(5)));
+    assert!(touched(&rx).is_empty(), "a folder moved out is not watched");
+    watcher.stop();
 }

@@ -265,6 +265,7 @@ fn template(kind: &str) -> Value {
         "session:resume" => json!({"sessionId": "s-1"}),
         "file:open" | "file:close" | "explorer:expand_dir" | "explorer:collapse_dir" => json!({"path": "src/main.rs"}),
         "file:save" => json!({"path": "src/main.rs", "content": "fn main() {}\n"}),
+        "fs:list" => json!({"path": "src", "offset": 0}),
         "buffer:update" => json!({"path": "src/main.rs", "content": "fn main() { }\n",
                                   "cursorPosition": {"line": 1, "column": 2}, "selections": [range]}),
         "editor:tab_switch" => json!({"fromPath": "README.md", "toPath": "src/main.rs"}),

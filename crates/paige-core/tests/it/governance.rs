@@ -78,6 +78,23 @@ impl Gov {
         Gov { core, clock, project, data }
     }
 
+    /// Coach mode over a project the caller made, with its git repository when it has one
+    /// (as `paige serve` opens it).
+    pub(crate) fn coach_over(project: tempfile::TempDir) -> Gov {
+        let data = tempfile::tempdir().expect("data");
+        let clock = super::clock();
+        let config = paige_core::Config::new(project.path().to_owned(), data.path().to_owned(), "test");
+        let core = Core::open(config, clock.clone()).expect("core");
+        let repo = paige_git::Repo::for_project(core.project_root().path());
+        let core = Arc::new(core.with_git(repo));
+        Gov { core, clock, project, data }
+    }
+
+    /// Paige's data folder.
+    pub(crate) fn data_dir(&self) -> PathBuf {
+        self.data.path().to_owned()
+    }
+
     /// A new `Core` over the same project and database: Paige restarted.
     pub(crate) fn restart(self) -> Gov {
         let Gov { core, clock, project, data } = self;

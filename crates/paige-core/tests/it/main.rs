@@ -11,6 +11,7 @@ mod buffer_logging;
 mod config;
 mod db;
 mod detector;
+mod detector_large;
 mod detector_learner;
 mod files;
 mod fuzz;
@@ -37,6 +38,8 @@ mod settings;
 mod shingles;
 mod step_checks;
 mod terminal;
+mod tree_listing;
+mod version_store;
 mod wrapup;
 
 use std::sync::Arc;

@@ -12,11 +12,11 @@ fn reply(t: &super::TestCore, frame: Value) -> Option<Value> {
 
 #[test]
 fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
-    // The spec's 23 client types and Paige's seventeen: `session:list`, `coaching:show_me`,
+    // The spec's 23 client types and Paige's eighteen: `session:list`, `coaching:show_me`,
     // `coaching:phase_done`, `coaching:replan`, `practice:list`, `practice:kata_request`, the
-    // intake interview's four, the learning signals' three (issue 30), and spaced review's
-    // three with the record's export (issue 31).
-    assert_eq!(ClientMessage::TYPES.len(), 40);
+    // intake interview's four, the learning signals' three (issue 30), spaced review's
+    // three with the record's export (issue 31), and the explorer's `fs:list` (issue 32).
+    assert_eq!(ClientMessage::TYPES.len(), 41);
     for extension in [
         "session:list",
         "coaching:show_me",
@@ -35,6 +35,7 @@ fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
         "reviews:start",
         "reviews:answer",
         "record:export",
+        "fs:list",
     ] {
         assert!(ClientMessage::TYPES.contains(&extension), "{extension}");
     }
@@ -98,6 +99,8 @@ fn catalog_has_the_spec_types_and_paiges_coaching_extensions() {
         "reviews:error",
         "record:exported",
         "record:error",
+        "fs:children",
+        "fs:list_error",
     ];
     assert_eq!(catalog.len(), 32);
     let mut expected: Vec<&str> = catalog.iter().chain(revisions.iter()).chain(extensions.iter()).copied().collect();

@@ -204,6 +204,51 @@ async fn watcher_changes_and_session_start_reach_the_ui() {
 }
 
 #[tokio::test]
+async fn connecting_sends_the_first_level_and_fs_list_pages_a_big_folder_and_refuses_paths_outside() {
+    let server = running().await;
+    for i in 0..2500 {
+        write(&server, &format!("many/f{i:04}.rs"), "");
+    }
+    write(&server, "many/sub/deep/x.rs", "");
+    write(&server, "src/main.rs", "fn main() {}\n");
+    let mut socket = connect(&server).await;
+    hello(&mut socket).await;
+    let tree = next_of(&mut socket, "fs:tree").await;
+    let root = &tree["payload"]["root"];
+    assert_eq!(root["children"][0], json!({"name": "many", "path": "many", "type": "directory"}), "too big to send");
+    assert_eq!(root["children"][1]["children"], json!([{"name": "main.rs", "path": "src/main.rs", "type": "file"}]));
+    assert!(tree.to_string().len() < 4_000, "{tree}");
+    send(&mut socket, json!({"type": "fs:list", "id": "l1", "payload": {"path": "many"}})).await;
+    let first = next_of(&mut socket, "fs:children").await;
+    assert_eq!(first["id"], "l1");
+    let page = &first["payload"];
+    assert_eq!(
+        (page["offset"].as_u64(), page["total"].as_u64(), page["nextOffset"].as_u64()),
+        (Some(0), Some(2501), Some(2000))
+    );
+    assert_eq!(page["children"].as_array().map(Vec::len), Some(2000));
+    assert_eq!(
+        page["children"][0],
+        json!({"name": "sub", "path": "many/sub", "type": "directory"}),
+        "folders first, unlisted"
+    );
+    assert!(first.to_string().len() < 200_000, "a page is {} bytes", first.to_string().len());
+    send(&mut socket, json!({"type": "fs:list", "payload": {"path": "many", "offset": 2000}})).await;
+    let rest = next_of(&mut socket, "fs:children").await["payload"].clone();
+    assert_eq!((rest["offset"].as_u64(), rest["children"].as_array().map(Vec::len)), (Some(2000), Some(501)));
+    assert_eq!(rest.get("nextOffset"), None, "the last page");
+    assert_eq!(rest["children"][500]["path"], "many/f2499.rs");
+    send(&mut socket, json!({"type": "fs:list", "payload": {"path": "../"}})).await;
+    let refused = next_of(&mut socket, "fs:list_error").await["payload"].clone();
+    assert_eq!(refused["path"], "../");
+    assert!(refused["error"].as_str().is_some_and(|e| e.contains("inside the project")), "{refused}");
+    send(&mut socket, json!({"type": "fs:list", "payload": {"path": "src/main.rs"}})).await;
+    assert_eq!(next_of(&mut socket, "fs:list_error").await["payload"]["error"], "\"src/main.rs\" is not a folder");
+    assert_eq!(hello(&mut socket).await["type"], "connection:init", "connection still usable");
+    assert!(!server.fixture.core.project_tree().listed().contains(&"many/sub".to_owned()), "never asked for");
+}
+
+#[tokio::test]
 async fn ws_needs_the_token_which_a_browser_may_pass_as_a_query() {
     let server = running().await;
     let url = format!("{}/ws", server.base.replace("http://", "ws://"));

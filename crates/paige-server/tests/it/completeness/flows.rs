@@ -238,6 +238,8 @@ pub(super) async fn learner_works(day: &mut Day) {
     let range = json!({"startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 16});
     day.send("editor:selection", json!({"path": "src/auth.rs", "range": range, "textLength": 15})).await;
     day.send("explorer:expand_dir", json!({"path": "src"})).await;
+    day.ask("fs:list", json!({"path": "src"}), &["fs:children"]).await;
+    day.ask("fs:list", json!({"path": "../outside"}), &["fs:list_error"]).await;
     day.send("explorer:collapse_dir", json!({"path": "src"})).await;
     day.send("user:idle_start", json!({"lastActionTimestamp": 0})).await;
     day.send("user:idle_end", json!({})).await;
