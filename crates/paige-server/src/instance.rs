@@ -33,7 +33,7 @@ pub struct Instance {
 const BACKLOG: u32 = 4096;
 
 /// How long start-up waits for the change detector's prime before serving anyway.
-const PRIME_WAIT: Duration = Duration::from_millis(50);
+const PRIME_WAIT: Duration = Duration::from_millis(20);
 
 fn listen(port: u16) -> std::io::Result<tokio::net::TcpListener> {
     let socket = tokio::net::TcpSocket::new_v4()?;
