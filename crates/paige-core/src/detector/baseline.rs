@@ -91,26 +91,27 @@ impl super::Detector {
     }
 
     /// The paths at or beneath `paths` whose metadata differs between the baseline and `now`
-    /// (made, changed, gone).
+    /// (made, changed, gone). Files are looked up one by one; only when a folder changed (made,
+    /// moved or removed) is the baseline passed over once for what it held beneath it.
     pub(super) fn moved(&self, state: &State, now: &Manifest, paths: &HashSet<String>) -> Vec<String> {
         let mut moved: Vec<String> = now
             .iter()
             .filter(|(path, meta)| state.baseline.get(*path).is_none_or(|k| k.meta != **meta))
             .map(|(path, _)| path.clone())
             .collect();
-        let under = |p: &str| {
-            paths.iter().any(|dir| p == dir || p.strip_prefix(dir.as_str()).is_some_and(|r| r.starts_with('/')))
-        };
-        if paths.len() <= 64 {
-            moved.extend(state.baseline.keys().filter(|p| !now.contains_key(*p) && under(p)).cloned());
-        } else {
-            // Many paths: one pass over the baseline with each one's folders looked up.
-            let set: HashSet<&str> = paths.iter().map(String::as_str).collect();
-            let within = |p: &str| {
-                set.contains(p) || p.char_indices().filter(|(_, c)| *c == '/').any(|(i, _)| set.contains(&p[..i]))
-            };
-            moved.extend(state.baseline.keys().filter(|p| !now.contains_key(*p) && within(p)).cloned());
+        moved.extend(paths.iter().filter(|p| state.baseline.contains_key(*p) && !now.contains_key(*p)).cloned());
+        let folders: HashSet<&str> = paths
+            .iter()
+            .filter(|p| !state.baseline.contains_key(*p) && !now.contains_key(*p))
+            .map(String::as_str)
+            .collect();
+        if !folders.is_empty() {
+            let beneath_one =
+                |p: &str| p.char_indices().filter(|(_, c)| *c == '/').any(|(i, _)| folders.contains(&p[..i]));
+            moved.extend(state.baseline.keys().filter(|p| !now.contains_key(*p) && beneath_one(p)).cloned());
         }
+        moved.sort_unstable();
+        moved.dedup();
         moved
     }
 
