@@ -1,6 +1,6 @@
 //! The change detector, the last layer of "the AI never changes the learner's files": around
 //! every Bash call and every other server's MCP call (PreToolUse → PostToolUse or
-//! PostToolUseFailure) it compares a manifest of the learner files, and settles what changed
+//! PostToolUseFailure) it looks at what changed in the learner files, and settles it
 //! — in coach mode by undoing it, in governed mode by undoing what lies outside the bound
 //! intent's scope and ledgering what lies inside.
 //!
@@ -11,9 +11,13 @@
 //!   running. A window that lost its end (Claude Code interrupted, killed or crashed: no
 //!   PostToolUse came, and the session's Stop, SessionEnd, next prompt or a new session
 //!   arrived) is closed *without undoing anything*: what changed is reported and kept.
-//! - **Baseline.** What each learner file held, hashed and kept (content-addressed) the first
-//!   time a window opens over it and again whenever it changed outside a window — so a call
-//!   costs one metadata walk, not a copy of the project.
+//! - **Baseline.** What each learner file held: a clean file git tracks by its blob id
+//!   (`repo.rs`), any other hashed and kept (content-addressed); taken in by the prime
+//!   (`prime.rs`, in the background) and again whenever a file changed outside a window.
+//! - **What changed.** The watcher's journal: the paths it saw change during the window, read
+//!   once it has caught up (a marker it must pass). A journal that cannot be trusted (the
+//!   kernel's queue overflowed, too many paths, a degraded watcher, changed ignore rules)
+//!   means a full walk. So a call costs what it changed, not the project's size.
 //! - **The learner's edits stay.** Saves through Paige during a window are noted (path and
 //!   content hash) and kept; a file open or unsaved in Paige's editor is the learner's too
 //!   (Paige cannot tell who wrote it): kept, its earlier version in the store, the learner told.
