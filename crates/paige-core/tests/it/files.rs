@@ -253,3 +253,44 @@ fn a_renamed_folder_stays_watched_under_its_new_name() {
     assert!(touched(&rx).is_empty(), "a folder moved out is not watched");
     watcher.stop();
 }
+
+#[test]
+fn when_the_kernels_queue_overflows_the_watcher_says_so() {
+    // The reader is held on its first event while more changes are made than the kernel
+    // queues (fs.inotify.max_queued_events, 16,384 by default): the kernel drops the rest and
+    // says so, and the watcher must pass that on (the detector then walks the project).
+    let queued: usize = std::fs::read_to_string("/proc/sys/fs/inotify/max_queued_events")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(16_384);
+    let (tmp, root) = project(&[("src/keep.rs", b"")]);
+    let markers = tempfile::tempdir().expect("markers");
+    let (hold_tx, hold_rx) = std::sync::mpsc::channel::<()>();
+    let hold = std::sync::Mutex::new(Some(hold_rx));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let options = WatchOptions { barrier_dir: Some(markers.path().join("watch")) };
+    let watcher = Watcher::start_with(&root, options, move |event| {
+        if let Some(held) = hold.lock().expect("hold").take() {
+            let _ = held.recv_timeout(Duration::from_secs(60));
+        }
+        let _ = tx.send(event);
+    })
+    .expect("watcher");
+    for i in 0..queued + 2_000 {
+        std::fs::write(tmp.path().join(format!("src/f{i}.rs")), "").expect("write");
+    }
+    drop(hold_tx);
+    // A marker written while the queue is still full is dropped too: a sync then fails (and
+    // the detector walks), so the test waits for the report itself.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let overflowed = loop {
+        match rx.recv_timeout(Duration::from_secs(1)) {
+            Ok(WatchEvent::Overflow) => break true,
+            Ok(_) => {}
+            Err(_) if Instant::now() > deadline => break false,
+            Err(_) => {}
+        }
+    };
+    assert!(overflowed, "the overflow was reported");
+    watcher.stop();
+}
