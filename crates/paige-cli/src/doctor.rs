@@ -159,7 +159,8 @@ fn check_memory(config: &Config, report: &mut Report) {
         return;
     };
     let started = std::time::Instant::now();
-    match paige_memory::find_model(&[config.models_dir()]).and_then(|m| m.embed(&["paige"]).map_err(|e| e.to_string()))
+    match paige_memory::find_model(&[config.models_dir()], config.limits.embedder_idle)
+        .and_then(|m| m.embed(&["paige"]).map_err(|e| e.to_string()))
     {
         Ok(_) => report
             .ok("memory", format!("{store} · {model}, loaded and embedding ({} ms)", started.elapsed().as_millis())),

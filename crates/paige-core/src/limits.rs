@@ -38,6 +38,9 @@ pub struct Limits {
     /// `PAIGE_GH_TIMEOUT_MS`: how long the dashboard's `gh issue list` may take before Paige
     /// stops it and says GitHub did not answer; the coaching panel's calls wait no longer.
     pub gh_timeout: Duration,
+    /// `PAIGE_EMBEDDER_IDLE_MS`: the embedding model's ~90 MB of weights are released after
+    /// this long without an embed (reloaded on the next one).
+    pub embedder_idle: Duration,
     /// `PAIGE_OBSERVER_*`: the Observer's thresholds (cooldown, flow state, idle, …).
     pub observer: ObserverSettings,
     /// `PAIGE_INTAKE_TIMEBOX_MS`, `PAIGE_INTAKE_TYPING_QUIET_MS`, `PAIGE_INTAKE_CONTROL_WAIT_MS`:
@@ -69,6 +72,7 @@ impl Default for Limits {
             session_abandon_after: Duration::from_secs(7 * 24 * 3600),
             step_check_timeout: Duration::from_secs(60),
             gh_timeout: Duration::from_secs(20),
+            embedder_idle: Duration::from_secs(5 * 60),
             observer: Default::default(),
             intake_timebox: Duration::from_secs(240),
             intake_typing_quiet: Duration::from_secs(20),
@@ -137,6 +141,9 @@ impl Limits {
         }
         if let Some(n) = number("PAIGE_GH_TIMEOUT_MS", 100)? {
             limits.gh_timeout = Duration::from_millis(n);
+        }
+        if let Some(n) = number("PAIGE_EMBEDDER_IDLE_MS", 100)? {
+            limits.embedder_idle = Duration::from_millis(n);
         }
         for (var, field) in [
             ("PAIGE_INTAKE_TIMEBOX_MS", &mut limits.intake_timebox),

@@ -130,7 +130,7 @@ fn main() {
     let runs = env_usize("QUERIES", 200);
     let model_dir =
         PathBuf::from(std::env::var("PAIGE_MODEL_DIR").expect("PAIGE_MODEL_DIR: the model's parent folder"));
-    let model = paige_memory::find_model(&[model_dir]).expect("the model is installed");
+    let model = paige_memory::find_model(&[model_dir], paige_memory::DEFAULT_IDLE).expect("the model is installed");
     model.embed(&["warm up"]).expect("the model loads");
     // Embedding each query, timed alone.
     let mut embed_ms = Vec::new();

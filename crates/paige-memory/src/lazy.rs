@@ -17,7 +17,7 @@ use paige_core::memory::{Embedder, MemoryError};
 use crate::MiniLm;
 use crate::embed::{DIMENSION, MODEL_NAME};
 
-/// How long the weights stay loaded without an embed (`PAIGE_EMBEDDER_IDLE_SECS` overrides).
+/// How long the weights stay loaded without an embed (`Limits::embedder_idle`, `PAIGE_EMBEDDER_IDLE_MS`).
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(5 * 60);
 
 /// MiniLM from `dir`, loaded when needed and released when idle; a load that fails fails
@@ -183,9 +183,4 @@ impl Embedder for LazyModel {
         lock(&self.shared.state).last_used = Instant::now();
         vectors
     }
-}
-
-/// `PAIGE_EMBEDDER_IDLE_SECS` (whole seconds), else [`DEFAULT_IDLE`].
-pub(crate) fn idle_from(value: Option<&str>) -> Duration {
-    value.and_then(|secs| secs.trim().parse().ok()).map(Duration::from_secs).unwrap_or(DEFAULT_IDLE)
 }

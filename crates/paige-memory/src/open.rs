@@ -7,7 +7,7 @@ use paige_core::Config;
 use paige_core::memory::{Embedder, Memory, MemoryStore};
 
 use crate::embed::MODEL_NAME;
-use crate::lazy::{LazyModel, idle_from};
+use crate::lazy::LazyModel;
 use crate::{ChromaStore, EmbeddedStore};
 
 const MODEL_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
@@ -23,20 +23,17 @@ pub fn open(config: &Config, more_model_dirs: &[PathBuf]) -> Memory {
     };
     let mut dirs = vec![config.models_dir()];
     dirs.extend(more_model_dirs.iter().cloned());
-    Memory::new(store, find_model(&dirs))
+    Memory::new(store, find_model(&dirs, config.limits.embedder_idle))
 }
 
 /// The model in the first of `dirs` that has all its files, loaded on first use (so a start
-/// does not wait for 90 MB to be read) and released after `PAIGE_EMBEDDER_IDLE_SECS` (5
+/// does not wait for 90 MB to be read) and released after `idle` (`Limits::embedder_idle`, 5
 /// minutes by default) without an embed ([`LazyModel`]); why there is none otherwise.
-pub fn find_model(dirs: &[PathBuf]) -> Result<Arc<dyn Embedder>, String> {
+pub fn find_model(dirs: &[PathBuf], idle: std::time::Duration) -> Result<Arc<dyn Embedder>, String> {
     let found =
         dirs.iter().map(|dir| dir.join(MODEL_NAME)).find(|dir| MODEL_FILES.iter().all(|file| dir.join(file).is_file()));
     match found {
-        Some(dir) => {
-            let idle = idle_from(std::env::var("PAIGE_EMBEDDER_IDLE_SECS").ok().as_deref());
-            Ok(Arc::new(LazyModel::new(&dir, idle)))
-        }
+        Some(dir) => Ok(Arc::new(LazyModel::new(&dir, idle))),
         None => Err(format!(
             "the embedding model {MODEL_NAME} is not installed (looked in {}); `scripts/run.sh` fetches it",
             dirs.iter().map(|dir| dir.join(MODEL_NAME).display().to_string()).collect::<Vec<_>>().join(", ")

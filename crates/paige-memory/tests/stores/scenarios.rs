@@ -19,7 +19,8 @@ fn model() -> Arc<dyn Embedder> {
                 "PAIGE_MODEL_DIR is not set: run scripts/test.sh, or fetch the model with scripts/lib.sh's \
                  ensure_embedding_model",
             );
-            let model = paige_memory::find_model(&[PathBuf::from(dir)]).expect("the model is installed");
+            let model = paige_memory::find_model(&[PathBuf::from(dir)], paige_memory::DEFAULT_IDLE)
+                .expect("the model is installed");
             model.embed(&["load it now"]).expect("the model loads and embeds");
             model
         })
