@@ -194,7 +194,7 @@ impl super::Detector {
         };
         if let (Some((entry, written)), Some(repo)) = (entry, self.repo.get())
             && entry.clean(&meta, written) == Clean::Racy
-            && repo.blob_id(&bytes) == entry.oid
+            && repo.blob_id(&bytes) == Some(entry.oid)
         {
             return Ok(Known { meta, content: Content::Git(entry.oid) });
         }
@@ -211,7 +211,7 @@ impl super::Detector {
     pub(super) fn same_content(&self, content: &Content, bytes: &[u8]) -> bool {
         match content {
             Content::Stored(sha) => crate::files::sha256_hex(bytes) == *sha,
-            Content::Git(oid) => self.repo.get().is_some_and(|repo| repo.blob_id(bytes) == *oid),
+            Content::Git(oid) => self.repo.get().is_some_and(|repo| repo.blob_id(bytes) == Some(*oid)),
             Content::Unknown => false,
         }
     }

@@ -40,8 +40,9 @@ pub trait GitObjects: Send + Sync {
     fn index(&self) -> Option<GitIndex>;
     /// A blob's content.
     fn blob(&self, oid: &GitOid) -> Result<Vec<u8>, String>;
-    /// The blob id `bytes` would have.
-    fn blob_id(&self, bytes: &[u8]) -> GitOid;
+    /// The blob id `bytes` would have; `None` when it cannot be computed (the SHA-1 of a
+    /// known collision attack is refused): such content is never taken for git's.
+    fn blob_id(&self, bytes: &[u8]) -> Option<GitOid>;
 }
 
 /// What a file's metadata says about its index entry.
