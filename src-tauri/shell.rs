@@ -146,7 +146,7 @@ impl Shell {
         if let Some(spec) = &backend.terminal {
             let config = backend.core.config();
             let env = &self.launch.env;
-            let (mode, jail) = backend.core.agent_launch_mode(env.get("PATH").map(std::ffi::OsStr::new));
+            let (mode, confinement) = backend.core.agent_launch_mode(env.get("PATH").map(std::ffi::OsStr::new));
             let server = AgentServer { hook_command: crate::backend::hook_command(app, env), ..spec.server.clone() };
             if server.hook_command.is_none()
                 && spec.agent_override.is_none()
@@ -162,7 +162,7 @@ impl Shell {
                 env,
                 origin: paige_core::launch::Origin::App,
                 agent_override: spec.agent_override.as_deref(),
-                jail,
+                confinement,
                 extra_args: Vec::new(),
             }
             .command();

@@ -25,6 +25,11 @@ pub(crate) struct ClaudeArgs {
     /// no ARGS it is passed whenever the active session has no plan yet
     #[arg(long)]
     kickoff: bool,
+    /// Start coach mode even where no operating-system layer keeps the project read-only
+    /// (no bubblewrap, no Landlock): only Paige's hooks and change detector then guard it, and
+    /// Paige says so in red [env: PAIGE_UNGUARDED=1]
+    #[arg(long)]
+    unguarded: bool,
     /// Passed on to `claude` (e.g. `-p "explain src/main.rs"`, `--continue`)
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
     args: Vec<OsString>,
@@ -33,7 +38,10 @@ pub(crate) struct ClaudeArgs {
 /// Builds the launch and, unless `--dry-run`, replaces this process with it; returns only
 /// on an error.
 pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
-    let env: HashMap<String, String> = std::env::vars().collect();
+    let mut env: HashMap<String, String> = std::env::vars().collect();
+    if args.unguarded {
+        env.insert(paige_core::launch::layers::UNGUARDED_VAR.to_owned(), "1".to_owned());
+    }
     let data_dir = paige_core::config::data_dir(&env, args.data_dir)?;
     // A session without a plan: Claude Code's first prompt is Paige's kickoff (issue 28), so
     // coaching starts without the learner having to know what to type.
@@ -74,6 +82,10 @@ pub(crate) struct Prepared {
     pub mode: AgentMode,
     /// Claude Code runs in the read-only view (bubblewrap).
     pub jailed: bool,
+    /// The project is read-only to Claude Code by construction (the jail or Landlock).
+    pub read_only: bool,
+    /// Each layer of coach mode, on or off (none in governed mode).
+    pub plan: Option<paige_core::launch::layers::Plan>,
     /// One sentence on the layers, for the learner.
     pub layers: String,
 }
@@ -95,28 +107,34 @@ pub(crate) fn prepare(
     let project_dir = info.project_dir.clone();
     let path = env.get("PATH").map(std::ffi::OsStr::new);
     let governed = project_dir.join(".orchestration").exists();
-    // The running Paige decided at its start whether coach mode runs Claude Code in the
-    // read-only view; its change detector stands down when it does, so this launch must not
-    // run Claude Code any other way.
-    let (mode, jail, why_not) = if governed {
-        (AgentMode::Governed, None, None)
+    // The running Paige decided at its start how coach mode confines Claude Code; its change
+    // detector stands down when the project is read-only, so this launch must not run Claude
+    // Code any other way.
+    use paige_core::launch::jail::Confinement;
+    let (mode, confinement) = if governed {
+        (AgentMode::Governed, Confinement::Off("governed mode".into()))
     } else {
         let sandbox = paige_core::sandbox::probe(path);
-        let (jail, why_not) = match info.jail {
-            Some(true) => match paige_core::launch::jail::probe(path) {
-                Ok(bwrap) => (Some(bwrap), None),
+        let why_not = || info.no_jail_because.clone().unwrap_or_else(|| "the running Paige has none".into());
+        let confinement = match (info.jail, info.landlock) {
+            (Some(true), _) => match paige_core::launch::jail::probe(path) {
+                Ok(probed) => Confinement::Jail { bwrap: probed.bwrap, userns: probed.userns },
                 Err(why) => bail!(
                     "the running Paige runs Claude Code in a read-only view of the project, which cannot be made \
                      from here ({why}); run `paige claude` where Paige runs, or restart Paige with PAIGE_JAIL=0"
                 ),
             },
-            Some(false) => (None, info.no_jail_because.clone().or_else(|| Some("the running Paige has none".into()))),
-            None => bail!(
+            (Some(false), Some(true)) => match paige_core::launch::layers::landlock_usable() {
+                Ok(()) => Confinement::Landlock(why_not()),
+                Err(why) => bail!("the running Paige confines Claude Code with Landlock, which {why} here"),
+            },
+            (Some(false), _) => Confinement::Off(why_not()),
+            (None, _) => bail!(
                 "the running Paige is older than this paige claude (its run file does not say how Claude \
                  Code is confined): restart it"
             ),
         };
-        (AgentMode::Coach { sandbox: sandbox.is_ok() }, jail, why_not)
+        (AgentMode::Coach { sandbox: sandbox.is_ok() }, confinement)
     };
     let paige = std::env::current_exe().context("cannot find the paige binary for Claude Code's hooks")?;
     let Some(agent_token) = info.agent_token.clone() else {
@@ -131,9 +149,16 @@ pub(crate) fn prepare(
         env,
         origin: Origin::Shell,
         agent_override: None,
-        jail,
+        confinement,
         extra_args,
     };
+    let plan = matches!(mode, AgentMode::Coach { .. }).then(|| launch.plan(&launch.claude_config_dir()));
+    if let Some(plan) = &plan
+        && plan.unguarded()
+        && !env.get(paige_core::launch::layers::UNGUARDED_VAR).is_some_and(|v| v.trim() == "1")
+    {
+        bail!("{}", paige_core::launch::layers::refusal(launch.confinement.why_off().unwrap_or_default()));
+    }
     let command = launch.command()?;
     if !command.accepts_nudges {
         bail!(
@@ -141,20 +166,12 @@ pub(crate) fn prepare(
         );
     }
     let jailed = std::path::Path::new(&command.program).file_name().is_some_and(|name| name == "bwrap");
-    let layers = match (mode, why_not) {
-        (AgentMode::Coach { .. }, _) if jailed => {
-            format!("coach mode — Claude Code sees {} read-only", project_dir.display())
-        }
-        (AgentMode::Coach { sandbox: true }, Some(why)) => format!(
-            "coach mode without the read-only view ({why}); Claude Code's commands run sandboxed and Paige's hooks \
-             check every call"
-        ),
-        (AgentMode::Coach { .. }, Some(why)) => {
-            format!("coach mode without the OS sandbox ({why}); Paige's hooks and change detector check every call")
-        }
-        _ => "governed mode: Paige's hooks check every call".to_owned(),
+    let layers = match &plan {
+        Some(plan) => plan.summary(&project_dir),
+        None => "governed mode: Paige's hooks check every call".to_owned(),
     };
-    Ok(Prepared { command, mode, jailed, layers })
+    let read_only = plan.as_ref().is_some_and(|plan| plan.read_only);
+    Ok(Prepared { command, mode, jailed, read_only, plan, layers })
 }
 
 /// The running Paige's kickoff for its active session, if it has one to give.

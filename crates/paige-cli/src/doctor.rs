@@ -58,28 +58,47 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
         });
     }
     let env = crate::serve::environment(args.data_dir.as_ref())?;
-    let overrides = ConfigOverrides { project_dir: args.project, port: None, data_dir: args.data_dir };
+    let overrides = ConfigOverrides { project_dir: args.project, port: None, data_dir: args.data_dir.clone() };
     println!("paige doctor");
     let mut report = Report::default();
-    // Coach mode's first layer: Claude Code in a read-only view of the project.
-    match paige_core::launch::jail::Confinement::from_env(&env) {
-        paige_core::launch::jail::Confinement::Jail(_) => {
+    // Coach mode's layers, each on or off with the reason (`launch::layers`).
+    let confinement = paige_core::launch::jail::Confinement::from_env(&env);
+    let path = env.get("PATH").map(std::ffi::OsStr::new);
+    let sandbox = paige_core::sandbox::probe(path);
+    let data_dir = paige_core::config::data_dir(&env, args.data_dir.clone()).unwrap_or_default();
+    let plan = paige_core::launch::layers::Plan::new(paige_core::launch::layers::Inputs {
+        confinement: &confinement,
+        sandbox,
+        hooks: true,
+        project_dir: std::path::Path::new("."),
+        data_dir: &data_dir,
+        config_dir: &data_dir.join("claude"),
+        run_files: &[],
+        ports: Vec::new(),
+    });
+    match (&confinement, plan.unguarded()) {
+        (paige_core::launch::jail::Confinement::Jail { .. }, _) => {
             report.ok("read-only", "coach mode runs Claude Code with your project read-only (bubblewrap)".into())
         }
-        paige_core::launch::jail::Confinement::Off(why) => report.warn(
+        (paige_core::launch::jail::Confinement::Landlock(why), _) => report.warn(
+            "read-only",
+            format!("no read-only view ({why}); Landlock keeps your project read-only to Claude Code instead"),
+        ),
+        (_, false) => report.warn(
             "read-only",
             format!(
-                "coach mode cannot give Claude Code a read-only view of your project: {why}; the layers below hold"
+                "coach mode cannot keep your project read-only: {}; Claude Code's sandbox and Paige's hooks hold",
+                confinement.why_off().unwrap_or_default()
             ),
         ),
+        (_, true) => {
+            report.fail("read-only", paige_core::launch::layers::refusal(confinement.why_off().unwrap_or_default()))
+        }
     }
-    // Coach mode's OS layer; without it Paige still guards the files (hooks, detector).
-    match paige_core::sandbox::probe(env.get("PATH").map(std::ffi::OsStr::new)) {
-        Ok(()) => report.ok("sandbox", "Claude Code's Bash sandbox can run (bubblewrap, socat)".into()),
-        Err(why) => report.warn(
-            "sandbox",
-            format!("coach mode will run without the OS sandbox: {why}; Paige's hooks and change detector still hold"),
-        ),
+    for layer in &plan.layers {
+        let line = format!("{}: {}", if layer.on { "on" } else { "off" }, layer.detail);
+        let name = format!("  {}", layer.name);
+        if layer.on { report.ok(&name, line) } else { report.warn(&name, line) }
     }
 
     let config = match Config::load(&env, overrides) {

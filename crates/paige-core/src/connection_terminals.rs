@@ -82,19 +82,19 @@ impl Core {
         self.live().set_agent_notice(notice);
     }
 
-    /// [`Core::agent_mode`] and, in coach mode, `bwrap` when Claude Code runs in the read-only
-    /// view of the project (`launch::jail`: decided when Paige started, see
-    /// [`Core::agent_jailed`]). The notice says which layers hold.
+    /// [`Core::agent_mode`] and, in coach mode, how Claude Code is confined (`launch::jail`:
+    /// decided when Paige started, see [`Core::agent_jailed`]). The notice names each layer
+    /// in force (`launch::layers`), and says "read-only" only when it is true.
     pub fn agent_launch_mode(
         &self,
         path: Option<&std::ffi::OsStr>,
-    ) -> (crate::launch::AgentMode, Option<std::path::PathBuf>) {
+    ) -> (crate::launch::AgentMode, crate::launch::jail::Confinement) {
         use crate::launch::AgentMode;
         use crate::protocol::MessageKind;
-        let (mode, jail, notice) = match self.governance_enabled() {
+        let confinement = self.config().agent_jail.clone();
+        let (mode, notice) = match self.governance_enabled() {
             Ok(true) => (
                 AgentMode::Governed,
-                None,
                 (
                     MessageKind::Info,
                     "Governed mode: Claude Code works under the intents in .orchestration/.".to_owned(),
@@ -103,56 +103,58 @@ impl Core {
             _ => {
                 let sandbox = sandbox_probe(path);
                 let mode = AgentMode::Coach { sandbox: sandbox.is_ok() };
-                let jail = match &self.config().agent_jail {
-                    crate::launch::jail::Confinement::Jail(bwrap) => Ok(bwrap.clone()),
-                    crate::launch::jail::Confinement::Off(why) => Err(why.clone()),
+                let config = self.config();
+                let plan = crate::launch::layers::Plan::new(crate::launch::layers::Inputs {
+                    confinement: &confinement,
+                    sandbox,
+                    hooks: true,
+                    project_dir: &config.project_dir,
+                    data_dir: &config.data_dir,
+                    config_dir: &config.data_dir.join("claude"),
+                    run_files: &[],
+                    ports: Vec::new(),
+                });
+                let off: Vec<&str> = plan.layers.iter().filter(|l| !l.on).map(|l| l.name.as_str()).collect();
+                let off = if off.is_empty() { String::new() } else { format!(" Off here: {}.", off.join(", ")) };
+                let notice = if plan.read_only {
+                    (
+                        MessageKind::Info,
+                        format!("Coach mode: you write the code; Claude Code sees your project read-only.{off}"),
+                    )
+                } else if plan.unguarded() {
+                    (
+                        MessageKind::Error,
+                        format!(
+                            "Coach mode WITHOUT an operating-system guard ({}): your files are not read-only to Claude \
+                             Code; only Paige's hooks and change detector stand in its way.",
+                            confinement.why_off().unwrap_or_default()
+                        ),
+                    )
+                } else {
+                    (
+                        MessageKind::Warning,
+                        format!(
+                            "Coach mode cannot give Claude Code a read-only view of your project ({}); its commands \
+                             run sandboxed, and Paige's hooks and change detector keep your files yours.{off}",
+                            confinement.why_off().unwrap_or_default()
+                        ),
+                    )
                 };
-                match (jail, sandbox) {
-                    (Ok(bwrap), _) => (
-                        mode,
-                        Some(bwrap),
-                        (
-                            MessageKind::Info,
-                            "Coach mode: you write the code; Claude Code sees your project read-only.".into(),
-                        ),
-                    ),
-                    (Err(why), Ok(())) => (
-                        mode,
-                        None,
-                        (
-                            MessageKind::Warning,
-                            format!(
-                                "Coach mode cannot give Claude Code a read-only view of your project ({why}); \
-                                 its commands run sandboxed, and Paige's hooks and change detector keep your files yours."
-                            ),
-                        ),
-                    ),
-                    (Err(why), Err(_)) => (
-                        mode,
-                        None,
-                        (
-                            MessageKind::Warning,
-                            format!(
-                                "Coach mode runs without the OS sandbox ({why}). Paige's hooks and change detector \
-                                 still keep your files yours."
-                            ),
-                        ),
-                    ),
-                }
+                (mode, notice)
             }
         };
         let (kind, text) = notice;
         let notice = crate::protocol::ServerMessage::notice(kind, text);
         self.broadcast(notice.clone());
         self.live().set_agent_notice(notice);
-        (mode, jail)
+        (mode, confinement)
     }
 
     /// Whether coach mode's Claude Code runs in the jail (every launcher follows the decision
     /// Paige made at start). Then no tool the agent runs can write a learner file, and the
     /// change detector stands down in coach mode: whatever changes is the learner's own.
     pub fn agent_jailed(&self) -> bool {
-        self.config().agent_jail.bwrap().is_some()
+        self.config().agent_jail.read_only()
     }
 }
 

@@ -296,6 +296,7 @@ impl Core {
             token: token.clone(),
             agent_token: Some(agent_token.clone()),
             jail: Some(self.config.agent_jail.bwrap().is_some()),
+            landlock: Some(matches!(self.config.agent_jail, crate::launch::jail::Confinement::Landlock(_))),
             no_jail_because: self.config.agent_jail.why_off().map(str::to_owned),
             project_dir: self.config.project_dir.clone(),
             started_at: self.now(),

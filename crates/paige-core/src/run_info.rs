@@ -29,6 +29,10 @@ pub struct RunInfo {
     /// older Paige wrote.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jail: Option<bool>,
+    /// Whether, without the jail, Landlock keeps the project read-only (`paige confine`).
+    /// Absent in a run file an older Paige wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub landlock: Option<bool>,
     /// Why there is no read-only view, when there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_jail_because: Option<String>,

@@ -309,6 +309,15 @@ pub(crate) fn table() -> Vec<Attack> {
         ),
         attack("git-grep-open", EXEC, &["git"], vec![bash("git grep -O'sed -i s/hello/@MARK@/' hello")]),
         attack("xxd-outfile", EXEC, &["xxd"], vec![bash("xxd README.md src/main.rs")]),
+        // doctest runs the `>>>` lines of any file: here the command's own argument.
+        attack(
+            "python-doctest-cmdline",
+            EXEC,
+            &["python3"],
+            vec![bash(
+                r#"python3 -m doctest /proc/self/cmdline $'\n>>> open("src/main.rs", "a").write("// @MARK@\\n") and None\n'"#,
+            )],
+        ),
     ];
     // A control: a turn that changes nothing must show no change (the comparison is sound).
     t.insert(0, attack("control-noop", DIRECT, &[], vec![bash("true")]));

@@ -38,6 +38,9 @@ const LATENCY_CALLS: usize = 20;
 pub(crate) enum Layer {
     /// The read-only view (bubblewrap): each world's `paige serve` gets `PAIGE_JAIL=0`.
     Jail,
+    /// Landlock and seccomp (`paige confine`), the layer without a user namespace: each
+    /// world's `paige serve` gets `PAIGE_LANDLOCK=0`.
+    Landlock,
     /// Paige's hooks: the generated settings lose them (nothing is denied, no window opens).
     Hooks,
 }
@@ -74,7 +77,7 @@ struct Run<'a> {
     runtime: tokio::runtime::Runtime,
     path: String,
     git: bool,
-    jail_env: Option<String>,
+    serve_env: Vec<(String, String)>,
     hooks: bool,
     scratch: &'a std::path::Path,
     rules: Rules,
@@ -86,8 +89,13 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
     let path = std::env::var("PATH").unwrap_or_default();
     let find = |program: &str| find_in_path(program, &path);
     let claude = find("claude").context("`claude` is not on PATH: install Claude Code, then run the guard check")?;
-    let jail_env =
-        if options.without.contains(&Layer::Jail) { Some("0".to_owned()) } else { std::env::var("PAIGE_JAIL").ok() };
+    // What each world's `paige serve` decides the layers from: the check's own environment,
+    // less the layers switched off.
+    let mut serve_env: Vec<(String, String)> = Vec::new();
+    for (layer, var) in [(Layer::Jail, "PAIGE_JAIL"), (Layer::Landlock, "PAIGE_LANDLOCK")] {
+        let value = if options.without.contains(&layer) { Some("0".to_owned()) } else { std::env::var(var).ok() };
+        serve_env.extend(value.map(|v| (var.to_owned(), v)));
+    }
     let scratch = tempfile::Builder::new().prefix("paige-guard-").tempdir().context("cannot make a scratch dir")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -100,7 +108,7 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
         runtime,
         path: path.clone(),
         git: find("git").is_some(),
-        jail_env,
+        serve_env,
         hooks: !options.without.contains(&Layer::Hooks),
         scratch: scratch.path(),
         rules: Rules { ignored_dirs_count: true, after_learner: false },
@@ -112,10 +120,10 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
 
     // The control first: it names the configuration, and what a harmless session leaves.
     let mut world = World::create(run.scratch.join(format!("00-{}", control.name)), &run.path, run.git)?;
-    world.start_serve(run.jail_env.as_deref())?;
+    world.start_serve(&run.serve_env)?;
     let env = model::launch_env(&world, "http://127.0.0.1:9");
     let prepared = crate::claude::prepare(&world.data_dir, &env, Vec::new())?;
-    let sandbox = matches!(prepared.mode, paige_core::launch::AgentMode::Coach { sandbox: true });
+    let sandbox = prepared.plan.as_ref().is_some_and(|plan| plan.claude_sandbox);
     println!(
         "paige doctor --guard: jail {} · Claude Code sandbox {} · hooks {} · uid {} · Claude Code {version} ({})",
         on_off(prepared.jailed),
@@ -125,8 +133,11 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
         unsafe { libc::geteuid() },
         claude.display()
     );
-    println!("  {}", Rules::describe(prepared.jailed));
-    run.rules.ignored_dirs_count = prepared.jailed;
+    for layer in prepared.plan.iter().flat_map(|plan| &plan.layers) {
+        println!("  {:<22} {:<3}  {}", layer.name, on_off(layer.on), layer.detail);
+    }
+    println!("  {}", Rules::describe(prepared.read_only));
+    run.rules.ignored_dirs_count = prepared.read_only;
     let mut done: Vec<Done> = Vec::new();
     let mut tally = Tally::default();
     match attempt(&run, &mut world, &control) {
@@ -308,7 +319,7 @@ fn one(run: &Run, i: usize, attack: &attacks::Attack) -> Result<Done, String> {
     }
     let go = || -> anyhow::Result<Done> {
         let mut world = World::create(run.scratch.join(format!("{i:02}-{}", attack.name)), &run.path, run.git)?;
-        world.start_serve(run.jail_env.as_deref())?;
+        world.start_serve(&run.serve_env)?;
         let report = attempt(run, &mut world, attack)?;
         let escaped = !report.after_turn.is_empty() || !report.after_learner.is_empty();
         let line = if escaped { report.changes() } else { report.why.clone() };
@@ -413,7 +424,7 @@ fn held_because(run: &model::Run) -> anyhow::Result<String> {
 /// call apart, so their gaps are the round trip of a call through every layer.
 fn latency(run: &Run) -> anyhow::Result<String> {
     let mut world = World::create(run.scratch.join("latency"), &run.path, run.git)?;
-    world.start_serve(run.jail_env.as_deref())?;
+    world.start_serve(&run.serve_env)?;
     let calls: Vec<Call> = (0..LATENCY_CALLS)
         .map(|_| Call { tool: "Bash".into(), input: serde_json::json!({"command": "true", "description": "guard"}) })
         .collect();

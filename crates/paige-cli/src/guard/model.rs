@@ -155,6 +155,8 @@ pub(crate) fn launch_env(world: &World, base_url: &str) -> HashMap<String, Strin
     env.insert("ANTHROPIC_API_KEY".into(), "sk-guard".into());
     // Nothing but the scripted model is called: no telemetry, no update check.
     env.insert("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(), "1".into());
+    // The check runs in whatever layers are in force, none included: that is what it reports.
+    env.insert(paige_core::launch::layers::UNGUARDED_VAR.into(), "1".into());
     env
 }
 

@@ -94,8 +94,9 @@ impl World {
 
     /// Starts `paige serve` for this world and waits for its run file. Paige's own model
     /// calls go to a closed port on loopback: no token is spent and nothing leaves the machine.
-    /// `jail_env` is its `PAIGE_JAIL`: the server decides whether Claude Code runs in the jail.
-    pub(crate) fn start_serve(&mut self, jail_env: Option<&str>) -> anyhow::Result<()> {
+    /// `serve_env` holds its `PAIGE_JAIL` and `PAIGE_LANDLOCK`: the server decides how Claude
+    /// Code is confined.
+    pub(crate) fn start_serve(&mut self, serve_env: &[(String, String)]) -> anyhow::Result<()> {
         let paige = std::env::current_exe().context("cannot find the paige binary")?;
         let log = std::fs::File::create(self.dir.join("serve.log"))?;
         let child = Command::new(paige)
@@ -108,7 +109,7 @@ impl World {
             .current_dir(&self.dir)
             .env_clear()
             .envs(self.env())
-            .envs(jail_env.map(|jail| ("PAIGE_JAIL", jail)))
+            .envs(serve_env.iter().cloned())
             .env("ANTHROPIC_API_KEY", "unused")
             .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
             .stdin(Stdio::null())

@@ -4,7 +4,10 @@
 //! Claude Code ask "Detected a custom API key … use it?" on its first screen. The UI token
 //! (`PAIGE_TOKEN` of `paige serve`) opens `/ws` and `/api`: Claude Code gets the agent token
 //! instead, which opens only `/hooks` and `/mcp`. Everything else in the launching
-//! environment passes only when it is on the allow-list below.
+//! environment passes only when it is on the allow-list below — never what leads to the
+//! learner's desktop session: `DISPLAY`, `WAYLAND_DISPLAY`, `XDG_RUNTIME_DIR`,
+//! `DBUS_SESSION_BUS_ADDRESS`, `SSH_AUTH_SOCK` (from the jail the X display typed into the
+//! learner's terminal; `systemd-run --user` over D-Bus runs anything outside it).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -23,9 +26,6 @@ const PASSED: &[&str] = &[
     "COLORTERM",
     "NO_COLOR",
     "FORCE_COLOR",
-    "DISPLAY",
-    "WAYLAND_DISPLAY",
-    "XDG_RUNTIME_DIR",
     "HTTP_PROXY",
     "HTTPS_PROXY",
     "NO_PROXY",

@@ -24,75 +24,121 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// Whether coach mode runs Claude Code in the jail: decided once, when Paige starts
+/// How coach mode confines Claude Code: decided once, when Paige starts
 /// ([`crate::config::Config::load`]), and followed by every launcher — the app's terminal,
-/// and `paige claude` through the run file. While it holds the change detector stands down in
-/// coach mode: nothing the agent runs can write a learner file, so whatever changes there is
-/// the learner's own, and it is never undone.
+/// and `paige claude` through the run file. While the project is read-only by construction
+/// (the jail, or Landlock where the jail cannot run) the change detector stands down in coach
+/// mode: nothing the agent runs can write a learner file, so whatever changes there is the
+/// learner's own, and it is never undone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Confinement {
-    /// The jail, made with this `bwrap`.
-    Jail(PathBuf),
-    /// No jail, and why (`PAIGE_JAIL=0`; bubblewrap missing or unable to run here).
+    /// The jail, made with this `bwrap`; `userns`: in a user namespace of its own (always
+    /// where one can be made; without one only root can run it, and it drops every
+    /// capability either way).
+    Jail { bwrap: PathBuf, userns: bool },
+    /// No jail (why), but Landlock (and seccomp) keep the project read-only: what the kernel
+    /// gives a process without a user namespace (`paige confine`).
+    Landlock(String),
+    /// No OS layer, and why: coach mode then starts only when the learner says so
+    /// (`PAIGE_UNGUARDED=1`, `paige claude --unguarded`).
     Off(String),
 }
 
 impl Confinement {
-    /// `PAIGE_JAIL=0` (or `off`, `false`) turns the jail off — for a machine where it gets in
-    /// the way, and for `paige doctor --guard` to show what the other layers hold alone;
-    /// otherwise it is on wherever [`probe`] finds it can run with `PATH` of `env`.
+    /// `PAIGE_JAIL=0` (or `off`, `false`) turns the jail off and `PAIGE_LANDLOCK=0` the layer
+    /// that needs no user namespace — for a machine where one gets in the way, and for
+    /// `paige doctor --guard` to show what the other layers hold alone; otherwise each is on
+    /// wherever [`probe`] (with `PATH` of `env`) and the kernel allow.
     pub fn from_env(env: &HashMap<String, String>) -> Confinement {
-        let off = env.get("PAIGE_JAIL").is_some_and(|v| matches!(v.trim(), "0" | "off" | "false"));
-        if off {
-            return Confinement::Off("PAIGE_JAIL=0 turned it off".into());
+        let off = |var: &str| env.get(var).is_some_and(|v| matches!(v.trim(), "0" | "off" | "false"));
+        let why_no_jail = if off("PAIGE_JAIL") {
+            "PAIGE_JAIL=0 turned it off".to_owned()
+        } else {
+            match probe(env.get("PATH").map(std::ffi::OsStr::new)) {
+                Ok(Probed { bwrap, userns }) => return Confinement::Jail { bwrap, userns },
+                Err(why) => why,
+            }
+        };
+        if off("PAIGE_LANDLOCK") {
+            return Confinement::Off(format!("{why_no_jail}; PAIGE_LANDLOCK=0 turned Landlock off"));
         }
-        match probe(env.get("PATH").map(std::ffi::OsStr::new)) {
-            Ok(bwrap) => Confinement::Jail(bwrap),
-            Err(why) => Confinement::Off(why),
+        match crate::launch::layers::landlock_usable() {
+            Ok(()) => Confinement::Landlock(why_no_jail),
+            Err(why) => Confinement::Off(format!("{why_no_jail}; {why}")),
         }
     }
 
     pub fn bwrap(&self) -> Option<&Path> {
         match self {
-            Confinement::Jail(bwrap) => Some(bwrap),
-            Confinement::Off(_) => None,
+            Confinement::Jail { bwrap, .. } => Some(bwrap),
+            _ => None,
         }
+    }
+
+    /// Whether the project is read-only to Claude Code by construction (the jail or Landlock).
+    pub fn read_only(&self) -> bool {
+        !matches!(self, Confinement::Off(_))
     }
 
     /// Why there is no jail, when there is none.
     pub fn why_off(&self) -> Option<&str> {
         match self {
-            Confinement::Jail(_) => None,
-            Confinement::Off(why) => Some(why),
+            Confinement::Jail { .. } => None,
+            Confinement::Landlock(why) | Confinement::Off(why) => Some(why),
         }
     }
+}
+
+/// A `bwrap` that can make the jail here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probed {
+    pub bwrap: PathBuf,
+    /// In a user namespace of its own.
+    pub userns: bool,
 }
 
 /// What the jail needs to know, all of it absolute.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JailSpec {
     pub bwrap: PathBuf,
+    /// In a user namespace of its own ([`Probed::userns`]).
+    pub userns: bool,
     pub project_dir: PathBuf,
     pub data_dir: PathBuf,
     /// Claude Code's config dir inside `data_dir`, writable (the scratch dir is inside it).
     pub claude_config_dir: PathBuf,
     /// Files inside `data_dir` Claude Code is started with (its MCP config and settings), read-only.
     pub run_files: Vec<PathBuf>,
-    /// Paths under `/tmp` the jail must still see (read-only): `/tmp` is private in it.
+    /// Paths under `/tmp` or `/run` the jail must still see (read-only): both are private in it.
     pub keep_under_tmp: Vec<PathBuf>,
 }
 
+/// Folders the jail replaces with empty ones of its own: where the learner's session keeps
+/// its sockets and state — the X display (`/tmp/.X11-unix`), `tmux`, `screen` (`/run/screen`),
+/// the D-Bus session and system buses, Wayland, `ssh-agent`, docker (`/run/docker.sock`).
+pub const PRIVATE_DIRS: [&str; 2] = ["/tmp", "/run"];
+
 /// Whether the jail can run here: `bwrap` on `path` and able to make a read-only view with
-/// its own process namespace. `Err` says why not, for the doctor and the UI.
-pub fn probe(path: Option<&std::ffi::OsStr>) -> Result<PathBuf, String> {
+/// its own process namespace and no capabilities — in a user namespace of its own where the
+/// machine allows one, else (root only: where AppArmor or `user.max_user_namespaces=0`
+/// forbid them) without. `Err` says why not, for the doctor and the UI.
+pub fn probe(path: Option<&std::ffi::OsStr>) -> Result<Probed, String> {
     let bwrap = crate::terminal::find_in_path("bwrap", path)
         .ok_or("bubblewrap is not installed (Debian/Ubuntu: `sudo apt-get install bubblewrap`)")?;
     // An absolute program: a `true` found through a PATH folder under /tmp would be hidden by
     // the private /tmp and fail the probe.
     let args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-pid"];
-    let run = ["--die-with-parent", "--", "/bin/sh", "-c", "exit 0"];
-    crate::sandbox::try_bwrap(&bwrap, &[&args[..], &run[..]].concat(), "make a read-only view here")?;
-    Ok(bwrap)
+    let run = ["--cap-drop", "ALL", "--die-with-parent", "--", "/bin/sh", "-c", "exit 0"];
+    let in_userns = crate::sandbox::try_bwrap(
+        &bwrap,
+        &[&["--unshare-user"][..], &args[..], &run[..]].concat(),
+        "make a user namespace here",
+    );
+    let Err(no_userns) = in_userns else { return Ok(Probed { bwrap, userns: true }) };
+    match crate::sandbox::try_bwrap(&bwrap, &[&args[..], &run[..]].concat(), "make a read-only view here") {
+        Ok(()) => Ok(Probed { bwrap, userns: false }),
+        Err(why) => Err(format!("{no_userns}; {why}")),
+    }
 }
 
 /// The `bwrap` arguments (before `--` and the command) for `spec`.
@@ -101,15 +147,27 @@ pub fn args(spec: &JailSpec) -> Vec<OsString> {
     let mut push = |words: &[&std::ffi::OsStr]| args.extend(words.iter().map(|w| w.to_os_string()));
     let os = |s: &'static str| std::ffi::OsStr::new(s);
     push(&[os("--die-with-parent"), os("--unshare-pid"), os("--unshare-ipc")]);
+    if spec.userns {
+        push(&[os("--unshare-user")]);
+    }
+    // No capability in the jail, ever: started by root without a user namespace bwrap keeps
+    // the full set, and one `mount(MS_REMOUNT)` made the project writable again.
+    push(&[os("--cap-drop"), os("ALL")]);
     push(&[os("--ro-bind"), os("/"), os("/"), os("--dev"), os("/dev"), os("--proc"), os("/proc")]);
-    push(&[os("--tmpfs"), os("/tmp")]);
-    for kept in &spec.keep_under_tmp {
-        if kept.starts_with("/tmp") && kept.exists() {
-            push(&[os("--ro-bind"), kept.as_os_str(), kept.as_os_str()]);
+    for private in PRIVATE_DIRS {
+        if Path::new(private).is_dir() {
+            push(&[os("--tmpfs"), os(private)]);
         }
     }
-    if spec.project_dir.starts_with("/tmp") {
-        push(&[os("--ro-bind"), spec.project_dir.as_os_str(), spec.project_dir.as_os_str()]);
+    let mut kept: Vec<PathBuf> = spec.keep_under_tmp.clone();
+    // Name resolution: `/etc/resolv.conf` is often a link into /run (systemd-resolved).
+    kept.extend(std::fs::canonicalize("/etc/resolv.conf").ok());
+    kept.push(spec.project_dir.clone());
+    for kept in &kept {
+        let hidden = PRIVATE_DIRS.iter().any(|dir| kept.starts_with(dir));
+        if hidden && kept.exists() {
+            push(&[os("--ro-bind"), kept.as_os_str(), kept.as_os_str()]);
+        }
     }
     push(&[os("--tmpfs"), spec.data_dir.as_os_str(), os("--chmod"), os("0700"), spec.data_dir.as_os_str()]);
     for file in &spec.run_files {

@@ -13,6 +13,7 @@
 
 pub mod env;
 pub mod jail;
+pub mod layers;
 pub mod verify;
 
 use std::collections::HashMap;
@@ -59,8 +60,9 @@ pub struct AgentServer {
     pub hook_command: Option<PathBuf>,
 }
 
-/// The command for a new terminal, without the jail and with only `PATH` and `SHELL` of the
-/// launching environment: [`Launch`] with its defaults. `data_dir` holds the
+/// The command for a new terminal, without the jail or Landlock (as with `PAIGE_UNGUARDED=1`:
+/// for embedders and tests that run no agent of their own) and with only `PATH` and `SHELL` of
+/// the launching environment: [`Launch`] with its defaults. `data_dir` holds the
 /// generated configs (`run/`, 0600 — never the project) and Claude Code's config dir.
 pub fn agent_command(
     project_dir: &Path,
@@ -78,6 +80,7 @@ pub fn agent_command(
     if let Some(shell) = shell {
         env.insert("SHELL".to_owned(), shell.to_owned());
     }
+    env.insert(layers::UNGUARDED_VAR.to_owned(), "1".to_owned());
     Launch {
         project_dir,
         data_dir,
@@ -86,7 +89,7 @@ pub fn agent_command(
         env: &env,
         origin: Origin::App,
         agent_override,
-        jail: None,
+        confinement: jail::Confinement::Off("not asked for (agent_command)".into()),
         extra_args: Vec::new(),
     }
     .command()
@@ -105,9 +108,9 @@ pub struct Launch<'a> {
     pub origin: Origin,
     /// `PAIGE_AGENT_CMD`: run this instead (split on whitespace), not jailed, not Claude Code.
     pub agent_override: Option<&'a str>,
-    /// `bwrap` when coach mode runs Claude Code in the jail: the running Paige's decision
-    /// ([`jail::Confinement`]), which every launcher follows; coach mode only.
-    pub jail: Option<PathBuf>,
+    /// How coach mode confines Claude Code: the running Paige's decision, which every
+    /// launcher follows ([`jail::Confinement`]); coach mode only.
+    pub confinement: jail::Confinement,
     /// Passed on to `claude` after Paige's own arguments (`paige claude -p …`).
     pub extra_args: Vec<OsString>,
 }
@@ -122,9 +125,14 @@ impl Launch<'_> {
         self.data_dir.join("run")
     }
 
-    /// Claude Code's config dir under Paige (`CLAUDE_CONFIG_DIR`).
+    /// Claude Code's config dir under Paige (`CLAUDE_CONFIG_DIR`), one per mode: coach mode's
+    /// is writable in the jail, and nothing planted there (a link for a transcript, a setting)
+    /// reaches a governed Claude Code, which runs outside it.
     pub fn claude_config_dir(&self) -> PathBuf {
-        self.data_dir.join("claude")
+        match self.mode {
+            AgentMode::Coach { .. } => self.data_dir.join("claude"),
+            AgentMode::Governed => self.data_dir.join("claude-governed"),
+        }
     }
 
     /// The command for a terminal or for `paige claude` to exec.
@@ -163,18 +171,19 @@ impl Launch<'_> {
             // Without its hooks nothing checks what Claude Code does: coach mode is refused,
             // visibly, rather than run unguarded.
             tracing::error!("{MISSING_HOOKS}");
-            return Ok(AgentCommand {
-                program: self.env.get("SHELL").filter(|s| !s.is_empty()).map_or("/bin/sh".into(), OsString::from),
-                args: Vec::new(),
-                cwd,
-                banner: Some(format!("{MISSING_HOOKS}\r\n")),
-                env: paige_env(self.server),
-                accepts_nudges: false,
-                clear_env: false,
-            });
+            return Ok(self.refused(MISSING_HOOKS));
         }
         let run_dir = self.run_dir();
         let config_dir = self.claude_config_dir();
+        let mut plan = coach.then(|| self.plan(&config_dir));
+        if let Some(plan) = &plan
+            && plan.unguarded()
+            && !self.env.get(layers::UNGUARDED_VAR).is_some_and(|v| v.trim() == "1")
+        {
+            let refusal = layers::refusal(self.confinement.why_off().unwrap_or_default());
+            tracing::error!("{refusal}");
+            return Ok(self.refused(&refusal));
+        }
         seed_config_dir(&config_dir, self.env.get("HOME").map(Path::new));
         let mcp_config = write_mcp_config(&run_dir, self.server)?;
         let mut run_files = vec![mcp_config.clone()];
@@ -190,11 +199,11 @@ impl Launch<'_> {
             args.push("--disallowedTools".into());
             args.extend(COACH_DISALLOWED_TOOLS.iter().map(OsString::from));
         }
-        let jail = self.jail.as_ref().filter(|_| coach);
+        let jail = plan.as_ref().and_then(|plan| plan.jail.clone());
         match &self.server.hook_command {
             Some(paige) => {
                 let mut settings = claude_settings(&shell_quote(&paige.to_string_lossy()));
-                if self.mode == (AgentMode::Coach { sandbox: true }) {
+                if plan.as_ref().is_some_and(|plan| plan.claude_sandbox) {
                     settings["sandbox"] = crate::sandbox::settings(self.project_dir);
                     // Without the jail DATA_DIR is in reach: no sandboxed command reads the
                     // run file's UI token, the database or the version store.
@@ -218,18 +227,34 @@ impl Launch<'_> {
         args.extend(self.extra_args.iter().cloned());
         let mut extra = paige_env(self.server);
         extra.push(("CLAUDE_CONFIG_DIR".into(), config_dir.clone().into_os_string()));
-        if jail.is_some() {
-            extra.extend(scratch_env(&config_dir.join("scratch"))?);
+        if let Some(plan) = plan.as_mut().filter(|plan| plan.read_only) {
+            extra.extend(scratch_env(&config_dir)?);
+            extra.extend(plan.extra_env(&config_dir));
+            plan.allow_read(&run_files);
         }
         let env = env::agent_env(self.env, self.origin, extra);
+        let confine = plan.as_ref().and_then(|plan| plan.confine.as_ref().zip(self.server.hook_command.as_ref()));
+        let claude_path = claude.clone();
+        let (inner, args) = match confine {
+            Some((policy, paige)) => {
+                let policy = serde_json::to_string(policy).map_err(std::io::Error::other)?;
+                let mut confined: Vec<OsString> = vec!["confine".into(), "--policy".into(), policy.into()];
+                confined.push("--".into());
+                confined.push(claude.into_os_string());
+                confined.extend(args);
+                (paige.clone(), confined)
+            }
+            None => (claude, args),
+        };
         let (program, args) = match jail {
-            Some(bwrap) => {
-                let mut keep = vec![claude.clone()];
+            Some((bwrap, userns)) => {
+                let mut keep = vec![claude_path];
                 keep.extend(self.server.hook_command.iter().cloned());
                 keep.extend(self.env.get("HOME").map(PathBuf::from));
                 keep.extend(self.path().map(|p| std::env::split_paths(p).collect::<Vec<_>>()).unwrap_or_default());
                 let spec = jail::JailSpec {
                     bwrap: bwrap.clone(),
+                    userns,
                     project_dir: self.project_dir.to_owned(),
                     data_dir: self.data_dir.to_owned(),
                     claude_config_dir: config_dir,
@@ -238,20 +263,54 @@ impl Launch<'_> {
                 };
                 let mut jailed = jail::args(&spec);
                 jailed.push("--".into());
-                jailed.push(claude.into_os_string());
+                jailed.push(inner.into_os_string());
                 jailed.extend(args);
                 (bwrap.clone().into_os_string(), jailed)
             }
-            None => (claude.into_os_string(), args),
+            None => (inner.into_os_string(), args),
         };
-        Ok(AgentCommand { program, args, cwd, banner: None, env, accepts_nudges: true, clear_env: true })
+        let banner = plan
+            .filter(|plan| !plan.read_only)
+            .map(|plan| format!("\x1b[1;31mPaige: {}\x1b[0m\r\n", plan.summary(self.project_dir)));
+        Ok(AgentCommand { program, args, cwd, banner, env, accepts_nudges: true, clear_env: true })
+    }
+
+    /// The learner's shell instead of Claude Code, with why in red.
+    fn refused(&self, why: &str) -> AgentCommand {
+        AgentCommand {
+            program: self.env.get("SHELL").filter(|s| !s.is_empty()).map_or("/bin/sh".into(), OsString::from),
+            args: Vec::new(),
+            cwd: self.project_dir.to_owned(),
+            banner: Some(format!("\x1b[1;31m{why}\x1b[0m\r\n")),
+            env: paige_env(self.server),
+            accepts_nudges: false,
+            clear_env: false,
+        }
+    }
+
+    /// Coach mode's layers for this launch ([`layers::Plan`]).
+    pub fn plan(&self, config_dir: &Path) -> layers::Plan {
+        let sandbox = match self.mode {
+            AgentMode::Coach { sandbox: true } => Ok(()),
+            _ => Err("it cannot run here (`paige doctor` says why)".to_owned()),
+        };
+        layers::Plan::new(layers::Inputs {
+            confinement: &self.confinement,
+            sandbox,
+            hooks: self.server.hook_command.is_some(),
+            project_dir: self.project_dir,
+            data_dir: self.data_dir,
+            config_dir,
+            run_files: &[],
+            ports: layers::ports(self.server.port, self.env),
+        })
     }
 }
 
 /// Where builds inside the jail write, since the project (its ignored folders too) is
-/// read-only there: a scratch dir of Paige's, never run by the learner.
-fn scratch_env(scratch: &Path) -> std::io::Result<Vec<(OsString, OsString)>> {
-    use std::os::unix::fs::DirBuilderExt;
+/// read-only there: a scratch dir of Paige's, never run by the learner. The jail can write
+/// there, so nothing here follows a link it planted ([`private_dir`]).
+fn scratch_env(config_dir: &Path) -> std::io::Result<Vec<(OsString, OsString)>> {
     let mut env = Vec::new();
     for (var, dir) in [
         ("CARGO_TARGET_DIR", "target"),
@@ -259,12 +318,50 @@ fn scratch_env(scratch: &Path) -> std::io::Result<Vec<(OsString, OsString)>> {
         ("GOCACHE", "go-build"),
         ("npm_config_cache", "npm"),
         ("XDG_CACHE_HOME", "cache"),
+        ("", "tmp"),
     ] {
-        let dir = scratch.join(dir);
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir)?;
-        env.push((OsString::from(var), dir.into_os_string()));
+        let dir = private_dir(config_dir, &Path::new("scratch").join(dir))?;
+        if !var.is_empty() {
+            env.push((OsString::from(var), dir.into_os_string()));
+        }
     }
     Ok(env)
+}
+
+/// `base/rel`, each folder made 0700 or entered without following a link: what Claude Code
+/// (which can write under `base`) left there is never followed by Paige. A link, or anything
+/// not a folder of this user's, where a folder should be is removed and the folder made anew.
+pub fn private_dir(base: &Path, rel: &Path) -> std::io::Result<PathBuf> {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    let open = |at: &dyn std::os::fd::AsFd, name: &std::ffi::OsStr| {
+        rustix::fs::openat(at, name, OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())
+    };
+    let mut dir = rustix::fs::open(base, OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())?;
+    // SAFETY: geteuid(2) has no failure mode.
+    let me = unsafe { libc::geteuid() };
+    for name in rel.components().map(|c| c.as_os_str()) {
+        let next = match open(&dir, name) {
+            Ok(fd) if rustix::fs::fstat(&fd).is_ok_and(|st| st.st_uid == me) => fd,
+            found => {
+                if found.is_ok() || rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok() {
+                    tracing::warn!("removing {:?} in Claude Code's config dir: not a folder of Paige's", name);
+                    let removed = rustix::fs::unlinkat(&dir, name, AtFlags::empty())
+                        .or_else(|_| rustix::fs::unlinkat(&dir, name, AtFlags::REMOVEDIR));
+                    if removed.is_err() {
+                        let moved = format!(".planted-{}", std::process::id());
+                        rustix::fs::renameat(&dir, name, &dir, moved.as_str())?;
+                    }
+                }
+                match rustix::fs::mkdirat(&dir, name, Mode::RWXU) {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                    Err(err) => return Err(err.into()),
+                }
+                open(&dir, name)?
+            }
+        };
+        dir = next;
+    }
+    Ok(base.join(rel))
 }
 
 /// Seeds Paige's Claude Code config dir once from the learner's own (`~/.claude.json`: the

@@ -15,6 +15,7 @@ fn info(agent: Option<&str>) -> RunInfo {
         token: "ui-token".into(),
         agent_token: agent.map(Into::into),
         jail: None,
+        landlock: None,
         no_jail_because: None,
         project_dir: "/p".into(),
         started_at: Utc::now(),

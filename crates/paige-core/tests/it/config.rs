@@ -197,12 +197,16 @@ fn the_jail_is_decided_on_load_from_paige_jail_and_path() {
         Config::load(&env(&pairs), ConfigOverrides::default()).expect("config").agent_jail
     };
     let path = std::env::var("PATH").unwrap_or_default();
-    let off = load(&[("PAIGE_JAIL", "0"), ("PATH", &path)]);
-    assert_eq!(off, Confinement::Off("PAIGE_JAIL=0 turned it off".into()));
+    let off = load(&[("PAIGE_JAIL", "0"), ("PAIGE_LANDLOCK", "0"), ("PATH", &path)]);
+    assert_eq!(off, Confinement::Off("PAIGE_JAIL=0 turned it off; PAIGE_LANDLOCK=0 turned Landlock off".into()));
+    assert!(!off.read_only());
+    // Without the jail, Landlock keeps the project read-only where the kernel has it (this
+    // machine's does: the tests need it).
+    let landlock = load(&[("PAIGE_JAIL", "0"), ("PATH", &path)]);
+    assert_eq!(landlock, Confinement::Landlock("PAIGE_JAIL=0 turned it off".into()));
+    assert!(landlock.read_only() && landlock.bwrap().is_none());
     let missing = load(&[("PATH", "/nonexistent")]);
     assert!(missing.why_off().is_some_and(|why| why.contains("apt-get install bubblewrap")), "{missing:?}");
-    match paige_core::launch::jail::probe(Some(path.as_ref())) {
-        Ok(bwrap) => assert_eq!(load(&[("PATH", &path)]), Confinement::Jail(bwrap)),
-        Err(why) => eprintln!("bubblewrap cannot run here ({why}); scripts/test.sh installs it"),
-    }
+    let probed = paige_core::launch::jail::probe(Some(path.as_ref())).expect("bubblewrap runs here (scripts/test.sh)");
+    assert_eq!(load(&[("PATH", &path)]), Confinement::Jail { bwrap: probed.bwrap, userns: probed.userns });
 }

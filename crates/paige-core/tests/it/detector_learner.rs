@@ -300,7 +300,7 @@ fn a_guarded_path_is_not_written_while_a_background_command_may_still_run_and_th
 #[test]
 fn in_the_jail_no_window_opens_and_the_learners_new_file_stays_where_it_is() {
     let jailed = |c: &mut paige_core::Config| {
-        c.agent_jail = paige_core::launch::jail::Confinement::Jail("/usr/bin/bwrap".into())
+        c.agent_jail = paige_core::launch::jail::Confinement::Jail { bwrap: "/usr/bin/bwrap".into(), userns: true }
     };
     let gov = Gov::coach_with(FILES, jailed);
     assert!(gov.core.agent_jailed());

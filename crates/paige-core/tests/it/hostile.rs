@@ -324,6 +324,7 @@ fn run_file(data: &Path, pid: u32, project: &Path) {
         token: "old".into(),
         agent_token: None,
         jail: None,
+        landlock: None,
         no_jail_because: None,
         project_dir: project.to_owned(),
         started_at: chrono::Utc::now(),

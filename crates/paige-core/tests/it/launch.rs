@@ -42,6 +42,8 @@ fn launch_env(d: &Dirs, extra: &[(&str, &str)]) -> HashMap<String, String> {
         ("HOME", d.home.to_str().expect("utf-8")),
         ("LANG", "C.UTF-8"),
         ("LC_ALL", "C.UTF-8"),
+        // Most tests launch without an OS layer (`None`): the learner's explicit yes.
+        ("PAIGE_UNGUARDED", "1"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
@@ -56,6 +58,10 @@ fn command(
     origin: Origin,
     jail: Option<PathBuf>,
 ) -> paige_core::terminal::AgentCommand {
+    let confinement = match jail {
+        Some(bwrap) => jail::Confinement::Jail { bwrap, userns: true },
+        None => jail::Confinement::Off("none in this test".into()),
+    };
     Launch {
         project_dir: &d.project,
         data_dir: &d.data,
@@ -64,7 +70,7 @@ fn command(
         env,
         origin,
         agent_override: None,
-        jail,
+        confinement,
         extra_args: vec!["-p".into(), "hello".into()],
     }
     .command()
@@ -122,8 +128,16 @@ fn the_jail_wraps_claude_and_paige_jail_0_turns_it_off() {
     assert!(!at("--bind", &d.project), "the project is never bound writable");
     assert!(args.windows(2).any(|w| w[0] == "--tmpfs" && w[1] == d.data.to_str().expect("utf-8")), "DATA_DIR hidden");
     assert!(at("--bind", &d.data.join("claude")), "Claude Code's own config dir is writable");
+    assert!(args.iter().any(|a| a == "--unshare-user"), "in a user namespace of its own");
+    assert!(args.windows(2).any(|w| w == ["--cap-drop", "ALL"]), "no capability in the jail, ever");
+    assert!(args.windows(2).any(|w| w == ["--tmpfs", "/run"]), "the session's sockets in /run are not in view");
     let dash = args.iter().position(|a| a == "--").expect("--");
-    assert_eq!(Path::new(&args[dash + 1]), d.bin.join("claude"));
+    assert_eq!(Path::new(&args[dash + 1]), Path::new("/usr/bin/paige"), "paige confine adds its layers inside");
+    assert_eq!(args[dash + 2..dash + 4], ["confine", "--policy"]);
+    let policy: serde_json::Value = serde_json::from_str(&args[dash + 4]).expect("policy JSON");
+    assert_eq!(policy["fs"], true, "without Claude Code's sandbox Landlock keeps the project read-only too");
+    assert_eq!(policy["deny_unix_sockets"], true, "{policy}");
+    assert_eq!(Path::new(&args[dash + 6]), d.bin.join("claude"));
     assert!(env_of(&cmd)["CARGO_TARGET_DIR"].starts_with(d.data.join("claude/scratch").to_str().expect("utf-8")));
 
     // Whether to jail is the running Paige's decision (`Confinement`), not the launching
@@ -163,6 +177,7 @@ fn in_jail(bwrap: &Path, d: &Dirs, script: &str) -> std::process::Output {
     std::fs::create_dir_all(d.data.join("claude")).expect("config dir");
     let spec = jail::JailSpec {
         bwrap: bwrap.to_owned(),
+        userns: jail::probe(std::env::var_os("PATH").as_deref()).expect("probe").userns,
         project_dir: d.project.clone(),
         data_dir: d.data.clone(),
         claude_config_dir: d.data.join("claude"),
@@ -176,10 +191,9 @@ fn in_jail(bwrap: &Path, d: &Dirs, script: &str) -> std::process::Output {
 
 #[test]
 fn in_the_jail_no_command_can_change_the_learners_project_git_or_home_and_nothing_outlives_it() {
-    let Ok(bwrap) = jail::probe(std::env::var_os("PATH").as_deref()) else {
-        eprintln!("bubblewrap cannot run here; scripts/test.sh installs it");
-        return;
-    };
+    let bwrap = jail::probe(std::env::var_os("PATH").as_deref())
+        .expect("bubblewrap can run here (scripts/test.sh installs it)")
+        .bwrap;
     let d = dirs();
     std::fs::create_dir_all(d.project.join("src")).expect("src");
     std::fs::create_dir_all(d.project.join(".git/hooks")).expect("git");
@@ -231,7 +245,7 @@ fn coach_mode_without_paiges_hook_command_refuses_to_start_claude_and_says_so_in
         env: &env,
         origin: Origin::App,
         agent_override: None,
-        jail: None,
+        confinement: jail::Confinement::Off("none in this test".into()),
         extra_args: Vec::new(),
     }
     .command()
@@ -239,4 +253,153 @@ fn coach_mode_without_paiges_hook_command_refuses_to_start_claude_and_says_so_in
     assert_eq!(cmd.program, OsString::from("/bin/bash"), "the learner's own shell, not an unguarded Claude Code");
     assert!(!cmd.accepts_nudges);
     assert!(cmd.banner.expect("banner").contains("cannot start Claude Code in coach mode"));
+}
+
+/// Nothing of the learner's desktop session reaches Claude Code's environment: from the jail
+/// the X display typed into the learner's terminal, and the D-Bus session bus runs anything
+/// outside it (`systemd-run --user`).
+#[test]
+fn the_learners_display_bus_runtime_dir_and_agent_sockets_are_not_in_claudes_environment() {
+    let d = dirs();
+    let session = [
+        ("DISPLAY", ":0"),
+        ("WAYLAND_DISPLAY", "wayland-0"),
+        ("XDG_RUNTIME_DIR", "/run/user/1000"),
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus"),
+        ("SSH_AUTH_SOCK", "/tmp/ssh-x/agent.1"),
+        ("XAUTHORITY", "/home/l/.Xauthority"),
+    ];
+    for origin in [Origin::App, Origin::Shell] {
+        let got = env_of(&command(&d, &launch_env(&d, &session), origin, None));
+        for (name, _) in session {
+            assert!(!got.contains_key(name), "{name} reached Claude Code from {origin:?}");
+        }
+    }
+}
+
+/// With no OS layer at all (no jail, no Landlock, no Claude Code sandbox) coach mode does not
+/// start Claude Code unless the learner said so; when they did, the terminal says in red that
+/// the project is not read-only.
+#[test]
+fn coach_mode_with_no_os_layer_refuses_unless_the_learner_says_so_and_then_says_so_in_red() {
+    let d = dirs();
+    let mut env = launch_env(&d, &[("SHELL", "/bin/bash")]);
+    env.remove("PAIGE_UNGUARDED");
+    let cmd = command(&d, &env, Origin::Shell, None);
+    assert_eq!(cmd.program, OsString::from("/bin/bash"), "the learner's shell, not an unguarded Claude Code");
+    assert!(!cmd.accepts_nudges);
+    let banner = cmd.banner.expect("why, on screen");
+    assert!(banner.contains("will not start Claude Code") && banner.contains("PAIGE_UNGUARDED=1"), "{banner}");
+
+    env.insert("PAIGE_UNGUARDED".into(), "1".into());
+    let cmd = command(&d, &env, Origin::Shell, None);
+    assert_eq!(cmd.program, d.bin.join("claude").as_os_str(), "the learner said so");
+    let banner = cmd.banner.expect("the banner says what holds");
+    assert!(banner.contains("\x1b[1;31m") && banner.contains("NOT read-only"), "{banner}");
+}
+
+/// Where the jail cannot run (no user namespaces), Landlock keeps the project read-only: the
+/// launch is `paige confine` with the file rules on, `DATA_DIR` hidden but for Claude Code's
+/// own files, every capability dropped, temp files in Paige's scratch; the banner is quiet.
+#[test]
+fn without_the_jail_landlock_confines_claude_with_data_dir_hidden_and_no_capabilities() {
+    let d = dirs();
+    let env = launch_env(&d, &[("ANTHROPIC_BASE_URL", "http://127.0.0.1:8123")]);
+    let cmd = Launch {
+        project_dir: &d.project,
+        data_dir: &d.data,
+        server: &server(),
+        mode: AgentMode::Coach { sandbox: true },
+        env: &env,
+        origin: Origin::Shell,
+        agent_override: None,
+        confinement: jail::Confinement::Landlock("no user namespaces here".into()),
+        extra_args: Vec::new(),
+    }
+    .command()
+    .expect("command");
+    assert_eq!(cmd.program, OsString::from("/usr/bin/paige"), "paige confine, then Claude Code");
+    let args: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    assert_eq!(args[..2], ["confine", "--policy"]);
+    let policy: serde_json::Value = serde_json::from_str(&args[2]).expect("policy");
+    assert_eq!(policy["fs"], true);
+    assert_eq!(policy["drop_caps"], true);
+    assert_eq!(policy["hide"], serde_json::json!([d.data]));
+    assert_eq!(policy["tcp_connect"], serde_json::json!([443, 4321, 8123]), "Paige, the model API, nothing else");
+    let read: Vec<&str> = policy["read"].as_array().expect("read").iter().filter_map(|v| v.as_str()).collect();
+    assert!(read.iter().any(|p| p.contains("/run/mcp-")), "its MCP config stays readable: {read:?}");
+    assert_eq!(Path::new(&args[4]), d.bin.join("claude"));
+    assert!(
+        !args.iter().any(|a| a.contains("\"sandbox\"")),
+        "Claude Code's sandbox needs mount(2), which Landlock forbids"
+    );
+    let env = env_of(&cmd);
+    assert_eq!(Path::new(&env["TMPDIR"]), d.data.join("claude/scratch/tmp"), "not the learner's /tmp");
+    assert!(d.data.join("claude/scratch/tmp").is_dir());
+    assert!(cmd.banner.is_none(), "read-only: nothing to warn about");
+}
+
+/// Paige never follows a link Claude Code planted in its config dir (writable in the jail):
+/// a scratch folder replaced by a link into the project is removed and made anew, and
+/// nothing is created in the project.
+#[test]
+fn a_link_planted_in_claudes_config_dir_is_never_followed_by_the_launcher() {
+    let d = dirs();
+    let config = d.data.join("claude");
+    std::fs::create_dir_all(config.join("scratch")).expect("scratch");
+    std::os::unix::fs::symlink(&d.project, config.join("scratch/target")).expect("planted link");
+    std::os::unix::fs::symlink(&d.project, config.join("scratch/tmp")).expect("planted link");
+    let env = launch_env(&d, &[]);
+    Launch {
+        project_dir: &d.project,
+        data_dir: &d.data,
+        server: &server(),
+        mode: AgentMode::Coach { sandbox: false },
+        env: &env,
+        origin: Origin::Shell,
+        agent_override: None,
+        confinement: jail::Confinement::Landlock("test".into()),
+        extra_args: Vec::new(),
+    }
+    .command()
+    .expect("command");
+    assert_eq!(std::fs::read_dir(&d.project).expect("project").count(), 0, "nothing made in the project");
+    for dir in ["target", "tmp"] {
+        let meta = std::fs::symlink_metadata(config.join("scratch").join(dir)).expect("made");
+        assert!(meta.is_dir() && !meta.file_type().is_symlink(), "{dir} is Paige's own folder again");
+    }
+}
+
+/// No capability in the jail, ever (issue 39: root kept the full set without a user
+/// namespace): run as root here, a bind remount of the project read-write, `mknod` of a disk,
+/// and a remount from a nested user namespace all fail, and the session's folders in `/run`
+/// (D-Bus, screen, docker's socket) are not in view.
+#[test]
+fn in_the_jail_root_cannot_remount_mknod_or_see_the_sessions_sockets_in_run() {
+    let probed = jail::probe(std::env::var_os("PATH").as_deref()).expect("bubblewrap runs here (scripts/test.sh)");
+    let d = dirs();
+    std::fs::write(d.project.join("main.rs"), "fn main() {}\n").expect("main");
+    let run_dir = tempfile::Builder::new().prefix("paige-session-").tempdir_in("/run").expect("a folder in /run");
+    let socket = std::os::unix::net::UnixListener::bind(run_dir.path().join("bus")).expect("a session socket");
+    let script = format!(
+        "grep CapEff /proc/self/status; \
+         mount -o remount,bind,rw {p} 2>/dev/null && echo REMOUNTED; \
+         mount -t tmpfs none {p} 2>/dev/null && echo MOUNTED; \
+         mknod /tmp/disk b 8 0 2>/dev/null && echo MKNOD; \
+         unshare -Urm sh -c 'mount -o remount,bind,rw {p} && echo x >> {p}/main.rs' 2>/dev/null && echo NESTED; \
+         echo y >> {p}/main.rs 2>/dev/null && echo WROTE; \
+         test -e {sock} && echo SAW-RUN; \
+         echo done",
+        p = d.project.display(),
+        sock = run_dir.path().join("bus").display(),
+    );
+    let out = in_jail(&probed.bwrap, &d, &script);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("done"), "the script ran: {stdout} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("CapEff:\t0000000000000000"), "no effective capability: {stdout}");
+    for escape in ["REMOUNTED", "MOUNTED", "MKNOD", "NESTED", "WROTE", "SAW-RUN"] {
+        assert!(!stdout.contains(escape), "{escape} from the jail: {stdout}");
+    }
+    assert_eq!(std::fs::read_to_string(d.project.join("main.rs")).expect("main"), "fn main() {}\n");
+    drop(socket);
 }

@@ -10,6 +10,7 @@ fn info(pid: u32, token: &str) -> RunInfo {
         token: token.into(),
         agent_token: Some("agent".into()),
         jail: Some(true),
+        landlock: None,
         no_jail_because: None,
         project_dir: "/p".into(),
         started_at: Utc::now(),

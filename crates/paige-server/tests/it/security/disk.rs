@@ -66,6 +66,7 @@ fn the_run_file_is_private_even_where_a_symlink_or_an_open_run_dir_was_left() {
         token: "t".into(),
         agent_token: Some("a".into()),
         jail: None,
+        landlock: None,
         no_jail_because: None,
         project_dir: "/p".into(),
         started_at: Utc::now(),

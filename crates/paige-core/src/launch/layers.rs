@@ -1,0 +1,264 @@
+//! What guards Claude Code in coach mode, layer by layer, and what Paige tells the learner
+//! about it: each layer on or off with the reason, and "read-only" only when it is true.
+//!
+//! The configurations a learner's machine gives (issue 39's matrix):
+//! - **The jail with Claude Code's sandbox inside** (user namespaces, `socat`): bubblewrap in a
+//!   user namespace, no capabilities, private `/tmp` and `/run`; `paige confine` adds seccomp
+//!   (no typing into a terminal, no `ptrace`) and Landlock's scopes (no abstract UNIX socket,
+//!   no signal outside). No Landlock file-system rules here: they forbid `mount(2)`, which
+//!   Claude Code's own sandbox needs for every Bash call; its sandbox keeps commands off the
+//!   network and off UNIX sockets instead.
+//! - **The jail alone** (no `socat`, or Claude Code's sandbox cannot run): the same jail, and
+//!   `paige confine` adds all of Landlock (the project read-only again, TCP only to Paige and
+//!   the model API) and seccomp with no UNIX sockets and no mounts.
+//! - **No user namespaces** (Ubuntu 24.04's AppArmor default, `user.max_user_namespaces=0`),
+//!   as an ordinary user: no jail; `paige confine` alone — Landlock with `DATA_DIR` hidden,
+//!   seccomp, every capability dropped.
+//! - **Nothing** (no Landlock either): coach mode starts only when the learner says so.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use paige_confine::Policy;
+
+use super::jail::Confinement;
+
+/// The variable (and `paige claude --unguarded`) that starts coach mode with no OS layer.
+pub const UNGUARDED_VAR: &str = "PAIGE_UNGUARDED";
+
+/// Why coach mode does not start with no OS layer, and how to start it anyway.
+pub fn refusal(why: &str) -> String {
+    format!(
+        "Paige will not start Claude Code in coach mode here: nothing in the operating system would keep your \
+         project read-only ({why}). Install bubblewrap or use a kernel with Landlock (Linux 5.13+), or start it \
+         anyway with {UNGUARDED_VAR}=1 (`paige claude --unguarded`): then only Paige's hooks and change detector \
+         stand between Claude Code and your files."
+    )
+}
+
+/// Whether `paige confine` can keep the project read-only here without a user namespace.
+pub fn landlock_usable() -> Result<(), String> {
+    let support = paige_confine::support();
+    match support.landlock_abi {
+        None => Err("the kernel offers no Landlock (Linux 5.13+ with the landlock LSM enabled)".into()),
+        Some(_) if !support.seccomp => Err("the kernel offers no seccomp filters".into()),
+        Some(_) => Ok(()),
+    }
+}
+
+/// One layer, as the learner sees it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Layer {
+    pub name: String,
+    pub on: bool,
+    /// What it does when on; why not when off.
+    pub detail: String,
+}
+
+/// What a launch of Claude Code in coach mode runs under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// `bwrap` and whether in a user namespace.
+    pub jail: Option<(PathBuf, bool)>,
+    /// What `paige confine` applies before Claude Code starts (inside the jail when there is one).
+    pub confine: Option<Policy>,
+    /// Claude Code's own Bash sandbox.
+    pub claude_sandbox: bool,
+    pub layers: Vec<Layer>,
+    /// The learner's files are read-only to Claude Code by construction.
+    pub read_only: bool,
+}
+
+impl Plan {
+    /// No OS layer at all: coach mode starts only when the learner says so.
+    pub fn unguarded(&self) -> bool {
+        self.jail.is_none() && self.confine.is_none() && !self.claude_sandbox
+    }
+}
+
+/// What a plan is made from.
+pub struct Inputs<'a> {
+    pub confinement: &'a Confinement,
+    /// Claude Code's sandbox probe (`crate::sandbox::probe`).
+    pub sandbox: Result<(), String>,
+    pub hooks: bool,
+    pub project_dir: &'a Path,
+    pub data_dir: &'a Path,
+    pub config_dir: &'a Path,
+    /// Files in `data_dir` Claude Code is started with (read-only).
+    pub run_files: &'a [PathBuf],
+    /// TCP ports Claude Code may connect to: Paige's, the model API's, a proxy's.
+    pub ports: Vec<u16>,
+}
+
+impl Plan {
+    pub fn new(inputs: Inputs<'_>) -> Plan {
+        let support = paige_confine::support();
+        let abi = support.landlock_abi.unwrap_or(0);
+        let jail = match inputs.confinement {
+            Confinement::Jail { bwrap, userns } => Some((bwrap.clone(), *userns)),
+            _ => None,
+        };
+        // Claude Code's sandbox needs `mount(2)` for every command, which Landlock's file
+        // rules forbid: where those are the read-only layer, it stays off.
+        let landlock = matches!(inputs.confinement, Confinement::Landlock(_));
+        let claude_sandbox = inputs.sandbox.is_ok() && !landlock;
+        let confine = match inputs.confinement {
+            Confinement::Off(_) => None,
+            _ if claude_sandbox => Some(Policy {
+                scope_abstract_unix: abi >= 6,
+                scope_signals: abi >= 6,
+                seccomp: support.seccomp,
+                ..Policy::default()
+            }),
+            _ => Some(full_policy(&inputs, landlock, abi)),
+        };
+        let read_only = inputs.confinement.read_only();
+        let layers = describe(&inputs, &jail, confine.as_ref(), claude_sandbox, abi);
+        Plan { jail, confine, claude_sandbox, layers, read_only }
+    }
+
+    /// One line for the learner: what holds, then each layer.
+    pub fn summary(&self, project_dir: &Path) -> String {
+        let head = if self.read_only {
+            format!("coach mode — Claude Code sees {} read-only", project_dir.display())
+        } else {
+            "coach mode WITHOUT an operating-system guard — your files are NOT read-only to Claude Code".to_owned()
+        };
+        let layers: Vec<String> = self.layers.iter().map(|l| format!("{} {}", l.name, on_off(l.on))).collect();
+        format!("{head} ({})", layers.join(", "))
+    }
+
+    /// The environment `paige confine` needs beside Claude Code's: where temp files go when
+    /// `/tmp` is the learner's (no jail).
+    pub fn extra_env(&self, config_dir: &Path) -> Vec<(OsString, OsString)> {
+        if self.jail.is_none() && self.confine.as_ref().is_some_and(|p| p.fs) {
+            vec![("TMPDIR".into(), config_dir.join("scratch/tmp").into_os_string())]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+fn on_off(on: bool) -> &'static str {
+    if on { "on" } else { "off" }
+}
+
+/// Landlock over everything, seccomp with no UNIX sockets and no mounts: the jail alone, or
+/// no jail at all (`landlock`: then `DATA_DIR` is hidden and capabilities dropped here).
+fn full_policy(inputs: &Inputs<'_>, landlock: bool, abi: u32) -> Policy {
+    let mut write = vec![inputs.config_dir.to_owned()];
+    let mut read = vec![PathBuf::from("/")];
+    let mut hide = Vec::new();
+    if landlock {
+        hide.push(inputs.data_dir.to_owned());
+        read.extend(inputs.run_files.iter().cloned());
+        write.push(inputs.config_dir.join("scratch/tmp"));
+    } else {
+        // The jail's own /tmp, gone with it.
+        write.push("/tmp".into());
+    }
+    let devices = ["null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx", "shm"];
+    Policy {
+        fs: true,
+        read,
+        write,
+        hide,
+        devices: devices.iter().map(|d| Path::new("/dev").join(d)).collect(),
+        tcp_connect: (abi >= 4).then(|| inputs.ports.clone()),
+        scope_abstract_unix: abi >= 6,
+        scope_signals: abi >= 6,
+        seccomp: true,
+        deny_unix_sockets: true,
+        deny_mounts: true,
+        drop_caps: landlock,
+    }
+}
+
+fn describe(
+    inputs: &Inputs<'_>,
+    jail: &Option<(PathBuf, bool)>,
+    confine: Option<&Policy>,
+    claude_sandbox: bool,
+    abi: u32,
+) -> Vec<Layer> {
+    let layer = |name: &str, on: bool, detail: String| Layer { name: name.to_owned(), on, detail };
+    let why_no_jail = inputs.confinement.why_off().unwrap_or_default().to_owned();
+    // SAFETY: geteuid(2) has no failure mode.
+    let root = unsafe { libc::geteuid() } == 0;
+    let fs = confine.is_some_and(|p| p.fs);
+    let mut layers = vec![match jail {
+        Some(_) => layer("jail", true, "bubblewrap: a read-only view, private /tmp and /run, its own processes".into()),
+        None => layer("jail", false, why_no_jail.clone()),
+    }];
+    layers.push(match jail {
+        Some((_, true)) => layer("user namespace", true, "the jail runs in a user namespace of its own".into()),
+        Some((_, false)) => {
+            layer("user namespace", false, "this machine allows none: the jail runs as root without one".into())
+        }
+        None => layer("user namespace", false, why_no_jail),
+    });
+    let dropped = jail.is_some() || confine.is_some_and(|p| p.drop_caps);
+    layers.push(match (dropped, root) {
+        (true, _) => layer("capabilities", true, "every capability dropped".into()),
+        (false, false) => layer("capabilities", true, "an ordinary user: none to drop".into()),
+        (false, true) => layer("capabilities", false, "Claude Code runs as root with every capability".into()),
+    });
+    layers.push(match confine {
+        Some(p) if p.fs => layer(
+            "Landlock",
+            true,
+            format!("ABI {abi}: the project and your home read-only, Paige's data hidden, sockets and signals scoped"),
+        ),
+        Some(p) if p.scope_abstract_unix => {
+            layer("Landlock", true, format!("ABI {abi}: abstract sockets and signals scoped to Claude Code"))
+        }
+        _ => layer("Landlock", false, landlock_usable().err().unwrap_or_else(|| "not needed here".into())),
+    });
+    layers.push(match confine {
+        Some(p) if p.seccomp && p.deny_unix_sockets => {
+            layer("seccomp", true, "no typing into terminals, no ptrace, no UNIX sockets, no mounts".into())
+        }
+        Some(p) if p.seccomp => layer("seccomp", true, "no typing into terminals, no ptrace".into()),
+        _ => layer("seccomp", false, "no OS layer to add it to".into()),
+    });
+    layers.push(match confine.and_then(|p| p.tcp_connect.as_ref()) {
+        Some(ports) if fs => layer("network", true, format!("TCP only to Paige and the model API (ports {ports:?})")),
+        _ if claude_sandbox => layer("network", true, "commands run without network (Claude Code's sandbox)".into()),
+        _ => layer("network", false, "shared with your session".into()),
+    });
+    layers.push(match (&inputs.sandbox, claude_sandbox) {
+        (_, true) => layer("Claude Code's sandbox", true, "each command in a sandbox of its own".into()),
+        (Ok(()), false) => layer("Claude Code's sandbox", false, "it cannot run under Landlock's file rules".into()),
+        (Err(why), false) => layer("Claude Code's sandbox", false, why.clone()),
+    });
+    layers.push(if inputs.hooks {
+        layer("hooks", true, "Paige checks every tool call".into())
+    } else {
+        layer("hooks", false, "Paige's hook command was not found".into())
+    });
+    layers
+}
+
+/// The TCP ports Claude Code needs: Paige's, the model API's (`ANTHROPIC_BASE_URL`, else
+/// 443) and a proxy's.
+pub fn ports(paige: u16, env: &std::collections::HashMap<String, String>) -> Vec<u16> {
+    let port_of = |url: &str| reqwest::Url::parse(url).ok().and_then(|u| u.port_or_known_default());
+    let mut ports = vec![paige, 443];
+    ports.extend(env.get("ANTHROPIC_BASE_URL").and_then(|u| port_of(u)));
+    for var in ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"] {
+        ports.extend(env.get(var).and_then(|u| port_of(u)));
+    }
+    ports.sort_unstable();
+    ports.dedup();
+    ports
+}
+
+impl Plan {
+    /// Files Claude Code is started with, readable where `DATA_DIR` is otherwise hidden.
+    pub fn allow_read(&mut self, files: &[PathBuf]) {
+        if let Some(policy) = self.confine.as_mut().filter(|p| !p.hide.is_empty()) {
+            policy.read.extend(files.iter().cloned());
+        }
+    }
+}
