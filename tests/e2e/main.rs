@@ -4,6 +4,7 @@
 mod blackbox;
 mod claude;
 mod coaching;
+mod confine;
 mod crash;
 mod doctor;
 mod failures;

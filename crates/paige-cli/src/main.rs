@@ -1,6 +1,7 @@
 //! `paige`: the command-line face of Paige.
 
 mod claude;
+mod confine;
 mod doctor;
 mod guard;
 mod hook;
@@ -101,6 +102,11 @@ enum Command {
     /// with an Ed25519 key kept in DATA_DIR/record-key (0600, made on first export). Export
     /// reads DATA_DIR/paige.db; verify works offline on the file alone.
     Record(record::RecordArgs),
+    /// Apply a confinement policy (Landlock, seccomp, capabilities; JSON) to this process and
+    /// exec the program after `--`: how the launcher confines Claude Code without a user
+    /// namespace. Exits 126 naming what could not be applied.
+    #[command(hide = true)]
+    Confine(confine::ConfineArgs),
 }
 
 #[derive(Debug, Args)]
@@ -198,6 +204,7 @@ fn main() -> ExitCode {
         Command::Doctor(args) => doctor::run(args),
         Command::Session(args) => session::run(args).map(|()| true),
         Command::Hook(args) => return hook::run(&args.event),
+        Command::Confine(args) => return confine::run(args),
         Command::Intents(args) => intents::run(args),
         Command::Blame(args) => intents::blame(args),
         Command::Restore(args) => restore::run(args),
