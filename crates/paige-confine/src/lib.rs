@@ -260,6 +260,16 @@ mod tests {
     }
 
     #[test]
+    fn support_leaves_the_caller_unconfined() {
+        let support = support();
+        assert!(support.landlock_abi.is_some(), "this kernel has no Landlock");
+        // SAFETY: integer arguments only.
+        assert_eq!(unsafe { libc::prctl(libc::PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) }, 0, "support() set no_new_privs");
+        // SAFETY: integer arguments only.
+        assert_eq!(unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) }, 0, "support() installed a filter");
+    }
+
+    #[test]
     fn a_misspelt_policy_field_is_an_error_and_absent_fields_are_off() {
         assert!(serde_json::from_str::<Policy>(r#"{"fs": true, "scope_signal": true}"#).is_err());
         let policy: Policy = serde_json::from_str(r#"{"seccomp": true}"#).unwrap();
