@@ -57,7 +57,7 @@ const MAX_DEPTH: u8 = 12;
 const MAX_OPEN_PARENS: usize = 12;
 
 pub fn classify(command: &str) -> BashCommand {
-    let mut scan = Scan { effect: Effect::ReadOnly, backgrounds: false, depth: 0 };
+    let mut scan = Scan { effect: Effect::ReadOnly, backgrounds: false, depth: 0, outside: false };
     if command.trim().is_empty() {
         scan.unknown("an empty command");
     } else if command.len() > MAX_COMMAND_BYTES || nesting(command) > 256 {
@@ -72,6 +72,7 @@ pub fn classify(command: &str) -> BashCommand {
             effect: Effect::Unknown("a command Paige cannot parse".into()),
             backgrounds: false,
             depth: 0,
+            outside: false,
         });
     }
     BashCommand { effect: scan.effect, backgrounds: scan.backgrounds }
@@ -172,6 +173,8 @@ pub(super) struct Scan {
     effect: Effect,
     backgrounds: bool,
     depth: u8,
+    /// A `cd` may have left the project (see `programs::change_directory`).
+    outside: bool,
 }
 
 impl Runner for Scan {
@@ -205,6 +208,14 @@ impl Runner for Scan {
 
     fn leaves_running(&mut self) {
         self.backgrounds = true;
+    }
+
+    fn left_project(&mut self) {
+        self.outside = true;
+    }
+
+    fn outside_project(&self) -> bool {
+        self.outside
     }
 }
 
@@ -533,7 +544,7 @@ mod tests {
         for command in
             ["echo hi 99999999999>x", "cat 4294967296<in", "ls ~+99999999999999999999", "ls ~-99999999999999999999"]
         {
-            let mut scan = Scan { effect: Effect::ReadOnly, backgrounds: false, depth: 0 };
+            let mut scan = Scan { effect: Effect::ReadOnly, backgrounds: false, depth: 0, outside: false };
             let ran = catch_unwind(AssertUnwindSafe(|| scan.source(command)));
             assert!(ran.is_ok(), "{command:?} panicked in the parser");
             assert!(matches!(scan.effect, Effect::Unknown(_)), "{command:?}: {:?}", scan.effect);

@@ -7,7 +7,7 @@ use paige_core::governance::bash::{Effect, classify};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Want {
+pub(super) enum Want {
     /// Denied in coach mode.
     M,
     /// Known read-only.
@@ -352,7 +352,7 @@ const HARDENED: &[(&str, Want)] = &[
     ("git branch -a", R),
 ];
 
-fn misclassified(table: &[(&str, Want)]) -> Vec<String> {
+pub(super) fn misclassified(table: &[(&str, Want)]) -> Vec<String> {
     let mut wrong = Vec::new();
     for (command, want) in table {
         let got = match classify(command).effect {

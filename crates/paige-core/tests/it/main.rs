@@ -8,6 +8,7 @@ mod bash_rules;
 mod bindings;
 mod budgets;
 mod buffer_logging;
+mod code_runners;
 mod config;
 mod db;
 mod detector;

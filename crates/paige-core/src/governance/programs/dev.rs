@@ -2,7 +2,7 @@
 //! read-only subcommands and options that write or run something else (`git -c`,
 //! `git grep -O`, `cargo --config`, `npm --script-shell`, `go test -exec`, `jest -u`, ...).
 
-use super::{Opts, Runner, is_short_cluster, long_is};
+use super::{Opts, Runner, is_short_cluster, leaves_project, long_is};
 
 #[rustfmt::skip]
 const GIT_READ_ONLY: &[&str] = &[
@@ -41,6 +41,14 @@ pub(super) fn handles(name: &str) -> bool {
 }
 
 pub(super) fn classify(scan: &mut impl Runner, name: &str, lit: &[&str], o: &Opts) {
+    if scan.outside_project() {
+        return after_cd(scan, name);
+    }
+    if matches!(name, "eslint" | "prettier")
+        && let Some(path) = lit.iter().find(|a| leaves_project(a.split_once('=').map_or(a, |(_, v)| v)))
+    {
+        return scan.unknown(format!("`{name} {path}` loads configuration or plugins (code) from outside the project"));
+    }
     match name {
         "git" => git(scan, lit),
         "cargo" => cargo(scan, lit),
@@ -79,9 +87,25 @@ pub(super) fn classify(scan: &mut impl Runner, name: &str, lit: &[&str], o: &Opt
     }
 }
 
+/// The tools here run code they find in the directory they run in.
+fn after_cd(scan: &mut impl Runner, name: &str) {
+    scan.unknown(format!(
+        "`{name}` after a `cd` that may leave the project: it runs code found there (configuration, build scripts, tests)"
+    ));
+}
+
 fn git(scan: &mut impl Runner, lit: &[&str]) {
     let mut i = 0;
     while let Some(arg) = lit.get(i).copied() {
+        let repository = ["-C", "--git-dir", "--work-tree"].iter().find_map(|f| {
+            let attached = arg.strip_prefix(f).and_then(|v| v.strip_prefix('=').or((*f == "-C").then_some(v)));
+            if arg == *f { lit.get(i + 1).copied() } else { attached.filter(|v| !v.is_empty()) }
+        });
+        if let Some(path) = repository.filter(|p| leaves_project(p)) {
+            return scan.unknown(format!(
+                "`git` in {path}, outside the project: that repository's configuration can make git run a command"
+            ));
+        }
         match arg {
             "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--attr-source" => i += 2,
             a if a.starts_with("-c") || a.starts_with("--config-env") => {
@@ -163,6 +187,13 @@ fn cargo(scan: &mut impl Runner, lit: &[&str]) {
         Some(i) => (&lit[..i], &lit[i + 1..]),
         None => (lit, &[][..]),
     };
+    let manifest = options.iter().enumerate().find_map(|(i, a)| {
+        let value = a.split_once('=').map(|(_, v)| v).or_else(|| options.get(i + 1).copied());
+        long_is(a, "manifest-path").then_some(value.unwrap_or(""))
+    });
+    if let Some(path) = manifest.filter(|p| leaves_project(p) || p.is_empty()) {
+        return scan.unknown(format!("`cargo --manifest-path {path}` builds and runs a package outside the project"));
+    }
     let dangerous = ["config", "target-dir", "artifact-dir", "out-dir", "open"];
     if options.iter().any(|a| dangerous.iter().any(|d| long_is(a, d)) || a.starts_with("-Z") || *a == "-C") {
         return scan.unknown("`cargo` with an option that changes what it runs or where it writes");
@@ -220,6 +251,10 @@ fn package_manager(scan: &mut impl Runner, name: &str, lit: &[&str]) {
     }
     let sub = lit.iter().copied().find(|a| !a.starts_with('-'));
     let packages = lit.iter().skip(1).filter(|a| !a.starts_with('-')).count();
+    let outside = lit.iter().find(|a| leaves_project(a.split_once('=').map_or(a, |(_, v)| v)));
+    if let (Some("test" | "t" | "tst"), Some(path)) = (sub, outside) {
+        return scan.unknown(format!("`{name} test` given {path}, a path outside the project"));
+    }
     match sub {
         Some("config" | "c")
             if !matches!(
@@ -259,7 +294,9 @@ fn go(scan: &mut impl Runner, lit: &[&str]) {
         || lit.iter().filter(|a| a.starts_with('-')).map(|a| a.trim_start_matches('-').split('=').next().unwrap_or(""));
     match sub {
         Some("test" | "vet" | "list") => {
-            if let Some(flag) = flags().find(|f| !known.contains(f)) {
+            if let Some(path) = lit.iter().find(|a| leaves_project(a.split_once('=').map_or(a, |(_, v)| v))) {
+                scan.unknown(format!("`go {} {path}`: code outside the project", sub.unwrap_or_default()));
+            } else if let Some(flag) = flags().find(|f| !known.contains(f)) {
                 scan.unknown(format!("`go {} -{flag}`", sub.unwrap_or_default()));
             }
         }
@@ -273,8 +310,23 @@ fn go(scan: &mut impl Runner, lit: &[&str]) {
 }
 
 /// Test runners run the learner's tests; their options that write (`-u` snapshots,
-/// `--outputFile`, `--junitxml`) or load code (`-p`, `--require`) are not read-only.
+/// `--outputFile`, `--junitxml`) or load code (`-p`, `--require`, `--config`, `--rootdir`),
+/// and arguments naming a path outside the project (`/tmp/test_x.py`, `../x`, `~/x`: tests,
+/// `conftest.py`s and configuration Paige cannot check) are not read-only.
 pub(super) fn test_runner(scan: &mut impl Runner, name: &str, lit: &[&str]) {
+    if scan.outside_project() {
+        return after_cd(scan, name);
+    }
+    if let Some(path) = lit.iter().find(|a| leaves_project(a.split_once('=').map_or(a, |(_, v)| v))) {
+        return scan.unknown(format!("`{name} {path}` runs code from outside the project, which Paige cannot check"));
+    }
+    let filters = lit.iter().enumerate().filter_map(|(i, a)| match a.strip_prefix("-W=") {
+        Some(value) => Some(value),
+        None => (*a == "-W").then(|| lit.get(i + 1).copied()).flatten(),
+    });
+    if let Some(filter) = filters.into_iter().find(|f| super::interpreters::warning_imports(f)) {
+        return scan.unknown(format!("`{name} -W {filter}` imports the module its warning category names"));
+    }
     if name != "pytest" && lit.iter().any(|a| matches!(*a, "-u" | "--updateSnapshot" | "--update" | "-u=true")) {
         return scan.mutating(format!("`{name} -u` rewrites the learner's snapshot files"));
     }

@@ -1,6 +1,11 @@
 //! What Paige knows of each program: which change files, which only read, which run another
-//! command (wrappers, unwrapped), and which run code Paige cannot read (inline interpreter
-//! code). Everything else is unknown. Used by `bash.rs` for every simple command.
+//! command (wrappers, unwrapped), and which run code Paige cannot read (`interpreters.rs`:
+//! scripts, inline code, `python -m` modules, loaded files). Everything else is unknown. Used
+//! by `bash.rs` for every simple command.
+//!
+//! Developer tools run code they find where they run: a test runner, build tool or git given a
+//! path outside the project (`pytest /tmp/t.py`, `git -C /tmp/r`), or run after a `cd` that
+//! may leave it (`cd /tmp && pytest`, `env -C`, `find /tmp -execdir`), is not read-only.
 //!
 //! A program on the read-only list is read-only only as Paige calls it: options that write a
 //! file or run a command (`sort -o`, `rg --pre`, `fd -x`, `git -c`, ...) are checked per
@@ -13,6 +18,7 @@
 //! to report verdicts and to classify the commands it unwraps.
 
 mod dev;
+mod interpreters;
 mod text;
 mod vars;
 mod wrappers;
@@ -32,6 +38,10 @@ pub(super) trait Runner {
     fn nested_run(&mut self, words: &[Arg]);
     /// Leaves a process running after the call (`nohup`, `setsid`).
     fn leaves_running(&mut self);
+    /// A `cd` (or `pushd`, `popd`) to a directory that may be outside the project.
+    fn left_project(&mut self);
+    /// Whether an earlier command in this one may have left the project.
+    fn outside_project(&self) -> bool;
 }
 
 /// Programs that only read files (or print). Their options are checked where some write or
@@ -43,7 +53,7 @@ const READ_ONLY: &[&str] = &[
     "ps", "type", "true", "false", "cut", "tr", "basename", "dirname", "realpath",
     "readlink", "jq", "test", "[", "nl", "od", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum",
     "sha512sum", "b2sum", "cksum", "column", "fold", "paste", "join", "comm", "rev", "tac", "seq", "sleep",
-    "locale", "expr", "cd", "pushd", "popd", "dirs", "set", "unset", "unalias", "shift",
+    "locale", "expr", "dirs", "set", "unset", "unalias", "shift",
     "wait", "umask", "exit", "return", "break", "continue", ":",
     "help", "getconf", "nproc", "free", "uptime", "lsof", "pgrep", "tput", "clear", "fc-list",
     "shellcheck", "yes", "numfmt", "lscpu",
@@ -93,7 +103,8 @@ pub(super) fn classify(scan: &mut impl Runner, name: &str, args: &[Arg]) {
             scan.nested_source(&text, "eval");
         }
         "source" | "." => scan.unknown(format!("`{name}` runs a script")),
-        _ if wrappers::interpreter(name).is_some() => wrappers::interpreted(scan, name, &lit),
+        "cd" | "pushd" | "popd" => change_directory(scan, name, args),
+        _ if interpreters::is_interpreter(name) => interpreters::classify(scan, name, &lit),
 
         // Shell builtins that set variables or store commands.
         "export" | "declare" | "typeset" | "local" | "readonly" | "read" | "printf" => vars::setter(scan, name, &lit),
@@ -106,6 +117,27 @@ pub(super) fn classify(scan: &mut impl Runner, name: &str, args: &[Arg]) {
         _ if READ_ONLY.contains(&name) => {}
         _ => scan.unknown(format!("`{name}`")),
     }
+}
+
+/// `cd DIR`: a directory that may be outside the project (absolute, `..`, `~`, computed, the
+/// home directory of a bare `cd`, the previous one of `cd -`, the stack of `pushd`/`popd`)
+/// makes the developer tools run after it unknown: they run code found there (`conftest.py`,
+/// `build.rs`, `.git/config`, `eslint.config.js`).
+fn change_directory(scan: &mut impl Runner, name: &str, args: &[Arg]) {
+    let mut operands = args.iter().filter(|a| a.as_deref().is_none_or(|a| !is_short_cluster(a) && a != "--"));
+    let dir = match (operands.next(), operands.next()) {
+        (Some(Some(dir)), None) => Some(dir.as_str()),
+        _ => None,
+    };
+    let inside = name != "popd" && dir.is_some_and(|d| d != "-" && !d.starts_with('+') && !leaves_project(d));
+    if !inside {
+        scan.left_project();
+    }
+}
+
+/// A path that may lead out of the project: absolute, through `..`, or from home (`~`).
+pub(super) fn leaves_project(path: &str) -> bool {
+    path.starts_with(['/', '~']) || path.split('/').any(|part| part == "..") || path.contains('\u{0}')
 }
 
 /// A program's literal arguments, read as options.

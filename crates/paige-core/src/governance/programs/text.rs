@@ -2,7 +2,7 @@
 //! `sed -i`/`w`, `awk` redirections and `system`, `find -exec`, `sort -o`, `rg --pre`,
 //! `fd -x`, `xxd` with an outfile, `tree -o`, `man -P`, `curl -o`, ...
 
-use super::{Opts, Runner, is_device, is_short_cluster, long_is, operands};
+use super::{Opts, Runner, is_device, is_short_cluster, leaves_project, long_is, operands};
 
 const HANDLED: &[&str] = &[
     "sed", "awk", "gawk", "mawk", "nawk", "find", "sort", "uniq", "tee", "dd", "xxd", "rg", "ag", "fd", "fdfind",
@@ -255,7 +255,15 @@ fn awk(scan: &mut impl Runner, lit: &[&str]) {
     }
 }
 
+/// `find -exec` / `-execdir` run their command on what they find, in its directory for
+/// `-execdir`: found outside the project (`find /tmp -execdir pytest \;`), the command runs
+/// as after a `cd` out of it.
 fn find(scan: &mut impl Runner, lit: &[&str]) {
+    if lit.iter().any(|a| leaves_project(a))
+        && lit.iter().any(|a| matches!(*a, "-exec" | "-execdir" | "-ok" | "-okdir"))
+    {
+        scan.left_project();
+    }
     let mut i = 0;
     while let Some(arg) = lit.get(i).copied() {
         match arg {
@@ -277,6 +285,9 @@ fn find(scan: &mut impl Runner, lit: &[&str]) {
 /// `fd -x CMD` / `-X CMD` run CMD on what they find: classified as a command; any other
 /// spelling of them is not read-only.
 fn fd(scan: &mut impl Runner, lit: &[&str]) {
+    if lit.iter().any(|a| leaves_project(a)) {
+        scan.left_project(); // `fd x /tmp -x pytest`: pytest gets `/tmp/...`
+    }
     let mut i = 0;
     while let Some(arg) = lit.get(i).copied() {
         i += 1;

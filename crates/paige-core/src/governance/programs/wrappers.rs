@@ -1,24 +1,9 @@
-//! Programs that run another command (`env`, `nice`, `timeout`, `xargs`, `sudo`, ...), shells
-//! and interpreters. A wrapper's options are read exactly: an option Paige does not know for
-//! it (`time --output=f`, `env --split-s='rm a'`) is not skipped over but unknown.
+//! Programs that run another command (`env`, `nice`, `timeout`, `xargs`, `sudo`, ...) and
+//! shells (interpreters are `interpreters.rs`). A wrapper's options are read exactly: an
+//! option Paige does not know for it (`time --output=f`, `env --split-s='rm a'`) is not
+//! skipped over but unknown.
 
-use super::{Arg, Opts, Runner, is_short_cluster, long_is};
-
-/// Interpreters: inline code (`-c`, `-e`) or code on stdin is code Paige cannot check.
-const INTERPRETERS: &[(&str, &[&str])] = &[
-    ("python", &["-c"]),
-    ("python3", &["-c"]),
-    ("node", &["-e", "--eval", "-p", "--print"]),
-    ("nodejs", &["-e", "--eval", "-p", "--print"]),
-    ("deno", &["eval"]),
-    ("bun", &["-e", "--eval"]),
-    ("ruby", &["-e"]),
-    ("perl", &["-e", "-E"]),
-    ("php", &["-r"]),
-    ("lua", &["-e"]),
-    ("Rscript", &["-e"]),
-    ("osascript", &["-e"]),
-];
+use super::{Arg, Opts, Runner, is_short_cluster, leaves_project, long_is};
 
 /// A wrapper's options: those without a value, those with one (next argument or attached),
 /// and how many operands come before the command (`timeout DURATION cmd`).
@@ -128,6 +113,9 @@ pub(super) fn env(scan: &mut impl Runner, args: &[Arg]) {
             }
             let optional = ["default-signal", "ignore-signal", "block-signal"];
             let flags = ["ignore-environment", "null", "debug", "list-signal-handling"];
+            if valued == Some("chdir") && value.clone().or_else(next).is_none_or(|dir| leaves_project(&dir)) {
+                scan.left_project();
+            }
             if valued.is_some() {
                 i += if value.is_some() { 1 } else { 2 };
             } else if optional.iter().chain(&flags).any(|f| long_is(name, f)) {
@@ -146,6 +134,10 @@ pub(super) fn env(scan: &mut impl Runner, args: &[Arg]) {
                         if c == 'S' {
                             let text = if rest.is_empty() { next() } else { Some(rest.to_owned()) };
                             return scan.nested_source(&text, "env -S");
+                        }
+                        let dir = if rest.is_empty() { next() } else { Some(rest.to_owned()) };
+                        if c == 'C' && dir.is_none_or(|dir| leaves_project(&dir)) {
+                            scan.left_project(); // `env -C /tmp pytest`
                         }
                         step = if rest.is_empty() { 2 } else { 1 };
                         break;
@@ -223,44 +215,4 @@ pub(super) fn shell(scan: &mut impl Runner, name: &str, args: &[Arg]) {
         }
     }
     scan.mutating(format!("`{name}` runs commands from its input, which Paige cannot check"));
-}
-
-pub(super) fn interpreter(name: &str) -> Option<&'static [&'static str]> {
-    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let base = if base.is_empty() { name } else { base };
-    INTERPRETERS.iter().find(|(n, _)| *n == name || *n == base).map(|(_, flags)| *flags)
-}
-
-pub(super) fn interpreted(scan: &mut impl Runner, name: &str, lit: &[&str]) {
-    let inline = interpreter(name).unwrap_or(&[]);
-    if lit.iter().any(|a| matches!(*a, "--version" | "-V" | "--help" | "-h")) && lit.len() == 1 {
-        return;
-    }
-    if name.starts_with("perl") && lit.iter().any(|a| is_short_cluster(a) && a[1..].contains('i')) {
-        return scan.mutating("`perl -i` edits files in place");
-    }
-    let runs_inline = lit.iter().any(|a| {
-        inline.contains(a)
-            || inline.iter().any(|f| f.len() == 2 && is_short_cluster(a) && a.ends_with(&f[1..]) && a.len() <= 4)
-    });
-    if runs_inline {
-        return scan.mutating(format!(
-            "`{name}` runs inline code, which Paige cannot check; write it in a file the learner can read"
-        ));
-    }
-    match lit.iter().position(|a| *a == "-m") {
-        Some(i) if lit.contains(&"\u{0}") => {
-            scan.unknown(format!("`{name} -m {}` with a computed argument", lit[i + 1..].first().unwrap_or(&"")))
-        }
-        Some(i) if lit.get(i + 1) == Some(&"pytest") => super::dev::test_runner(scan, "pytest", &lit[i + 2..]),
-        Some(i) if matches!(lit.get(i + 1).copied(), Some("unittest" | "doctest")) => {}
-        Some(i) if matches!(lit.get(i + 1).copied(), Some("pip" | "black" | "isort" | "autopep8")) => {
-            scan.mutating(format!("`{name} -m {}` changes files", lit[i + 1]))
-        }
-        Some(_) => scan.unknown(format!("`{name} -m`")),
-        None if lit.iter().all(|a| a.starts_with('-')) => {
-            scan.mutating(format!("`{name}` runs code from its input, which Paige cannot check"))
-        }
-        None => scan.unknown(format!("`{name}` runs a script")),
-    }
 }
