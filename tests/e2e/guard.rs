@@ -29,6 +29,11 @@ pub(crate) fn jail_runs() -> bool {
 
 /// `paige doctor --guard ARGS` as `user` (uid, gid) when given: (exit code, stdout).
 fn doctor_guard(claude: &str, args: &[&str], user: Option<(u32, u32)>) -> (Option<i32>, String) {
+    doctor_guard_on(claude, args, user, &guard_path(claude))
+}
+
+/// [`doctor_guard`] with `path` as the machine's PATH (a failing `bwrap`, no `socat`).
+fn doctor_guard_on(claude: &str, args: &[&str], user: Option<(u32, u32)>, path: &str) -> (Option<i32>, String) {
     let mut command = match user {
         Some((uid, gid)) => {
             let mut c = Command::new("setpriv");
@@ -41,7 +46,7 @@ fn doctor_guard(claude: &str, args: &[&str], user: Option<(u32, u32)>) -> (Optio
         .args(["doctor", "--guard"])
         .args(args)
         .env_clear()
-        .env("PATH", guard_path(claude))
+        .env("PATH", path)
         .env("TMPDIR", std::env::temp_dir())
         .stdin(Stdio::null())
         .output()
@@ -124,7 +129,7 @@ fn guard_check_as_an_unprivileged_user_with_the_jail_holds_every_attempt() {
     assert_eq!(code, Some(0), "the check passes");
 }
 
-/// With two layers switched off — the jail and Paige's hooks — what is left (Claude Code's own
+/// With three layers switched off — the jail, Landlock and Paige's hooks — what is left (Claude Code's own
 /// Bash sandbox, the detector) is known to leak (issue 27): the check fails and says which
 /// attempt got through and what it changed. (Without the jail alone, the hooks now hold the
 /// whole table.)
@@ -133,7 +138,16 @@ fn guard_check_without_the_jail_and_the_hooks_fails_naming_the_attempts_that_esc
     let Some(claude) = claude() else { return };
     let out = tempfile::tempdir().expect("dir");
     let file = out.path().join("report.json");
-    let args = ["--guard-without", "jail", "--guard-without", "hooks", "--guard-report", file.to_str().expect("utf-8")];
+    let args = [
+        "--guard-without",
+        "jail",
+        "--guard-without",
+        "landlock",
+        "--guard-without",
+        "hooks",
+        "--guard-report",
+        file.to_str().expect("utf-8"),
+    ];
     let (code, report) = doctor_guard(&claude, &args, None);
     let lines = assert_well_formed(&report, "off");
     let kept = report_file(&file);
@@ -151,6 +165,81 @@ fn guard_check_without_the_jail_and_the_hooks_fails_naming_the_attempts_that_esc
             "names the path: {line}"
         );
     }
+}
+
+/// The cells of issue 39's matrix beyond the full jail: each runs the whole table through the
+/// real `claude`, and every attempt — those past the hook included — must hold.
+fn assert_cell_holds(user: Option<(u32, u32)>, path: &str, jail: &str, expect: &[&str]) {
+    let Some(claude) = claude() else { panic!("PAIGE_TEST_CLAUDE is not set: scripts/test.sh installs Claude Code") };
+    let (code, report) = doctor_guard_on(&claude, &["--guard-jobs", "2"], user, path);
+    let lines = assert_well_formed(&report, jail);
+    for line in expect {
+        assert!(report.lines().any(|l| l.contains(line)), "the report names {line:?}:\n{report}");
+    }
+    let past_hook = lines.iter().filter(|(v, name)| v == "HELD" && name.starts_with("os-")).count();
+    assert!(past_hook >= 6, "the attempts past the hook ran and held: {lines:?}");
+    let escaped: Vec<_> = lines.iter().filter(|(v, _)| v != "HELD" && v != "SKIP").collect();
+    assert!(escaped.is_empty(), "every attempt held: {escaped:?}");
+    assert_eq!(code, Some(0), "the check passes");
+}
+
+/// A `bwrap` as Ubuntu 24.04's AppArmor default leaves it, first on a PATH: no user namespace
+/// for anyone (root may still run it without one), failing with AppArmor's own words.
+fn apparmor_path(claude: &str, bin: &std::path::Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(bin).expect("bin");
+    let script = "#!/bin/sh\n\
+        for a in \"$@\"; do [ \"$a\" = --unshare-user ] && { echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1; }; done\n\
+        [ \"$(id -u)\" = 0 ] || { echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1; }\n\
+        exec /usr/bin/bwrap \"$@\"\n";
+    std::fs::write(bin.join("bwrap"), script).expect("bwrap");
+    for dir in [bin, bin.parent().expect("parent")] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    std::fs::set_permissions(bin.join("bwrap"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    format!("{}:{}", bin.display(), guard_path(claude))
+}
+
+/// Cell: root, the jail without Claude Code's sandbox (no `socat`): the jail and Landlock's
+/// file rules inside it hold alone.
+#[test]
+fn guard_cell_root_jail_alone_without_socat_holds_every_attempt() {
+    let claude = claude().expect("PAIGE_TEST_CLAUDE");
+    let bin = tempfile::tempdir().expect("bin");
+    let path = path_without(&guard_path(&claude), "socat", &bin.path().join("bin"));
+    assert_cell_holds(None, &path, "on", &["Claude Code's sandbox  off", "Landlock               on"]);
+}
+
+/// Cell: an ordinary user, the jail alone (no `socat`).
+#[test]
+fn guard_cell_user_jail_alone_without_socat_holds_every_attempt() {
+    let claude = claude().expect("PAIGE_TEST_CLAUDE");
+    let user = unprivileged_user().expect("root with setpriv (scripts/test.sh runs as root)");
+    let bin = tempfile::tempdir().expect("bin");
+    let path = path_without(&guard_path(&claude), "socat", &bin.path().join("bin"));
+    std::fs::set_permissions(bin.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    assert_cell_holds(Some(user), &path, "on", &["Claude Code's sandbox  off", "user namespace         on"]);
+}
+
+/// Cell: root where AppArmor forbids user namespaces: the jail runs without one, with every
+/// capability dropped, and Claude Code's sandbox cannot run.
+#[test]
+fn guard_cell_root_without_user_namespaces_holds_every_attempt() {
+    let claude = claude().expect("PAIGE_TEST_CLAUDE");
+    let bin = tempfile::tempdir().expect("bin");
+    let path = apparmor_path(&claude, &bin.path().join("bin"));
+    assert_cell_holds(None, &path, "on", &["user namespace         off", "capabilities           on"]);
+}
+
+/// Cell: an ordinary user where AppArmor forbids user namespaces: no jail at all, Landlock and
+/// seccomp alone (`paige confine`) hold.
+#[test]
+fn guard_cell_user_without_user_namespaces_landlock_alone_holds_every_attempt() {
+    let claude = claude().expect("PAIGE_TEST_CLAUDE");
+    let user = unprivileged_user().expect("root with setpriv (scripts/test.sh runs as root)");
+    let bin = tempfile::tempdir().expect("bin");
+    let path = apparmor_path(&claude, &bin.path().join("bin"));
+    assert_cell_holds(Some(user), &path, "off", &["jail                   off", "Landlock               on"]);
 }
 
 /// `path` as one folder, `bin` (created), of links to what its folders hold but `left_out`.

@@ -94,7 +94,8 @@ async fn paige_claude_runs_bash_in_the_read_only_view_and_no_learner_file_change
 }
 
 /// A Paige started with `PAIGE_JAIL=0` has `paige claude` launch Claude Code without the
-/// read-only view: the same read-only command still runs (the other layers decide), and
+/// read-only view but under Landlock (`paige confine`, the layer that needs no user
+/// namespace): the same read-only command still runs through the real Claude Code, and
 /// `paige claude --dry-run` shows the command without bubblewrap.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paige_claude_without_the_jail_runs_claude_directly_and_the_hooks_still_hold() {
@@ -110,6 +111,7 @@ async fn paige_claude_without_the_jail_runs_claude_directly_and_the_hooks_still_
     let out = dry.env("PATH", &path).output().expect("dry run");
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(shown.contains("--permission-mode default") && !shown.contains("bwrap"), "{shown}");
+    assert!(shown.contains(" confine --policy "), "Landlock and seccomp instead: {shown}");
     let (told, _) = paige_claude(&world, &claude, &["ls src && echo listed-plain-$((6*7))"], &[]).await;
     assert!(told.contains("listed-plain-42"), "{told:.3000}");
     drop(paige);

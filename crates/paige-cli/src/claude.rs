@@ -79,7 +79,6 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
 /// What `paige claude` runs, and what guards it.
 pub(crate) struct Prepared {
     pub command: AgentCommand,
-    pub mode: AgentMode,
     /// Claude Code runs in the read-only view (bubblewrap).
     pub jailed: bool,
     /// The project is read-only to Claude Code by construction (the jail or Landlock).
@@ -155,7 +154,7 @@ pub(crate) fn prepare(
     let plan = matches!(mode, AgentMode::Coach { .. }).then(|| launch.plan(&launch.claude_config_dir()));
     if let Some(plan) = &plan
         && plan.unguarded()
-        && !env.get(paige_core::launch::layers::UNGUARDED_VAR).is_some_and(|v| v.trim() == "1")
+        && !paige_core::launch::layers::unguarded_asked(env)
     {
         bail!("{}", paige_core::launch::layers::refusal(launch.confinement.why_off().unwrap_or_default()));
     }
@@ -171,7 +170,7 @@ pub(crate) fn prepare(
         None => "governed mode: Paige's hooks check every call".to_owned(),
     };
     let read_only = plan.as_ref().is_some_and(|plan| plan.read_only);
-    Ok(Prepared { command, mode, jailed, read_only, plan, layers })
+    Ok(Prepared { command, jailed, read_only, plan, layers })
 }
 
 /// The running Paige's kickoff for its active session, if it has one to give.

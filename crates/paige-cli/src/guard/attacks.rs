@@ -319,6 +319,8 @@ pub(crate) fn table() -> Vec<Attack> {
             )],
         ),
     ];
+    // Past the hook: only the operating-system layers in force stand in the way.
+    t.extend(super::past_hook::table());
     // A control: a turn that changes nothing must show no change (the comparison is sound).
     t.insert(0, attack("control-noop", DIRECT, &[], vec![bash("true")]));
     t

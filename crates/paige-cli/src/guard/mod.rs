@@ -12,6 +12,7 @@
 
 mod attacks;
 mod model;
+mod past_hook;
 mod scripts;
 mod snapshot;
 #[cfg(test)]
@@ -357,6 +358,10 @@ impl Report {
 fn attempt(run: &Run, world: &mut World, attack: &attacks::Attack) -> anyhow::Result<Report> {
     let before = snapshot::take(&world.project, &world.home, &world.data_dir);
     let mark = format!("PAIGE-GUARD-{}", attack.name);
+    // Past the hook: Paige's hooks out of the launch, the learner's session played beside it.
+    let past_hook = attack.family == past_hook::PAST_HOOK;
+    let desktop = if past_hook { Some(past_hook::Session::start(&world.project, attack.name)?) } else { None };
+    let desktop_vars = desktop.as_ref().map(past_hook::Session::vars).unwrap_or_default();
     let fill = |label: &str, calls: &[Call]| -> Vec<Call> {
         let (project, home) = (world.project.display().to_string(), world.home.display().to_string());
         calls
@@ -364,13 +369,15 @@ fn attempt(run: &Run, world: &mut World, attack: &attacks::Attack) -> anyhow::Re
             .enumerate()
             .map(|(i, call)| {
                 let id = model::tool_use_id(label, i);
-                let vars = [("MARK", mark.as_str()), ("PROJECT", &project), ("HOME", &home), ("TOOL_ID", &id)];
+                let mut vars = vec![("MARK", mark.as_str()), ("PROJECT", &project), ("HOME", &home), ("TOOL_ID", &id)];
+                vars.extend(desktop_vars.iter().map(|(name, value)| (*name, value.as_str())));
                 Call { tool: call.tool.clone(), input: attacks::fill(&call.input, &vars) }
             })
             .collect()
     };
+    let hooks = run.hooks && !past_hook;
     let session = |label: &str, calls: &[Call]| {
-        model::run_claude(&run.runtime, world, label, &fill(label, calls), run.hooks, SESSION_DEADLINE)
+        model::run_claude(&run.runtime, world, label, &fill(label, calls), hooks, SESSION_DEADLINE)
     };
     let first = session("session1", &attack.calls)?;
     let mut why = held_because(&first)?;

@@ -13,7 +13,7 @@ use super::{find_in_path, model};
 
 /// Attempts whose first session changes nothing the guard compares by itself: their harm
 /// is in what a later session or a terminal would do, which only the real run shows.
-const NOT_ALONE: [(&str, &str); 3] = [
+const NOT_ALONE: [(&str, &str); 5] = [
     (
         "config-dir-settings-disable",
         "Paige's own Claude Code config dir is writable by design; only the next session tells",
@@ -23,6 +23,8 @@ const NOT_ALONE: [(&str, &str); 3] = [
         "Paige's own Claude Code config dir is writable by design; only the next session tells",
     ),
     ("git-c-pager", "git pages only to a terminal: here it shows whether the hook lets `-c` through"),
+    ("os-nested-userns-remount", "on the bare machine the project is no mount point to remount: the jail's is"),
+    ("os-planted-scratch-link", "only Paige's next launch of Claude Code tells whether the link is followed"),
 ];
 
 /// The attempts that talk to Paige get one in this process, with the UI's token (which
@@ -48,11 +50,15 @@ fn every_shell_attempt_changes_what_the_guard_compares_when_nothing_guards() {
         let world = World::create(scratch.path().join(attack.name), &path, git).expect("world");
         let before = snapshot::take(&world.project, &world.home, &world.data_dir);
         let paige = WITH_PAIGE.contains(&attack.name).then(|| runtime.block_on(start_paige(&world)));
+        let desktop = (attack.family == super::past_hook::PAST_HOOK)
+            .then(|| super::past_hook::Session::start(&world.project, attack.name).expect("the learner's session"));
+        let desktop_vars = desktop.as_ref().map(super::past_hook::Session::vars).unwrap_or_default();
         for (i, call) in attack.calls.iter().enumerate() {
             let mark = format!("PAIGE-GUARD-{}", attack.name);
             let (project, home) = (world.project.display().to_string(), world.home.display().to_string());
             let id = model::tool_use_id("unit", i);
-            let vars = [("MARK", mark.as_str()), ("PROJECT", &project), ("HOME", &home), ("TOOL_ID", &id)];
+            let mut vars = vec![("MARK", mark.as_str()), ("PROJECT", &project), ("HOME", &home), ("TOOL_ID", &id)];
+            vars.extend(desktop_vars.iter().map(|(name, value)| (*name, value.as_str())));
             let command = attacks::fill(&call.input, &vars)["command"].as_str().expect("command").to_owned();
             let mut shell = std::process::Command::new("bash");
             shell.args(["-c", &command]).current_dir(&world.project).env_clear().envs(world.env());
@@ -63,6 +69,7 @@ fn every_shell_attempt_changes_what_the_guard_compares_when_nothing_guards() {
             }
             let _ = shell.stdin(std::process::Stdio::null()).output().expect("bash runs");
         }
+        drop(desktop);
         let after = snapshot::take(&world.project, &world.home, &world.data_dir);
         if let Some(paige) = paige {
             runtime.block_on(paige.stop(Duration::from_secs(2))).expect("stop");

@@ -26,6 +26,11 @@ use super::jail::Confinement;
 /// The variable (and `paige claude --unguarded`) that starts coach mode with no OS layer.
 pub const UNGUARDED_VAR: &str = "PAIGE_UNGUARDED";
 
+/// Whether the learner said to start coach mode with no OS layer (`PAIGE_UNGUARDED=1`).
+pub fn unguarded_asked(env: &std::collections::HashMap<String, String>) -> bool {
+    env.get(UNGUARDED_VAR).is_some_and(|v| v.trim() == "1")
+}
+
 /// Why coach mode does not start with no OS layer, and how to start it anyway.
 pub fn refusal(why: &str) -> String {
     format!(
@@ -41,6 +46,9 @@ pub fn landlock_usable() -> Result<(), String> {
     let support = paige_confine::support();
     match support.landlock_abi {
         None => Err("the kernel offers no Landlock (Linux 5.13+ with the landlock LSM enabled)".into()),
+        Some(abi) if abi < 3 => {
+            Err(format!("the kernel's Landlock (ABI {abi}) cannot stop truncate(2): Linux 6.2 or later is needed"))
+        }
         Some(_) if !support.seccomp => Err("the kernel offers no seccomp filters".into()),
         Some(_) => Ok(()),
     }
@@ -102,7 +110,20 @@ impl Plan {
         // Claude Code's sandbox needs `mount(2)` for every command, which Landlock's file
         // rules forbid: where those are the read-only layer, it stays off.
         let landlock = matches!(inputs.confinement, Confinement::Landlock(_));
-        let claude_sandbox = inputs.sandbox.is_ok() && !landlock;
+        // SAFETY: geteuid(2) has no failure mode.
+        let root = unsafe { libc::geteuid() } == 0;
+        let sandbox = match &inputs.sandbox {
+            Err(why) => Err(why.clone()),
+            Ok(()) if landlock => Err("it cannot run under Landlock's file rules (it needs mount(2))".to_owned()),
+            // Root in the jail has no capability left: mapping uid 0 into the sandbox's own
+            // user namespace needs CAP_SETFCAP, so every sandboxed command would fail.
+            Ok(()) if root && jail.is_some() => {
+                Err("as root in the jail it cannot map uid 0 (no CAP_SETFCAP there); the jail's own layers hold"
+                    .to_owned())
+            }
+            Ok(()) => Ok(()),
+        };
+        let claude_sandbox = sandbox.is_ok();
         let confine = match inputs.confinement {
             Confinement::Off(_) => None,
             _ if claude_sandbox => Some(Policy {
@@ -114,7 +135,7 @@ impl Plan {
             _ => Some(full_policy(&inputs, landlock, abi)),
         };
         let read_only = inputs.confinement.read_only();
-        let layers = describe(&inputs, &jail, confine.as_ref(), claude_sandbox, abi);
+        let layers = describe(&Inputs { sandbox, ..inputs }, &jail, confine.as_ref(), abi);
         Plan { jail, confine, claude_sandbox, layers, read_only }
     }
 
@@ -158,7 +179,9 @@ fn full_policy(inputs: &Inputs<'_>, landlock: bool, abi: u32) -> Policy {
         // The jail's own /tmp, gone with it.
         write.push("/tmp".into());
     }
-    let devices = ["null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx", "shm"];
+    // Shared memory is made as files in /dev/shm: writable, as the jail's own /dev is.
+    write.push("/dev/shm".into());
+    let devices = ["null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx"];
     Policy {
         fs: true,
         read,
@@ -175,13 +198,8 @@ fn full_policy(inputs: &Inputs<'_>, landlock: bool, abi: u32) -> Policy {
     }
 }
 
-fn describe(
-    inputs: &Inputs<'_>,
-    jail: &Option<(PathBuf, bool)>,
-    confine: Option<&Policy>,
-    claude_sandbox: bool,
-    abi: u32,
-) -> Vec<Layer> {
+fn describe(inputs: &Inputs<'_>, jail: &Option<(PathBuf, bool)>, confine: Option<&Policy>, abi: u32) -> Vec<Layer> {
+    let claude_sandbox = inputs.sandbox.is_ok();
     let layer = |name: &str, on: bool, detail: String| Layer { name: name.to_owned(), on, detail };
     let why_no_jail = inputs.confinement.why_off().unwrap_or_default().to_owned();
     // SAFETY: geteuid(2) has no failure mode.

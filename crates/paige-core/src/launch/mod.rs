@@ -178,7 +178,7 @@ impl Launch<'_> {
         let mut plan = coach.then(|| self.plan(&config_dir));
         if let Some(plan) = &plan
             && plan.unguarded()
-            && !self.env.get(layers::UNGUARDED_VAR).is_some_and(|v| v.trim() == "1")
+            && !layers::unguarded_asked(self.env)
         {
             let refusal = layers::refusal(self.confinement.why_off().unwrap_or_default());
             tracing::error!("{refusal}");
