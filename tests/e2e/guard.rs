@@ -29,11 +29,11 @@ pub(crate) fn jail_runs() -> bool {
 
 /// `paige doctor --guard ARGS` as `user` (uid, gid) when given: (exit code, stdout).
 fn doctor_guard(claude: &str, args: &[&str], user: Option<(u32, u32)>) -> (Option<i32>, String) {
-    doctor_guard_on(claude, args, user, &guard_path(claude))
+    doctor_guard_on(args, user, &guard_path(claude))
 }
 
 /// [`doctor_guard`] with `path` as the machine's PATH (a failing `bwrap`, no `socat`).
-fn doctor_guard_on(claude: &str, args: &[&str], user: Option<(u32, u32)>, path: &str) -> (Option<i32>, String) {
+fn doctor_guard_on(args: &[&str], user: Option<(u32, u32)>, path: &str) -> (Option<i32>, String) {
     let mut command = match user {
         Some((uid, gid)) => {
             let mut c = Command::new("setpriv");
@@ -170,8 +170,7 @@ fn guard_check_without_the_jail_and_the_hooks_fails_naming_the_attempts_that_esc
 /// The cells of issue 39's matrix beyond the full jail: each runs the whole table through the
 /// real `claude`, and every attempt — those past the hook included — must hold.
 fn assert_cell_holds(user: Option<(u32, u32)>, path: &str, jail: &str, expect: &[&str]) {
-    let Some(claude) = claude() else { panic!("PAIGE_TEST_CLAUDE is not set: scripts/test.sh installs Claude Code") };
-    let (code, report) = doctor_guard_on(&claude, &["--guard-jobs", "2"], user, path);
+    let (code, report) = doctor_guard_on(&["--guard-jobs", "2"], user, path);
     let lines = assert_well_formed(&report, jail);
     for line in expect {
         assert!(report.lines().any(|l| l.contains(line)), "the report names {line:?}:\n{report}");
