@@ -37,6 +37,9 @@ apt_install gh
 # The guard check's attack table uses these programs' exec and output options (rg --pre,
 # fdfind -x, xxd's outfile); without them those attempts are skipped, not run.
 apt_install ripgrep fd-find xxd
+# The guard's e2e tests play the learner's desktop session beside the confined Claude Code:
+# a real X server, a `screen` session and a D-Bus session bus (tests/e2e/session.rs).
+apt_install xvfb x11-utils screen dbus
 ensure_tauri_build_deps
 # The real-window test (Xvfb + tauri-driver) runs unless PAIGE_DESKTOP_E2E=0.
 desktop_e2e="${PAIGE_DESKTOP_E2E:-1}"

@@ -21,6 +21,7 @@ mod load;
 mod memory;
 mod record;
 mod serve;
+mod session;
 mod tokens;
 mod watch;
 
