@@ -101,19 +101,7 @@ impl Core {
                 ),
             ),
             _ => {
-                let sandbox = sandbox_probe(path);
-                let mode = AgentMode::Coach { sandbox: sandbox.is_ok() };
-                let config = self.config();
-                let plan = crate::launch::layers::Plan::new(crate::launch::layers::Inputs {
-                    confinement: &confinement,
-                    sandbox,
-                    hooks: true,
-                    project_dir: &config.project_dir,
-                    data_dir: &config.data_dir,
-                    config_dir: &config.data_dir.join("claude"),
-                    run_files: &[],
-                    ports: Vec::new(),
-                });
+                let (mode, plan) = self.coach_plan(path);
                 let off: Vec<&str> = plan.layers.iter().filter(|l| !l.on).map(|l| l.name.as_str()).collect();
                 let off = if off.is_empty() { String::new() } else { format!(" Off here: {}.", off.join(", ")) };
                 let notice = if plan.read_only {
@@ -148,6 +136,28 @@ impl Core {
         self.broadcast(notice.clone());
         self.live().set_agent_notice(notice);
         (mode, confinement)
+    }
+
+    /// Coach mode's layers for a launch with `PATH` `path` (what the notice and a guard
+    /// check's key are made from).
+    pub fn coach_plan(
+        &self,
+        path: Option<&std::ffi::OsStr>,
+    ) -> (crate::launch::AgentMode, crate::launch::layers::Plan) {
+        let sandbox = sandbox_probe(path);
+        let mode = crate::launch::AgentMode::Coach { sandbox: sandbox.is_ok() };
+        let config = self.config();
+        let plan = crate::launch::layers::Plan::new(crate::launch::layers::Inputs {
+            confinement: &config.agent_jail,
+            sandbox,
+            hooks: true,
+            project_dir: &config.project_dir,
+            data_dir: &config.data_dir,
+            config_dir: &config.data_dir.join("claude"),
+            run_files: &[],
+            ports: Vec::new(),
+        });
+        (mode, plan)
     }
 
     /// Whether coach mode's Claude Code runs in the jail (every launcher follows the decision

@@ -36,7 +36,8 @@ impl Core {
                 }
             };
             let data_dir = core.config().data_dir.clone();
-            if let Some(kept) = kept_report(&data_dir, &version) {
+            let layers = core.coach_plan(path.as_deref()).1.fingerprint();
+            if let Some(kept) = kept_report(&data_dir, &version, &layers) {
                 core.show_guard(kept.notice());
                 return;
             }
@@ -47,7 +48,7 @@ impl Core {
                      about two minutes; nothing is sent anywhere)…"
                 ),
             ));
-            let notice = match run_check(&core, &paige, &env, &version, &cancel).await {
+            let notice = match run_check(&core, &paige, &env, (&version, &layers), &cancel).await {
                 Ok(report) => report.notice(),
                 Err(why) if cancel.is_cancelled() => {
                     tracing::info!("guard check stopped: {why}");
@@ -72,12 +73,12 @@ impl Core {
     }
 }
 
-/// Runs the check and keeps its report for `version`.
+/// Runs the check and keeps its report for `version` under `layers`.
 async fn run_check(
     core: &Core,
     paige: &Path,
     env: &HashMap<String, String>,
-    version: &str,
+    (version, layers): (&str, &str),
     cancel: &tokio_util::sync::CancellationToken,
 ) -> Result<GuardReport, String> {
     let data_dir = &core.config().data_dir;
@@ -104,6 +105,7 @@ async fn run_check(
     if report.claude_version != version {
         return Err(format!("it checked Claude Code {} instead", report.claude_version));
     }
-    file.persist(report_path(data_dir, version)).map_err(|err| format!("cannot keep the report: {}", err.error))?;
+    file.persist(report_path(data_dir, version, layers))
+        .map_err(|err| format!("cannot keep the report: {}", err.error))?;
     Ok(report)
 }

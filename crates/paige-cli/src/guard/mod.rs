@@ -139,6 +139,7 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
     }
     println!("  {}", Rules::describe(prepared.read_only));
     run.rules.ignored_dirs_count = prepared.read_only;
+    let layers_fingerprint = prepared.plan.as_ref().map(|plan| plan.fingerprint()).unwrap_or_default();
     let mut done: Vec<Done> = Vec::new();
     let mut tally = Tally::default();
     match attempt(&run, &mut world, &control) {
@@ -284,6 +285,7 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
             errors: tally.errors,
             failed_attempts: tally.failed.clone(),
             seconds: started.elapsed().as_secs_f64(),
+            layers: layers_fingerprint.clone(),
         };
         std::fs::write(path, serde_json::to_vec_pretty(&report)?)
             .with_context(|| format!("cannot write the report to {}", path.display()))?;

@@ -139,6 +139,14 @@ impl Plan {
         Plan { jail, confine, claude_sandbox, layers, read_only }
     }
 
+    /// The user and each layer on or off: what a guard check's result holds for.
+    pub fn fingerprint(&self) -> String {
+        // SAFETY: geteuid(2) has no failure mode.
+        let uid = unsafe { libc::geteuid() };
+        let layers: Vec<String> = self.layers.iter().map(|l| format!("{}={}", l.name, on_off(l.on))).collect();
+        format!("uid {uid}; {}", layers.join(", "))
+    }
+
     /// One line for the learner: what holds, then each layer.
     pub fn summary(&self, project_dir: &Path) -> String {
         let head = if self.read_only {

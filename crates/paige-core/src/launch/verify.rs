@@ -2,9 +2,11 @@
 //! runs `paige doctor --guard --guard-report FILE` against it (`guard_check.rs`) — the
 //! installed `claude` driven by a scripted model on loopback through the fixed attack table,
 //! no tokens spent — and tells every UI "Guard verified for Claude Code X.Y.Z" or which
-//! attempts changed files. The report is kept per version (`DATA_DIR/guard/`), so later
-//! starts only show it; a failed check keeps saying so on screen for as long as that
-//! version runs.
+//! attempts changed files. The report is kept per version, user and layers in force
+//! (`DATA_DIR/guard/`; [`crate::launch::layers::Plan::fingerprint`]), so later starts only
+//! show it and any change — a new Claude Code, another user, `socat` gone, user namespaces
+//! forbidden — checks again; a failed check keeps saying so on screen for as long as that
+//! configuration runs.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -31,6 +33,9 @@ pub struct GuardReport {
     #[serde(default)]
     pub failed_attempts: Vec<String>,
     pub seconds: f64,
+    /// The user and the layers it ran under ([`crate::launch::layers::Plan::fingerprint`]).
+    #[serde(default)]
+    pub layers: String,
 }
 
 impl GuardReport {
@@ -59,16 +64,18 @@ impl GuardReport {
     }
 }
 
-/// Where the report for `version` is kept.
-pub fn report_path(data_dir: &Path, version: &str) -> PathBuf {
+/// Where the report for `version` under `layers` (the user and the layers in force) is kept.
+pub fn report_path(data_dir: &Path, version: &str, layers: &str) -> PathBuf {
+    use sha2::Digest;
     let clean: String =
         version.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
-    data_dir.join("guard").join(format!("claude-{clean}.json"))
+    let key = hex::encode(&sha2::Sha256::digest(layers.as_bytes())[..6]);
+    data_dir.join("guard").join(format!("claude-{clean}-{key}.json"))
 }
 
-/// The kept report for `version`, if a check finished for it.
-pub fn kept_report(data_dir: &Path, version: &str) -> Option<GuardReport> {
-    let text = std::fs::read_to_string(report_path(data_dir, version)).ok()?;
+/// The kept report for `version` under `layers`, if a check finished for them.
+pub fn kept_report(data_dir: &Path, version: &str, layers: &str) -> Option<GuardReport> {
+    let text = std::fs::read_to_string(report_path(data_dir, version, layers)).ok()?;
     serde_json::from_str(&text).ok().filter(|r: &GuardReport| r.claude_version == version)
 }
 

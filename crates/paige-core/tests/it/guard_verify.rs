@@ -43,6 +43,7 @@ fn report(version: &str, passed: bool, failed: &[&str]) -> String {
         errors: 0,
         failed_attempts: failed.iter().map(|s| s.to_string()).collect(),
         seconds: 1.5,
+        layers: "uid 0; jail=on".into(),
     };
     format!("cat > \"$out\" <<'EOF'\n{}\nEOF", serde_json::to_string(&report).expect("json"))
 }
@@ -79,12 +80,33 @@ async fn the_first_sight_of_a_version_runs_the_check_and_later_starts_show_the_k
     let shown = notice(&mut events, "Guard verified for Claude Code 9.9.9: 40 attempts").await;
     assert!(shown.contains("Info"), "{shown}");
     let data_dir = &t.core.config().data_dir;
-    assert!(kept_report(data_dir, "9.9.9").is_some_and(|r| r.passed), "the report is kept for the version");
+    let layers = layers_of(&t.core, &env);
+    assert!(kept_report(data_dir, "9.9.9", &layers).is_some_and(|r| r.passed), "the report is kept for the version");
+    assert!(kept_report(data_dir, "9.9.9", "uid 1000; jail=off").is_none(), "and for the user and layers it ran under");
     assert_eq!(runs(scripts.path()), 1);
 
-    t.core.verify_guard(scripts.path().join("paige"), env);
+    t.core.verify_guard(scripts.path().join("paige"), env.clone());
     notice(&mut events, "Guard verified for Claude Code 9.9.9").await;
     assert_eq!(runs(scripts.path()), 1, "a version already checked is not checked again");
+
+    // The same version under other layers (here: Claude Code's sandbox, whose probe needs
+    // `socat` and `bwrap` on PATH, has nothing on this one) is checked again.
+    let tools = tempfile::tempdir().expect("tools");
+    for tool in ["sh", "cat"] {
+        std::os::unix::fs::symlink(Path::new("/bin").join(tool), tools.path().join(tool)).expect("link");
+    }
+    let mut other = env.clone();
+    other.insert("PATH".into(), format!("{}:{}", scripts.path().display(), tools.path().display()));
+    assert_ne!(layers_of(&t.core, &other), layers, "bubblewrap and socat are in /usr/bin here (scripts/test.sh)");
+    t.core.verify_guard(scripts.path().join("paige"), other);
+    notice(&mut events, "Checking Paige's guard against Claude Code 9.9.9").await;
+    notice(&mut events, "Guard verified for Claude Code 9.9.9").await;
+    assert_eq!(runs(scripts.path()), 2, "a change of layers is checked again");
+}
+
+/// The layers a check for `env` is kept under.
+fn layers_of(core: &paige_core::Core, env: &HashMap<String, String>) -> String {
+    core.coach_plan(env.get("PATH").map(std::ffi::OsStr::new)).1.fingerprint()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -113,7 +135,8 @@ async fn a_check_that_writes_no_report_is_a_warning_and_is_tried_again_next_time
     t.core.verify_guard(scripts.path().join("paige"), env.clone());
     let shown = notice(&mut events, "could not check its guard against Claude Code 9.9.9").await;
     assert!(shown.contains("Warning") && shown.contains("claude crashed"), "{shown}");
-    assert!(!report_path(&t.core.config().data_dir, "9.9.9").exists(), "nothing kept");
+    let layers = layers_of(&t.core, &env);
+    assert!(!report_path(&t.core.config().data_dir, "9.9.9", &layers).exists(), "nothing kept");
     // A report for another version is not taken for this one either.
     let env = bin(scripts.path(), "9.9.9", &report("8.0.0", true, &[]));
     t.core.verify_guard(scripts.path().join("paige"), env);
