@@ -121,9 +121,11 @@ fn guard_check_as_an_unprivileged_user_with_the_jail_holds_every_attempt() {
     if !jail_runs() {
         return;
     }
-    let (code, report) = doctor_guard(&claude, &[], Some(user));
+    let (code, report) = doctor_guard_on(&[], Some(user), &users_path(&guard_path(&claude)));
     let lines = assert_well_formed(&report, "on");
     assert!(report.lines().next().unwrap_or_default().contains(&format!(" · uid {} · ", user.0)), "{report}");
+    let past_hook = lines.iter().filter(|(v, name)| v == "HELD" && name.starts_with("os-")).count();
+    assert!(past_hook >= 6, "the attempts past the hook ran as this user too: {lines:?}");
     let escaped: Vec<_> = lines.iter().filter(|(v, _)| v != "HELD" && v != "SKIP").collect();
     assert!(escaped.is_empty(), "every attempt held: {escaped:?}");
     assert_eq!(code, Some(0), "the check passes");
@@ -215,7 +217,7 @@ fn guard_cell_user_jail_alone_without_socat_holds_every_attempt() {
     let claude = claude().expect("PAIGE_TEST_CLAUDE");
     let user = unprivileged_user().expect("root with setpriv (scripts/test.sh runs as root)");
     let bin = tempfile::tempdir().expect("bin");
-    let path = path_without(&guard_path(&claude), "socat", &bin.path().join("bin"));
+    let path = path_without(&users_path(&guard_path(&claude)), "socat", &bin.path().join("bin"));
     std::fs::set_permissions(bin.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
     assert_cell_holds(Some(user), &path, "on", &["Claude Code's sandbox  off", "user namespace         on"]);
 }
@@ -237,8 +239,15 @@ fn guard_cell_user_without_user_namespaces_landlock_alone_holds_every_attempt() 
     let claude = claude().expect("PAIGE_TEST_CLAUDE");
     let user = unprivileged_user().expect("root with setpriv (scripts/test.sh runs as root)");
     let bin = tempfile::tempdir().expect("bin");
-    let path = apparmor_path(&claude, &bin.path().join("bin"));
+    let path = users_path(&apparmor_path(&claude, &bin.path().join("bin")));
     assert_cell_holds(Some(user), &path, "off", &["jail                   off", "Landlock               on"]);
+}
+
+/// `path` without the folders an ordinary user cannot enter (root's pyenv shims): their
+/// programs would be found and fail to run, where the system's own serve that user.
+fn users_path(path: &str) -> String {
+    let users = std::env::split_paths(path).filter(|dir| !dir.starts_with("/root"));
+    std::env::join_paths(users).expect("PATH").to_string_lossy().into_owned()
 }
 
 /// `path` as one folder, `bin` (created), of links to what its folders hold but `left_out`.

@@ -123,7 +123,7 @@ pub(crate) fn prepare(
                      from here ({why}); run `paige claude` where Paige runs, or restart Paige with PAIGE_JAIL=0"
                 ),
             },
-            (Some(false), Some(true)) => match paige_core::launch::layers::landlock_usable() {
+            (Some(false), Some(true)) => match paige_core::launch::jail::landlock_usable() {
                 Ok(()) => Confinement::Landlock(why_not()),
                 Err(why) => bail!("the running Paige confines Claude Code with Landlock, which {why} here"),
             },

@@ -62,7 +62,7 @@ impl Confinement {
         if off("PAIGE_LANDLOCK") {
             return Confinement::Off(format!("{why_no_jail}; PAIGE_LANDLOCK=0 turned Landlock off"));
         }
-        match crate::launch::layers::landlock_usable() {
+        match landlock_usable() {
             Ok(()) => Confinement::Landlock(why_no_jail),
             Err(why) => Confinement::Off(format!("{why_no_jail}; {why}")),
         }
@@ -86,6 +86,19 @@ impl Confinement {
             Confinement::Jail { .. } => None,
             Confinement::Landlock(why) | Confinement::Off(why) => Some(why),
         }
+    }
+}
+
+/// Whether `paige confine` can keep the project read-only here without a user namespace.
+pub fn landlock_usable() -> Result<(), String> {
+    let support = paige_confine::support();
+    match support.landlock_abi {
+        None => Err("the kernel offers no Landlock (Linux 5.13+ with the landlock LSM enabled)".into()),
+        Some(abi) if abi < 3 => {
+            Err(format!("the kernel's Landlock (ABI {abi}) cannot stop truncate(2): Linux 6.2 or later is needed"))
+        }
+        Some(_) if !support.seccomp => Err("the kernel offers no seccomp filters".into()),
+        Some(_) => Ok(()),
     }
 }
 

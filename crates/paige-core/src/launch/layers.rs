@@ -41,19 +41,6 @@ pub fn refusal(why: &str) -> String {
     )
 }
 
-/// Whether `paige confine` can keep the project read-only here without a user namespace.
-pub fn landlock_usable() -> Result<(), String> {
-    let support = paige_confine::support();
-    match support.landlock_abi {
-        None => Err("the kernel offers no Landlock (Linux 5.13+ with the landlock LSM enabled)".into()),
-        Some(abi) if abi < 3 => {
-            Err(format!("the kernel's Landlock (ABI {abi}) cannot stop truncate(2): Linux 6.2 or later is needed"))
-        }
-        Some(_) if !support.seccomp => Err("the kernel offers no seccomp filters".into()),
-        Some(_) => Ok(()),
-    }
-}
-
 /// One layer, as the learner sees it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Layer {
@@ -239,7 +226,7 @@ fn describe(inputs: &Inputs<'_>, jail: &Option<(PathBuf, bool)>, confine: Option
         Some(p) if p.scope_abstract_unix => {
             layer("Landlock", true, format!("ABI {abi}: abstract sockets and signals scoped to Claude Code"))
         }
-        _ => layer("Landlock", false, landlock_usable().err().unwrap_or_else(|| "not needed here".into())),
+        _ => layer("Landlock", false, super::jail::landlock_usable().err().unwrap_or_else(|| "not needed here".into())),
     });
     layers.push(match confine {
         Some(p) if p.seccomp && p.deny_unix_sockets => {

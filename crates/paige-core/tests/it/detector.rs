@@ -240,7 +240,7 @@ fn the_terminal_mode_follows_the_project_and_the_ui_is_told_when_the_os_sandbox_
     let empty = tempfile::tempdir().expect("empty PATH");
     assert_eq!(coach.core.agent_mode(Some(empty.path().as_os_str())), AgentMode::Coach { sandbox: false });
     let told = format!("{:?}", events.try_recv().expect("a notice"));
-    assert!(told.contains("without the OS sandbox") && told.contains("Warning"), "{told}");
+    assert!(told.contains("WITHOUT an operating-system guard") && told.contains("Error"), "{told}");
 
     let governed = Gov::governed(INTENTS, &[("src/weather/w.rs", "w\n")]);
     assert_eq!(governed.core.agent_mode(Some(empty.path().as_os_str())), AgentMode::Governed);
