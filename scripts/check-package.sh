@@ -26,6 +26,10 @@ dpkg-deb -x "$deb" "$root" || { failed=1; finish; }
 check "the package ships paige beside paige-app" '[ -x "$root/usr/bin/paige" ] && [ -x "$root/usr/bin/paige-app" ]'
 check "the package depends on bubblewrap and socat" 'dpkg-deb -f "$deb" Depends | grep -q bubblewrap && dpkg-deb -f "$deb" Depends | grep -q socat'
 check "the unpacked paige runs" '"$root/usr/bin/paige" --version >/dev/null'
+profile="$root/etc/apparmor.d/paige-bwrap"
+check "the package ships its own bwrap with an AppArmor profile allowing it a user namespace" \
+  '[ -x "$root/usr/lib/paige/bwrap" ] && grep -q "^profile paige-bwrap /usr/lib/paige/bwrap flags=(unconfined) {" "$profile" && grep -q "^  userns,$" "$profile"'
+check "its bwrap runs" '"$root/usr/lib/paige/bwrap" --version >/dev/null'
 model="$root/usr/lib/Paige/models/all-MiniLM-L6-v2"
 check "the package ships the embedding model" '[ -s "$model/model.safetensors" ] && [ -s "$model/tokenizer.json" ] && [ -s "$model/config.json" ]'
 mkdir -p "$work/project" "$work/data"

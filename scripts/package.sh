@@ -35,5 +35,10 @@ if [ "${PAIGE_BUNDLE_MODEL:-1}" = 1 ]; then
   cp -r "$tools_dir/models/all-MiniLM-L6-v2" src-tauri/models/
   configs+=(--config src-tauri/model.conf.json)
 fi
+# Paige's own bubblewrap and the AppArmor profile that lets it make a user namespace where
+# AppArmor restricts them (Ubuntu 24.04+): the .deb only (packaging/apparmor/paige-bwrap).
+apt_install bubblewrap
+cp "$(command -v bwrap)" src-tauri/binaries/bwrap
+configs+=(--config src-tauri/apparmor.conf.json)
 say "bundling $bundles ($profile)"
 ui/node_modules/.bin/tauri build "${flag[@]}" --bundles "$bundles" "${configs[@]}"

@@ -95,6 +95,16 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
             report.fail("read-only", paige_core::launch::layers::refusal(confinement.why_off().unwrap_or_default()))
         }
     }
+    if paige_core::launch::jail::apparmor_profile_missing() {
+        report.warn(
+            "apparmor",
+            format!(
+                "AppArmor restricts user namespaces here and Paige's profile for its own bubblewrap ({}) is not \
+                 installed: install Paige's .deb (it ships both), or Landlock stands in for the jail",
+                paige_core::launch::jail::APPARMOR_PROFILE
+            ),
+        );
+    }
     for layer in &plan.layers {
         let line = format!("{}: {}", if layer.on { "on" } else { "off" }, layer.detail);
         let name = format!("  {}", layer.name);

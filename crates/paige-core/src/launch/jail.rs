@@ -126,6 +126,22 @@ pub struct JailSpec {
     pub keep_under_tmp: Vec<PathBuf>,
 }
 
+/// Paige's own bubblewrap, which the .deb installs with an AppArmor profile that lets it make
+/// a user namespace where AppArmor restricts them (`packaging/apparmor/paige-bwrap`): tried
+/// before the one on `PATH`.
+pub const BUNDLED_BWRAP: &str = "/usr/lib/paige/bwrap";
+
+/// The AppArmor profile that goes with it.
+pub const APPARMOR_PROFILE: &str = "/etc/apparmor.d/paige-bwrap";
+
+/// Whether AppArmor restricts unprivileged user namespaces here (Ubuntu 24.04+) and Paige's
+/// profile for its own bubblewrap is missing: then the jail cannot run for an ordinary user.
+pub fn apparmor_profile_missing() -> bool {
+    let restricted = std::fs::read_to_string("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+        .is_ok_and(|v| v.trim() == "1");
+    restricted && !(Path::new(APPARMOR_PROFILE).is_file() && Path::new(BUNDLED_BWRAP).is_file())
+}
+
 /// Folders the jail replaces with empty ones of its own: where the learner's session keeps
 /// its sockets and state — the X display (`/tmp/.X11-unix`), `tmux`, `screen` (`/run/screen`),
 /// the D-Bus session and system buses, Wayland, `ssh-agent`, docker (`/run/docker.sock`).
@@ -136,7 +152,9 @@ pub const PRIVATE_DIRS: [&str; 2] = ["/tmp", "/run"];
 /// machine allows one, else (root only: where AppArmor or `user.max_user_namespaces=0`
 /// forbid them) without. `Err` says why not, for the doctor and the UI.
 pub fn probe(path: Option<&std::ffi::OsStr>) -> Result<Probed, String> {
-    let bwrap = crate::terminal::find_in_path("bwrap", path)
+    let bundled = Path::new(BUNDLED_BWRAP);
+    let bwrap = (bundled.is_file().then(|| bundled.to_owned()))
+        .or_else(|| crate::terminal::find_in_path("bwrap", path))
         .ok_or("bubblewrap is not installed (Debian/Ubuntu: `sudo apt-get install bubblewrap`)")?;
     // An absolute program: a `true` found through a PATH folder under /tmp would be hidden by
     // the private /tmp and fail the probe.

@@ -403,3 +403,21 @@ fn in_the_jail_root_cannot_remount_mknod_or_see_the_sessions_sockets_in_run() {
     assert_eq!(std::fs::read_to_string(d.project.join("main.rs")).expect("main"), "fn main() {}\n");
     drop(socket);
 }
+
+/// The .deb's AppArmor profile lets Paige's own bubblewrap — the one the jail tries first —
+/// make a user namespace where AppArmor restricts them (Ubuntu 24.04+), and the package
+/// config installs both where the launcher looks.
+#[test]
+fn the_packaged_apparmor_profile_allows_a_user_namespace_for_the_bwrap_the_jail_tries_first() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let profile = std::fs::read_to_string(root.join("packaging/apparmor/paige-bwrap")).expect("profile");
+    let head = format!("profile paige-bwrap {} flags=(unconfined) {{", jail::BUNDLED_BWRAP);
+    assert!(profile.lines().any(|l| l == head), "{profile}");
+    assert!(profile.lines().any(|l| l.trim() == "userns,"), "{profile}");
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("src-tauri/apparmor.conf.json")).expect("config"))
+            .expect("JSON");
+    let files = &config["bundle"]["linux"]["deb"]["files"];
+    assert_eq!(files[jail::APPARMOR_PROFILE], "packaging/apparmor/paige-bwrap");
+    assert!(files[jail::BUNDLED_BWRAP].is_string(), "{files}");
+}
