@@ -101,7 +101,7 @@ async fn paige_claude_runs_bash_in_the_read_only_view_and_no_learner_file_change
 async fn paige_claude_without_the_jail_runs_claude_directly_and_the_hooks_still_hold() {
     let Some(claude) = crate::claude::claude() else { return };
     let mut world = World::ready();
-    world.set("PATH", &std::env::var("PATH").unwrap_or_default()).set("PAIGE_JAIL", "0");
+    world.set("PATH", &std::env::var("PATH").unwrap_or_default()).set("PAIGE_JAIL", "0").set("PAIGE_LANDLOCK", "1");
     learner_project(&world);
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(10));

@@ -50,12 +50,17 @@ impl World {
         World { root, env }
     }
 
-    /// A world with everything required set and port 0.
+    /// A world with everything required set and port 0. Its `paige serve` finds no
+    /// bubblewrap (no `PATH` until a test sets one) and has Landlock off, so what is tested
+    /// is Paige's own layers — the hooks and the change detector — as on a machine with no OS
+    /// layer, where the learner said to start coach mode anyway (`PAIGE_UNGUARDED=1`). A test
+    /// of an OS layer sets `PATH` (the jail) or `PAIGE_LANDLOCK=1`.
     pub fn ready() -> World {
         let mut world = World::empty();
         let project = world.project().display().to_string();
         let data = world.data_dir().display().to_string();
         world.set("PROJECT_DIR", &project).set("ANTHROPIC_API_KEY", "sk-test").set("PORT", "0").set("DATA_DIR", &data);
+        world.set("PAIGE_LANDLOCK", "0").set("PAIGE_UNGUARDED", "1");
         world
     }
 

@@ -180,7 +180,10 @@ fn from_coach_modes_confinement_the_learners_display_screen_bus_terminal_and_pro
     let text = on_a_terminal(Command::new("script").args(["-qec", &line, "/dev/null"]));
     assert_eq!(reached(&text), REACHED.to_vec(), "unconfined, everything is in reach: {text}");
 
-    for (cell, env) in [("the jail", vec![]), ("Landlock alone", vec![("PAIGE_JAIL", "0")])] {
+    for (cell, env) in [
+        ("the jail", vec![("PAIGE_LANDLOCK", "1")]),
+        ("Landlock alone", vec![("PAIGE_JAIL", "0"), ("PAIGE_LANDLOCK", "1")]),
+    ] {
         let text = confined(&session, &env);
         assert!(reached(&text).is_empty(), "{cell}: reached {:?}\n{text}", reached(&text));
         assert!(!session.typed.exists(), "{cell}: nothing was typed into the learner's screen");

@@ -92,8 +92,14 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
             ),
         ),
         (_, true) => {
-            report.fail("read-only", paige_core::launch::layers::refusal(confinement.why_off().unwrap_or_default()))
+            report.warn("read-only", paige_core::launch::layers::refusal(confinement.why_off().unwrap_or_default()))
         }
+    }
+    // Claude Code's own Bash sandbox: whether it can run here at all (the plan below says
+    // whether coach mode uses it).
+    match paige_core::sandbox::probe(path) {
+        Ok(()) => report.ok("sandbox", "Claude Code's Bash sandbox can run (bubblewrap, socat)".into()),
+        Err(why) => report.warn("sandbox", format!("Claude Code's Bash sandbox cannot run here: {why}")),
     }
     if paige_core::launch::jail::apparmor_profile_missing() {
         report.warn(

@@ -102,12 +102,20 @@ impl Core {
             ),
             _ => {
                 let (mode, plan) = self.coach_plan(path);
-                let off: Vec<&str> = plan.layers.iter().filter(|l| !l.on).map(|l| l.name.as_str()).collect();
-                let off = if off.is_empty() { String::new() } else { format!(" Off here: {}.", off.join(", ")) };
+                let names = |on: bool| {
+                    plan.layers.iter().filter(|l| l.on == on).map(|l| l.name.as_str()).collect::<Vec<_>>().join(", ")
+                };
+                let mut layers = String::new();
+                for (on, label) in [(true, "On"), (false, "Off here")] {
+                    let list = names(on);
+                    if !list.is_empty() {
+                        layers.push_str(&format!(" {label}: {list}."));
+                    }
+                }
                 let notice = if plan.read_only {
                     (
                         MessageKind::Info,
-                        format!("Coach mode: you write the code; Claude Code sees your project read-only.{off}"),
+                        format!("Coach mode: you write the code; Claude Code sees your project read-only.{layers}"),
                     )
                 } else if plan.unguarded() {
                     (
@@ -123,7 +131,7 @@ impl Core {
                         MessageKind::Warning,
                         format!(
                             "Coach mode cannot give Claude Code a read-only view of your project ({}); its commands \
-                             run sandboxed, and Paige's hooks and change detector keep your files yours.{off}",
+                             run sandboxed, and Paige's hooks and change detector keep your files yours.{layers}",
                             confinement.why_off().unwrap_or_default()
                         ),
                     )
