@@ -133,33 +133,26 @@ trait Accept: Send + 'static {
     fn accept_one(&self) -> std::io::Result<Self::Stream>;
 }
 
-impl Accept for std::os::unix::net::UnixListener {
-    type Stream = std::os::unix::net::UnixStream;
-    fn nonblocking(&self) -> std::io::Result<()> {
-        self.set_nonblocking(true)
-    }
-    fn accept_one(&self) -> std::io::Result<Self::Stream> {
-        self.accept().map(|(s, _)| s)
-    }
-    fn limit(stream: &Self::Stream) {
-        let _ = stream.set_nonblocking(false);
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-    }
+/// The same for either kind of listener.
+macro_rules! accept {
+    ($listener:ty, $stream:ty) => {
+        impl Accept for $listener {
+            type Stream = $stream;
+            fn nonblocking(&self) -> std::io::Result<()> {
+                self.set_nonblocking(true)
+            }
+            fn accept_one(&self) -> std::io::Result<Self::Stream> {
+                self.accept().map(|(s, _)| s)
+            }
+            fn limit(stream: &Self::Stream) {
+                let _ = stream.set_nonblocking(false);
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+            }
+        }
+    };
 }
-
-impl Accept for std::net::TcpListener {
-    type Stream = std::net::TcpStream;
-    fn nonblocking(&self) -> std::io::Result<()> {
-        self.set_nonblocking(true)
-    }
-    fn accept_one(&self) -> std::io::Result<Self::Stream> {
-        self.accept().map(|(s, _)| s)
-    }
-    fn limit(stream: &Self::Stream) {
-        let _ = stream.set_nonblocking(false);
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-    }
-}
+accept!(std::os::unix::net::UnixListener, std::os::unix::net::UnixStream);
+accept!(std::net::TcpListener, std::net::TcpStream);
 
 fn serve<L: Accept>(
     listener: L,

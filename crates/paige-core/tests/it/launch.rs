@@ -77,6 +77,28 @@ fn command(
     .expect("command")
 }
 
+/// A coach-mode launch for `d` under `confinement`, from the learner's shell.
+fn confined(
+    d: &Dirs,
+    env: &HashMap<String, String>,
+    sandbox: bool,
+    confinement: jail::Confinement,
+) -> paige_core::terminal::AgentCommand {
+    Launch {
+        project_dir: &d.project,
+        data_dir: &d.data,
+        server: &server(),
+        mode: AgentMode::Coach { sandbox },
+        env,
+        origin: Origin::Shell,
+        agent_override: None,
+        confinement,
+        extra_args: Vec::new(),
+    }
+    .command()
+    .expect("command")
+}
+
 fn env_of(cmd: &paige_core::terminal::AgentCommand) -> HashMap<String, String> {
     cmd.env.iter().map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned())).collect()
 }
@@ -305,19 +327,7 @@ fn coach_mode_with_no_os_layer_refuses_unless_the_learner_says_so_and_then_says_
 fn without_the_jail_landlock_confines_claude_with_data_dir_hidden_and_no_capabilities() {
     let d = dirs();
     let env = launch_env(&d, &[("ANTHROPIC_BASE_URL", "http://127.0.0.1:8123")]);
-    let cmd = Launch {
-        project_dir: &d.project,
-        data_dir: &d.data,
-        server: &server(),
-        mode: AgentMode::Coach { sandbox: true },
-        env: &env,
-        origin: Origin::Shell,
-        agent_override: None,
-        confinement: jail::Confinement::Landlock("no user namespaces here".into()),
-        extra_args: Vec::new(),
-    }
-    .command()
-    .expect("command");
+    let cmd = confined(&d, &env, true, jail::Confinement::Landlock("no user namespaces here".into()));
     assert_eq!(cmd.program, OsString::from("/usr/bin/paige"), "paige confine, then Claude Code");
     let args: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     assert_eq!(args[..2], ["confine", "--policy"]);
@@ -350,19 +360,7 @@ fn a_link_planted_in_claudes_config_dir_is_never_followed_by_the_launcher() {
     std::os::unix::fs::symlink(&d.project, config.join("scratch/target")).expect("planted link");
     std::os::unix::fs::symlink(&d.project, config.join("scratch/tmp")).expect("planted link");
     let env = launch_env(&d, &[]);
-    Launch {
-        project_dir: &d.project,
-        data_dir: &d.data,
-        server: &server(),
-        mode: AgentMode::Coach { sandbox: false },
-        env: &env,
-        origin: Origin::Shell,
-        agent_override: None,
-        confinement: jail::Confinement::Landlock("test".into()),
-        extra_args: Vec::new(),
-    }
-    .command()
-    .expect("command");
+    confined(&d, &env, false, jail::Confinement::Landlock("test".into()));
     assert_eq!(std::fs::read_dir(&d.project).expect("project").count(), 0, "nothing made in the project");
     for dir in ["target", "tmp"] {
         let meta = std::fs::symlink_metadata(config.join("scratch").join(dir)).expect("made");
