@@ -3,11 +3,11 @@
 # installing what the baselines need first. One release build; every bench runs from it.
 #   scripts/bench.sh            # all of them (about 15 minutes on 2 cores after the build)
 #   scripts/bench.sh hook memory  # only these (names as in the list below)
-# Benches: hook, mcp_diff, memory, dashboard, startup, ws_ingest, desktop.
+# Benches: hook, mcp_diff, memory, dashboard, startup, ws_ingest, confine, desktop.
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-all=(hook mcp_diff memory dashboard startup ws_ingest desktop)
+all=(hook mcp_diff memory dashboard startup ws_ingest confine desktop)
 wanted=("${@:-${all[@]}}")
 for name in "${wanted[@]}"; do
   [[ " ${all[*]} " == *" $name "* ]] || die "unknown bench '$name' (one of: ${all[*]})"
@@ -37,6 +37,8 @@ want memory && run paige-memory memory
 want dashboard && run paige-server dashboard
 want startup && run paige-cli startup
 want ws_ingest && run paige-server ws_ingest
+# Coach mode's layers (issue 39): bubblewrap for the jail, against plain spawns.
+want confine && { apt_install bubblewrap; run paige-cli confine; }
 if want desktop; then
   say "desktop: idle memory of the app vs an empty Tauri window (Xvfb)"
   ensure_tauri_build_deps

@@ -55,7 +55,10 @@ impl Paige {
             .env("DATA_DIR", &data)
             .env("ANTHROPIC_API_KEY", "bench")
             .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+            // No OS layer, so the change detector watches every call (it stands down when the
+            // project is read-only by construction).
             .env("PAIGE_JAIL", "0")
+            .env("PAIGE_LANDLOCK", "0")
             .env("RUST_LOG", "info")
             .current_dir(&cwd)
             .stdin(Stdio::null())
