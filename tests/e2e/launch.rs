@@ -112,6 +112,11 @@ async fn paige_claude_without_the_jail_runs_claude_directly_and_the_hooks_still_
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(shown.contains("--permission-mode default") && !shown.contains("bwrap"), "{shown}");
     assert!(shown.contains(" confine --policy "), "Landlock and seccomp instead: {shown}");
+    // It says which layers are in force, and "read-only" because it is true.
+    let said = String::from_utf8_lossy(&out.stderr);
+    for layer in ["read-only", "jail off", "Landlock on", "seccomp on", "capabilities on", "hooks on"] {
+        assert!(said.contains(layer), "{layer:?} in {said}");
+    }
     let (told, _) = paige_claude(&world, &claude, &["ls src && echo listed-plain-$((6*7))"], &[]).await;
     assert!(told.contains("listed-plain-42"), "{told:.3000}");
     drop(paige);
