@@ -75,6 +75,7 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
         config_dir: &data_dir.join("claude"),
         run_files: &[],
         ports: Vec::new(),
+        support: paige_confine::support(),
     });
     match (&confinement, plan.unguarded()) {
         (paige_core::launch::jail::Confinement::Jail { .. }, _) => {

@@ -164,6 +164,7 @@ impl Core {
             config_dir: &config.data_dir.join("claude"),
             run_files: &[],
             ports: Vec::new(),
+            support: paige_confine::support(),
         });
         (mode, plan)
     }

@@ -84,11 +84,13 @@ pub struct Inputs<'a> {
     pub run_files: &'a [PathBuf],
     /// TCP ports Claude Code may connect to: Paige's, the model API's, a proxy's.
     pub ports: Vec<u16>,
+    /// What the kernel offers (`paige_confine::support()`).
+    pub support: paige_confine::Support,
 }
 
 impl Plan {
     pub fn new(inputs: Inputs<'_>) -> Plan {
-        let support = paige_confine::support();
+        let support = inputs.support;
         let abi = support.landlock_abi.unwrap_or(0);
         let jail = match inputs.confinement {
             Confinement::Jail { bwrap, userns } => Some((bwrap.clone(), *userns)),
@@ -119,7 +121,7 @@ impl Plan {
                 seccomp: support.seccomp,
                 ..Policy::default()
             }),
-            _ => Some(full_policy(&inputs, landlock, abi)),
+            _ => Some(full_policy(&inputs, landlock, abi, support.seccomp)),
         };
         let read_only = inputs.confinement.read_only();
         let layers = describe(&Inputs { sandbox, ..inputs }, &jail, confine.as_ref(), abi);
@@ -160,9 +162,10 @@ fn on_off(on: bool) -> &'static str {
     if on { "on" } else { "off" }
 }
 
-/// Landlock over everything, seccomp with no UNIX sockets and no mounts: the jail alone, or
+/// Landlock over everything (file rules from ABI 3), seccomp with no UNIX sockets and no
+/// mounts: the jail alone, or
 /// no jail at all (`landlock`: then `DATA_DIR` is hidden and capabilities dropped here).
-fn full_policy(inputs: &Inputs<'_>, landlock: bool, abi: u32) -> Policy {
+fn full_policy(inputs: &Inputs<'_>, landlock: bool, abi: u32, seccomp: bool) -> Policy {
     let mut write = vec![inputs.config_dir.to_owned()];
     let mut read = vec![PathBuf::from("/")];
     let mut hide = Vec::new();
@@ -178,7 +181,9 @@ fn full_policy(inputs: &Inputs<'_>, landlock: bool, abi: u32) -> Policy {
     write.push("/dev/shm".into());
     let devices = ["null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx"];
     Policy {
-        fs: true,
+        // Below ABI 3 Landlock cannot stop truncate(2): in the jail its file rules are then left
+        // to the jail's read-only view (without the jail such a kernel gives no Landlock layer).
+        fs: abi >= 3,
         read,
         write,
         hide,
@@ -186,9 +191,11 @@ fn full_policy(inputs: &Inputs<'_>, landlock: bool, abi: u32) -> Policy {
         tcp_connect: (abi >= 4).then(|| inputs.ports.clone()),
         scope_abstract_unix: abi >= 6,
         scope_signals: abi >= 6,
-        seccomp: true,
-        deny_unix_sockets: true,
-        deny_mounts: true,
+        // A kernel without seccomp filters (rare) runs the jail without them rather than not at
+        // all; without the jail, Landlock is usable only with them (`jail::landlock_usable`).
+        seccomp,
+        deny_unix_sockets: seccomp,
+        deny_mounts: seccomp,
         drop_caps: landlock,
     }
 }

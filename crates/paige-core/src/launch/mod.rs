@@ -303,6 +303,7 @@ impl Launch<'_> {
             config_dir,
             run_files: &[],
             ports: layers::ports(self.server.port, self.env),
+            support: paige_confine::support(),
         })
     }
 }

@@ -419,3 +419,58 @@ fn the_packaged_apparmor_profile_allows_a_user_namespace_for_the_bwrap_the_jail_
     assert_eq!(files[jail::APPARMOR_PROFILE], "packaging/apparmor/paige-bwrap");
     assert!(files[jail::BUNDLED_BWRAP].is_string(), "{files}");
 }
+
+/// What each machine gets, by the kernel it has: the plan never asks `paige confine` for a
+/// layer the kernel lacks (which would fail closed and start no Claude Code), and says
+/// "read-only" only where the jail or Landlock's file rules make it so.
+#[test]
+fn the_plan_asks_only_for_layers_the_kernel_has_and_says_read_only_only_when_true() {
+    use paige_confine::Support;
+    use paige_core::launch::layers::{Inputs, Plan};
+    let d = dirs();
+    let plan = |confinement: &jail::Confinement, sandbox: bool, abi: Option<u32>| {
+        Plan::new(Inputs {
+            confinement,
+            sandbox: if sandbox { Ok(()) } else { Err("no socat".into()) },
+            hooks: true,
+            project_dir: &d.project,
+            data_dir: &d.data,
+            config_dir: &d.data.join("claude"),
+            run_files: &[],
+            ports: vec![443, 4321],
+            support: Support { landlock_abi: abi, seccomp: true },
+        })
+    };
+    let jail = jail::Confinement::Jail { bwrap: "/usr/bin/bwrap".into(), userns: true };
+    let root = unsafe { libc::geteuid() } == 0;
+    for abi in [None, Some(2), Some(3), Some(5), Some(7)] {
+        let n = abi.unwrap_or(0);
+        let alone = plan(&jail, false, abi);
+        let policy = alone.confine.clone().expect("paige confine inside the jail");
+        assert_eq!(policy.fs, n >= 3, "file rules from ABI 3 only ({abi:?})");
+        assert_eq!(policy.tcp_connect.is_some(), n >= 4, "TCP rules from ABI 4 only ({abi:?})");
+        assert_eq!(policy.scope_abstract_unix, n >= 6, "scopes from ABI 6 only ({abi:?})");
+        assert!(policy.seccomp && policy.deny_unix_sockets && policy.deny_mounts);
+        assert!(alone.read_only && !alone.unguarded(), "the jail is read-only whatever the kernel");
+        let with_sandbox = plan(&jail, true, abi);
+        // As root in the jail Claude Code's sandbox cannot map uid 0: Landlock stands in.
+        assert_eq!(with_sandbox.claude_sandbox, !root);
+        if !root {
+            let inside = with_sandbox.confine.expect("seccomp inside");
+            assert!(!inside.fs && !inside.deny_mounts, "nothing that would stop Claude Code's sandbox mounting");
+        }
+    }
+    let landlock = plan(&jail::Confinement::Landlock("no user namespaces".into()), true, Some(7));
+    let policy = landlock.confine.as_ref().expect("paige confine alone");
+    assert!(policy.fs && policy.drop_caps && policy.hide == vec![d.data.clone()]);
+    assert!(!landlock.claude_sandbox, "Claude Code's sandbox cannot mount under Landlock's file rules");
+    assert!(landlock.read_only);
+    let summary = landlock.summary(&d.project);
+    assert!(
+        summary.contains("read-only") && summary.contains("jail off") && summary.contains("Landlock on"),
+        "{summary}"
+    );
+    let nothing = plan(&jail::Confinement::Off("no bubblewrap, no Landlock".into()), false, None);
+    assert!(nothing.unguarded() && !nothing.read_only);
+    assert!(nothing.summary(&d.project).contains("NOT read-only"));
+}
