@@ -55,6 +55,19 @@ async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_
     socket.send(send("session:start", json!({"title": "Login races the token"}))).await.expect("start");
     socket.send(send("intake:skip", json!({}))).await.expect("skip");
     script_literal_model(&fake);
+    // The UI's session is started when its skipped interview has handed over: only then is
+    // there a session whose kickoff `paige claude` can ask for (Claude Code started before
+    // that is issue 40's order). On a loaded machine the skip can take seconds.
+    let mut kinds: Vec<String> = Vec::new();
+    let handed_over = Instant::now();
+    while !kinds.iter().any(|k| k == "intake:transition") && handed_over.elapsed() < Duration::from_secs(60) {
+        let Ok(Some(Ok(message))) = tokio::time::timeout(Duration::from_secs(5), socket.next()).await else {
+            continue;
+        };
+        let frame = serde_json::from_str::<Value>(message.to_text().unwrap_or_default()).unwrap_or_default();
+        kinds.push(frame["type"].as_str().unwrap_or_default().to_owned());
+    }
+    assert!(kinds.iter().any(|k| k == "intake:transition"), "the skipped interview handed over: {kinds:?}");
 
     // `paige claude` in a terminal, with no argument and nothing typed.
     let claude_dir = std::path::Path::new(&claude).parent().expect("dir").display().to_string();
@@ -74,7 +87,6 @@ async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_
         .expect("script runs paige claude");
 
     let started = Instant::now();
-    let mut kinds: Vec<String> = Vec::new();
     let mut ready: Option<Value> = None;
     while ready.is_none() && started.elapsed() < Duration::from_secs(120) {
         let Ok(Some(Ok(message))) = tokio::time::timeout(Duration::from_secs(5), socket.next()).await else {
