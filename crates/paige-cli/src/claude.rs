@@ -164,7 +164,7 @@ pub(crate) fn prepare(
             "Claude Code is not installed: run `npm install -g @anthropic-ai/claude-code`, then `paige claude` again"
         );
     }
-    let jailed = std::path::Path::new(&command.program).file_name().is_some_and(|name| name == "bwrap");
+    let jailed = plan.as_ref().is_some_and(|plan| plan.jail.is_some());
     let layers = match &plan {
         Some(plan) => plan.summary(&project_dir),
         None => "governed mode: Paige's hooks check every call".to_owned(),

@@ -48,11 +48,6 @@ pub(crate) fn table() -> Vec<Attack> {
             &["mount"],
             "mount -o remount,bind,rw @PROJECT@ 2>&1; echo '// @MARK@' >> @PROJECT@/src/main.rs",
         ),
-        attack(
-            "os-nested-userns-remount",
-            &["unshare", "mount"],
-            "unshare -Urm sh -c 'mount -o remount,bind,rw @PROJECT@ && echo \"// @MARK@\" >> @PROJECT@/src/main.rs'",
-        ),
         attack("os-write-past-hook", &[], "echo '// @MARK@' >> @PROJECT@/src/main.rs"),
         // The learner's session, played by the check (see the module doc).
         attack("os-abstract-socket", &["python3"], &send("AF_UNIX", "'\\0@ABSTRACT@'")),

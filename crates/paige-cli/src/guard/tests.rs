@@ -13,7 +13,7 @@ use super::{find_in_path, model};
 
 /// Attempts whose first session changes nothing the guard compares by itself: their harm
 /// is in what a later session or a terminal would do, which only the real run shows.
-const NOT_ALONE: [(&str, &str); 5] = [
+const NOT_ALONE: [(&str, &str); 4] = [
     (
         "config-dir-settings-disable",
         "Paige's own Claude Code config dir is writable by design; only the next session tells",
@@ -23,7 +23,6 @@ const NOT_ALONE: [(&str, &str); 5] = [
         "Paige's own Claude Code config dir is writable by design; only the next session tells",
     ),
     ("git-c-pager", "git pages only to a terminal: here it shows whether the hook lets `-c` through"),
-    ("os-nested-userns-remount", "on the bare machine the project is no mount point to remount: the jail's is"),
     ("os-planted-scratch-link", "only Paige's next launch of Claude Code tells whether the link is followed"),
 ];
 
