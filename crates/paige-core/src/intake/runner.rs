@@ -264,7 +264,11 @@ impl Runner {
                 }
                 Err(err) => tracing::error!("intake: cannot encode a guard input: {err}"),
             }
-            for action in self.guard.apply(&self.config, &timed) {
+            // The record first: a log row is written before any UI hears of what it records
+            // (the hand-over's row before `intake:transition`), so whoever saw it finds it.
+            let mut actions = self.guard.apply(&self.config, &timed);
+            actions.sort_by_key(|action| !matches!(action, GuardAction::LogTurn(_)));
+            for action in actions {
                 self.act(core, action, tasks);
             }
         }
