@@ -290,8 +290,8 @@ async fn a_killed_paige_claude_leaves_no_process_behind() {
 }
 
 /// `paige claude` runs a model turn whose Bash call never ends (`tail -f`, read-only, so
-/// every layer lets it run); the test sends `signal` to `paige claude` (the jail's bwrap,
-/// which it became) once the command runs: every process of the jail is gone at once.
+/// every layer lets it run); the test sends `signal` to `paige claude` (Paige's gate,
+/// which it became, with the jail as its child) once the command runs: every process of the jail is gone at once.
 /// Claude Code's own sandbox is kept off (no `socat` on PATH), since it would end the
 /// command too: this is the jail's doing alone (with `PAIGE_JAIL=0` the `tail` lives on).
 async fn orphan_check(signal: i32) {

@@ -21,12 +21,28 @@ pub(crate) fn payload(world: &World, fixture: &str, patch: Value) -> String {
     let text = text.replace("/home/learner/project", &world.project().display().to_string());
     let mut value: Value = serde_json::from_str(&text).expect("json");
     value["session_id"] = json!("e2e-session");
+    value["transcript_path"] = json!(world.root.path().join("transcript-e2e.jsonl"));
     if let Value::Object(patch) = patch {
         for (k, v) in patch {
             value[k] = v;
         }
     }
+    if value["hook_event_name"] == "PreToolUse" {
+        record_call(&value);
+    }
     value.to_string()
+}
+
+/// Writes the call a PreToolUse payload names into its transcript, as Claude Code does beside
+/// running the hook: Paige watches only calls the transcript shows.
+pub(crate) fn record_call(payload: &Value) {
+    let (Some(path), Some(id)) = (payload["transcript_path"].as_str(), payload["tool_use_id"].as_str()) else {
+        return;
+    };
+    let line = json!({"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": id, "name": payload["tool_name"], "input": payload["tool_input"]}]}});
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).expect("transcript");
+    writeln!(file, "{line}").expect("transcript line");
 }
 
 impl World {
@@ -429,11 +445,13 @@ fn a_restore_completes_even_when_the_hook_gives_up_before_paige_answers() {
     let info = read_json(&world.data_dir().join("run/server.json"));
     let port = info["port"].as_u64().expect("port") as u16;
     let token = info["token"].as_str().expect("token").to_owned();
+    let transcript = world.root.path().join("transcript.jsonl");
     let call = |event: &str| {
         json!({"session_id": "s", "hook_event_name": event, "tool_name": "Bash", "tool_use_id": "t1",
-               "tool_input": {"command": "cargo build"}, "tool_response": {}})
-        .to_string()
+               "tool_input": {"command": "cargo build"}, "tool_response": {}, "transcript_path": transcript})
     };
+    record_call(&call("PreToolUse"));
+    let call = |event: &str| call(event).to_string();
     assert!(post_hook_to(port, &token, "pre-tool-use", &call("PreToolUse")), "the window opens");
     std::fs::write(world.project().join("main.rs"), "// the command\n").expect("change");
     // The PostToolUse is sent and the connection dropped at once, as a hook past its deadline.

@@ -494,7 +494,9 @@ async fn terminal(base: String, token: String, stop: CancellationToken) -> Traff
     let mut n = 0u64;
     while !stop.is_cancelled() {
         n += 1;
+        let transcript = std::env::temp_dir().join(format!("paige-load-transcript-{}.jsonl", std::process::id()));
         let common = json!({"session_id": "load-terminal", "cwd": "/", "permission_mode": "default",
+            "transcript_path": transcript,
             "tool_name": "Bash", "tool_input": {"command": "cat target/test.log", "description": "Show the test log"},
             "tool_use_id": format!("toolu_load_{n}")});
         let mut post = common.clone();
@@ -502,6 +504,8 @@ async fn terminal(base: String, token: String, stop: CancellationToken) -> Traff
         post["tool_response"] = json!({"stdout": stdout, "stderr": "", "interrupted": false, "isImage": false});
         let mut pre = common;
         pre["hook_event_name"] = json!("PreToolUse");
+        // As Claude Code does, beside running the hook: the call is on its transcript.
+        crate::hook::record_call(&pre);
         for (event, body) in [("pre-tool-use", pre), ("post-tool-use", post)] {
             let sent = http.post(format!("{base}/hooks/{event}")).bearer_auth(&token).json(&body).send().await;
             let answer = match sent {

@@ -3,10 +3,11 @@
 //! `paige confine`, with a `claude` on PATH that is the attacker — it runs, as Claude Code's
 //! tools would, against a session this test starts beside it: a real X server (Xvfb), a
 //! `screen` session, a D-Bus session bus (on a path and an abstract address), a process it
-//! may trace, and the terminal it was started on (TIOCSTI).
+//! may trace, a service on 127.0.0.1, and the terminal it was started on (TIOCSTI).
 //!
-//! Cells, as root: the jail (user namespace, no capabilities, Landlock and seccomp inside),
-//! and no jail (`PAIGE_JAIL=0`: Landlock and seccomp alone, as where user namespaces are
+//! Cells, as root: the jail (user namespace, no capabilities, its own network, Landlock and
+//! seccomp inside), the jail without Landlock (its network namespace alone keeps a local TCP
+//! service out: Landlock's port rules would too), and no jail (`PAIGE_JAIL=0`: Landlock and seccomp alone, as where user namespaces are
 //! forbidden). First the same script runs with no confinement at all, and must reach
 //! every one of them: a test that cannot fail proves nothing.
 
@@ -18,7 +19,8 @@ use crate::World;
 use crate::launch::learner_project;
 
 /// What the attacker reports, one word a line, for each thing it reached.
-const REACHED: [&str; 7] = ["X-REACHED", "SCREEN-TYPED", "BUS-PATH", "BUS-ABSTRACT", "TIOCSTI", "PTRACE", "MOUNTED"];
+const REACHED: [&str; 8] =
+    ["X-REACHED", "SCREEN-TYPED", "BUS-PATH", "BUS-ABSTRACT", "TIOCSTI", "PTRACE", "MOUNTED", "TCP-LOCAL"];
 
 /// The learner's session: killed when dropped.
 struct Session {
@@ -29,6 +31,8 @@ struct Session {
     bus_abstract: String,
     /// Where the learner's shell in `screen` writes what it is typed.
     typed: PathBuf,
+    /// A local service of the learner's on 127.0.0.1 (a dev server, a debug port).
+    service: std::net::TcpListener,
     _dir: tempfile::TempDir,
 }
 
@@ -84,7 +88,17 @@ fn start_session() -> Session {
     wait_until("Xvfb", || Path::new(&format!("/tmp/.X11-unix/X{display}")).exists());
     wait_until("dbus-daemon", || bus_path.exists());
     let [path_bus, abstract_bus] = buses;
-    Session { children: vec![xvfb, path_bus, abstract_bus], display, screen, bus_path, bus_abstract, typed, _dir: dir }
+    let service = std::net::TcpListener::bind("127.0.0.1:0").expect("a local service");
+    Session {
+        children: vec![xvfb, path_bus, abstract_bus],
+        display,
+        screen,
+        bus_path,
+        bus_abstract,
+        typed,
+        service,
+        _dir: dir,
+    }
 }
 
 /// The attacker as a shell script (`claude` on PATH): each line prints its word on success.
@@ -101,6 +115,7 @@ sleep 5 & victim=$!
 python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); sys.exit(0 if libc.ptrace(16, int(sys.argv[1]), 0, 0) == 0 else 1)' $victim 2>/dev/null && echo PTRACE
 kill $victim 2>/dev/null
 mkdir -p /tmp/paige-m 2>/dev/null; mount -t tmpfs none /tmp/paige-m 2>/dev/null && echo MOUNTED
+python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 2)' {service} 2>/dev/null && echo TCP-LOCAL
 echo '// changed' >> {project}/src/main.rs 2>/dev/null && echo WROTE-PROJECT
 echo attacker-done
 "##,
@@ -110,6 +125,7 @@ echo attacker-done
         bus = session.bus_path.display(),
         abstract_ = session.bus_abstract,
         project = project.display(),
+        service = session.service.local_addr().expect("port").port(),
     )
 }
 
@@ -182,6 +198,8 @@ fn from_coach_modes_confinement_the_learners_display_screen_bus_terminal_and_pro
 
     for (cell, env) in [
         ("the jail", vec![("PAIGE_LANDLOCK", "1")]),
+        // The jail's own layers alone: its network namespace keeps the local service out.
+        ("the jail without Landlock", vec![("PAIGE_LANDLOCK", "0")]),
         ("Landlock alone", vec![("PAIGE_JAIL", "0"), ("PAIGE_LANDLOCK", "1")]),
     ] {
         let text = confined(&session, &env);

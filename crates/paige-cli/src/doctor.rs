@@ -75,7 +75,8 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
         config_dir: &data_dir.join("claude"),
         run_files: &[],
         ports: Vec::new(),
-        support: paige_confine::support(),
+        support: paige_core::launch::layers::kernel_support(&confinement, &env),
+        destinations: paige_core::launch::gate::Destinations::for_launch(0, &env),
     });
     match (&confinement, plan.unguarded()) {
         (paige_core::launch::jail::Confinement::Jail { .. }, _) => {

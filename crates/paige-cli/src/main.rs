@@ -3,6 +3,7 @@
 mod claude;
 mod confine;
 mod doctor;
+mod gate;
 mod guard;
 mod hook;
 mod intake;
@@ -107,6 +108,13 @@ enum Command {
     /// namespace. Exits 126 naming what could not be applied.
     #[command(hide = true)]
     Confine(confine::ConfineArgs),
+    /// Run the program after `--` (the jail) with Paige's gate on a UNIX socket: its only way
+    /// out, to the destinations allowed (`paige_core::launch::gate`).
+    #[command(hide = true)]
+    Gate(gate::GateArgs),
+    /// Inside the jail: pass loopback ports and an HTTPS proxy on to Paige's gate.
+    #[command(hide = true)]
+    Relay(gate::RelayArgs),
 }
 
 #[derive(Debug, Args)]
@@ -205,6 +213,8 @@ fn main() -> ExitCode {
         Command::Session(args) => session::run(args).map(|()| true),
         Command::Hook(args) => return hook::run(&args.event),
         Command::Confine(args) => return confine::run(args),
+        Command::Gate(args) => return gate::run_gate(args),
+        Command::Relay(args) => return gate::run_relay(args),
         Command::Intents(args) => intents::run(args),
         Command::Blame(args) => intents::blame(args),
         Command::Restore(args) => restore::run(args),

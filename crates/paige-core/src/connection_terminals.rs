@@ -165,6 +165,7 @@ impl Core {
             run_files: &[],
             ports: Vec::new(),
             support: paige_confine::support(),
+            destinations: crate::launch::gate::Destinations::for_launch(0, &std::collections::HashMap::new()),
         });
         (mode, plan)
     }

@@ -119,13 +119,21 @@ impl Workload {
 
     fn hook(&self, event: HookEvent, tool: Option<(&str, serde_json::Value)>, i: u64) -> HookDecision {
         let (tool_name, tool_input) = tool.map_or((None, None), |(name, input)| (Some(name.to_owned()), Some(input)));
+        // Claude Code writes each call to its transcript beside running the hook.
+        let transcript = self.core.config().data_dir.join(format!("transcript-{}.jsonl", self.run));
+        let id = format!("toolu_{}_{i}", self.run);
+        if event == HookEvent::PreToolUse {
+            crate::hook::record_call(&json!({"transcript_path": transcript, "tool_use_id": id,
+                "tool_name": tool_name, "tool_input": tool_input}));
+        }
         let input = HookInput {
             session_id: self.agent.clone(),
+            transcript_path: Some(transcript),
             cwd: Some(self.core.project_root().path().to_owned()),
             hook_event_name: Some(event.name().into()),
             tool_name,
             tool_input,
-            tool_use_id: Some(format!("toolu_{}_{i}", self.run)),
+            tool_use_id: Some(id),
             ..HookInput::default()
         };
         self.core.handle_hook(event, &input)

@@ -96,3 +96,50 @@ pub(crate) fn tokens(path: &Path) -> Option<i64> {
         .sum();
     Some(total)
 }
+
+/// How long a PreToolUse waits for its call to appear in the transcript: Claude Code 2.1.330
+/// writes the assistant message beside running the hook, 20–70 ms after it starts (measured
+/// through real `claude`), and makes the file itself with the session's first lines.
+const ON_RECORD_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+const ON_RECORD_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Whether Claude Code's transcript at `path` holds the call `id` to `tool`: what opens a
+/// watch window, rather than a hook payload alone. A pair of hook payloads forged around a
+/// save the learner made in their own editor names no call Claude Code made, so no window
+/// opens and nothing of the learner's is undone. `Err` says why not.
+pub(crate) fn names_call(path: Option<&Path>, id: Option<&str>, tool: &str) -> Result<(), String> {
+    let path = path.ok_or("the hook payload names no transcript")?;
+    let id = id.filter(|id| !id.is_empty()).ok_or("the hook payload names no tool_use_id")?;
+    let deadline = std::time::Instant::now() + ON_RECORD_WAIT;
+    loop {
+        let text = match read_end(path, MAX_TURN_READ_BYTES) {
+            Ok(text) => text,
+            // Not there yet (Claude Code makes it with the session's first line): wait for it.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && std::time::Instant::now() < deadline => {
+                std::thread::sleep(ON_RECORD_POLL);
+                continue;
+            }
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        let found =
+            text.lines().rev().filter(|l| l.contains(id)).filter_map(|l| serde_json::from_str::<Value>(l).ok()).any(
+                |entry| {
+                    entry.get("type").and_then(Value::as_str) == Some("assistant")
+                        && entry.pointer("/message/content").and_then(Value::as_array).is_some_and(|blocks| {
+                            blocks.iter().any(|b| {
+                                b.get("type").and_then(Value::as_str) == Some("tool_use")
+                                    && b.get("id").and_then(Value::as_str) == Some(id)
+                                    && b.get("name").and_then(Value::as_str) == Some(tool)
+                            })
+                        })
+                },
+            );
+        if found {
+            return Ok(());
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(format!("no {tool} call {id} in {}", path.display()));
+        }
+        std::thread::sleep(ON_RECORD_POLL);
+    }
+}

@@ -5,6 +5,8 @@
 //! call never got its PostToolUse (interrupted, killed) is closed at the session's Stop,
 //! SessionEnd or next prompt, or at a new session's start, without undoing anything. When
 //! coach mode's Claude Code runs in the jail no window is opened: nothing it runs can write.
+//! A window opens only for a call Claude Code's own transcript shows (`transcript::names_call`):
+//! a forged pair of hook payloads around the learner's save names none, and undoes nothing.
 
 use super::intents::{self, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
@@ -30,6 +32,17 @@ impl Core {
             // watch, and nothing the learner changes meanwhile is ever taken for the agent's.
             HookEvent::PreToolUse if !governed && self.agent_jailed() => return Ok(decision),
             HookEvent::PreToolUse if call.is_watched() && decision == HookDecision::None => {
+                let tool = input.tool_name.as_deref().unwrap_or_default();
+                let path = input.transcript_path.as_deref();
+                if let Err(why) = super::transcript::names_call(path, input.tool_use_id.as_deref(), tool) {
+                    tracing::warn!("a PreToolUse for a call not in Claude Code's transcript: {why}");
+                    return Ok(HookDecision::Deny {
+                        reason: format!(
+                            "Paige watches a call only when Claude Code's own transcript shows it, and cannot find \
+                             this one ({why}), so it is denied."
+                        ),
+                    });
+                }
                 if let Err(err) = self.detector().watch_begin_in(call_id, session, call.backgrounds(), input.answer_by)
                 {
                     return Ok(HookDecision::Deny {

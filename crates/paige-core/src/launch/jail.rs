@@ -17,8 +17,8 @@
 //! for the files Claude Code is started with. The jail has its own process namespace: when
 //! Claude Code ends, every process it started ends with it, so nothing runs on after the
 //! turn, and no process outside (Paige's own `/proc/PID/cwd`) is in reach. The network is
-//! shared: Claude Code needs its API, and Paige's hooks and MCP on 127.0.0.1 — where the
-//! agent token opens nothing else.
+//! its own too: Claude Code reaches Paige and its model API only through Paige's gate
+//! (`gate.rs`), and nothing else of the learner's machine listens there.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -124,6 +124,9 @@ pub struct JailSpec {
     pub run_files: Vec<PathBuf>,
     /// Paths under `/tmp` or `/run` the jail must still see (read-only): both are private in it.
     pub keep_under_tmp: Vec<PathBuf>,
+    /// The gate's socket (`gate.rs`): the jail gets a network namespace of its own, and this
+    /// socket as its only way out. None: the network is shared (tests of the view alone).
+    pub gate: Option<PathBuf>,
 }
 
 /// Paige's own bubblewrap, which the .deb installs with an AppArmor profile that lets it make
@@ -181,6 +184,9 @@ pub fn args(spec: &JailSpec) -> Vec<OsString> {
     if spec.userns {
         push(&[os("--unshare-user")]);
     }
+    if spec.gate.is_some() {
+        push(&[os("--unshare-net")]);
+    }
     // No capability in the jail, ever: started by root without a user namespace bwrap keeps
     // the full set, and one `mount(MS_REMOUNT)` made the project writable again.
     push(&[os("--cap-drop"), os("ALL")]);
@@ -205,6 +211,9 @@ pub fn args(spec: &JailSpec) -> Vec<OsString> {
         push(&[os("--ro-bind"), file.as_os_str(), file.as_os_str()]);
     }
     push(&[os("--bind"), spec.claude_config_dir.as_os_str(), spec.claude_config_dir.as_os_str()]);
+    if let Some(gate) = &spec.gate {
+        push(&[os("--ro-bind"), gate.as_os_str(), os(super::gate::SOCKET_IN_JAIL)]);
+    }
     push(&[os("--chdir"), spec.project_dir.as_os_str()]);
     args
 }

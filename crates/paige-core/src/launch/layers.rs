@@ -3,7 +3,8 @@
 //!
 //! The configurations a learner's machine gives (issue 39's matrix):
 //! - **The jail with Claude Code's sandbox inside** (user namespaces, `socat`): bubblewrap in a
-//!   user namespace, no capabilities, private `/tmp` and `/run`; `paige confine` adds seccomp
+//!   user namespace, no capabilities, private `/tmp` and `/run`, a network of its own with
+//!   Paige's gate as the only way out (`gate.rs`); `paige confine` adds seccomp
 //!   (no typing into a terminal, no `ptrace`) and Landlock's scopes (no abstract UNIX socket,
 //!   no signal outside). No Landlock file-system rules here: they forbid `mount(2)`, which
 //!   Claude Code's own sandbox needs for every Bash call; its sandbox keeps commands off the
@@ -86,6 +87,8 @@ pub struct Inputs<'a> {
     pub ports: Vec<u16>,
     /// What the kernel offers (`paige_confine::support()`).
     pub support: paige_confine::Support,
+    /// What the jail's own network reaches through Paige's gate (`gate.rs`).
+    pub destinations: super::gate::Destinations,
 }
 
 impl Plan {
@@ -243,6 +246,7 @@ fn describe(inputs: &Inputs<'_>, jail: &Option<(PathBuf, bool)>, confine: Option
         _ => layer("seccomp", false, "no OS layer to add it to".into()),
     });
     layers.push(match confine.and_then(|p| p.tcp_connect.as_ref()) {
+        _ if jail.is_some() && confine.is_some() => layer("network", true, inputs.destinations.describe()),
         Some(ports) if fs => layer("network", true, format!("TCP only to Paige and the model API (ports {ports:?})")),
         _ if claude_sandbox => layer("network", true, "commands run without network (Claude Code's sandbox)".into()),
         _ => layer("network", false, "shared with your session".into()),
@@ -258,6 +262,21 @@ fn describe(inputs: &Inputs<'_>, jail: &Option<(PathBuf, bool)>, confine: Option
         layer("hooks", false, "Paige's hook command was not found".into())
     });
     layers
+}
+
+/// What the kernel offers a launch from `env`: `PAIGE_LANDLOCK=0` there also keeps Landlock
+/// out of the jail (to see what the jail's own layers hold alone: `doctor --guard`, tests).
+/// Without the jail Landlock is the read-only layer, which the running Paige decided on.
+pub fn kernel_support(
+    confinement: &Confinement,
+    env: &std::collections::HashMap<String, String>,
+) -> paige_confine::Support {
+    let mut support = paige_confine::support();
+    let off = env.get("PAIGE_LANDLOCK").is_some_and(|v| matches!(v.trim(), "0" | "off" | "false"));
+    if off && matches!(confinement, Confinement::Jail { .. }) {
+        support.landlock_abi = None;
+    }
+    support
 }
 
 /// The TCP ports Claude Code needs: Paige's, the model API's (`ANTHROPIC_BASE_URL`, else

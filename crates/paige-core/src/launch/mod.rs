@@ -12,6 +12,7 @@
 //! environment it needs (`env.rs`).
 
 pub mod env;
+pub mod gate;
 pub mod jail;
 pub mod layers;
 pub mod verify;
@@ -234,11 +235,23 @@ impl Launch<'_> {
         }
         let env = env::agent_env(self.env, self.origin, extra);
         let confine = plan.as_ref().and_then(|plan| plan.confine.as_ref().zip(self.server.hook_command.as_ref()));
+        // The jail's network is its own, with Paige's gate as its only way out (`gate.rs`).
+        let gate = match (&jail, confine) {
+            (Some(_), Some((_, paige))) => {
+                let destinations = gate::Destinations::for_launch(self.server.port, self.env);
+                Some((destinations, gate::socket_path(&run_dir)?, paige.clone()))
+            }
+            _ => None,
+        };
         let claude_path = claude.clone();
         let (inner, args) = match confine {
             Some((policy, paige)) => {
                 let policy = serde_json::to_string(policy).map_err(std::io::Error::other)?;
-                let mut confined: Vec<OsString> = vec!["confine".into(), "--policy".into(), policy.into()];
+                let mut confined: Vec<OsString> = vec!["confine".into()];
+                if let Some((destinations, _, _)) = &gate {
+                    confined.extend(destinations.relay_args());
+                }
+                confined.extend(["--policy".into(), policy.into()]);
                 confined.push("--".into());
                 confined.push(claude.into_os_string());
                 confined.extend(args);
@@ -260,12 +273,22 @@ impl Launch<'_> {
                     claude_config_dir: config_dir,
                     run_files,
                     keep_under_tmp: keep,
+                    gate: gate.as_ref().map(|(_, socket, _)| socket.clone()),
                 };
                 let mut jailed = jail::args(&spec);
                 jailed.push("--".into());
                 jailed.push(inner.into_os_string());
                 jailed.extend(args);
-                (bwrap.clone().into_os_string(), jailed)
+                match gate {
+                    // `paige gate` runs the jail as its child, for as long as it runs.
+                    Some((destinations, socket, paige)) => {
+                        let mut gated = destinations.gate_args(&socket);
+                        gated.push(bwrap.clone().into_os_string());
+                        gated.extend(jailed);
+                        (paige.into_os_string(), gated)
+                    }
+                    None => (bwrap.clone().into_os_string(), jailed),
+                }
             }
             None => (inner.into_os_string(), args),
         };
@@ -303,7 +326,8 @@ impl Launch<'_> {
             config_dir,
             run_files: &[],
             ports: layers::ports(self.server.port, self.env),
-            support: paige_confine::support(),
+            support: layers::kernel_support(&self.confinement, self.env),
+            destinations: gate::Destinations::for_launch(self.server.port, self.env),
         })
     }
 }

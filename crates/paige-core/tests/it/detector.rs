@@ -212,12 +212,19 @@ fn the_version_store_stays_under_its_cap_without_dropping_a_files_latest_version
     };
     let (core, project, _data) = &t;
     let root = core.project_root().path().to_owned();
-    let input = |id: &str| paige_core::governance::HookInput {
-        session_id: A.into(),
-        tool_name: Some("Bash".into()),
-        tool_input: Some(json!({"command": "cargo build"})),
-        tool_use_id: Some(id.into()),
-        ..Default::default()
+    let transcript = _data.path().join("transcript.jsonl");
+    let input = |id: &str| {
+        let call = json!({"transcript_path": transcript, "tool_use_id": id, "tool_name": "Bash",
+            "tool_input": {"command": "cargo build"}});
+        super::governance::record_call(&call);
+        paige_core::governance::HookInput {
+            session_id: A.into(),
+            transcript_path: Some(transcript.clone()),
+            tool_name: Some("Bash".into()),
+            tool_input: Some(json!({"command": "cargo build"})),
+            tool_use_id: Some(id.into()),
+            ..Default::default()
+        }
     };
     use paige_core::governance::HookEvent;
     for round in 1..=4u8 {

@@ -230,12 +230,15 @@ fn a_file_too_large_to_keep_is_never_removed() {
     let mut config = paige_core::Config::new(project.path().to_owned(), data.path().to_owned(), "test");
     config.limits.max_file_bytes = 64;
     let core = std::sync::Arc::new(paige_core::Core::open(config, super::clock()).expect("core"));
-    let input = |id: &str| paige_core::governance::HookInput {
-        session_id: A.into(),
-        tool_name: Some("Bash".into()),
-        tool_input: Some(json!({"command": "cargo build"})),
-        tool_use_id: Some(id.into()),
-        ..Default::default()
+    let input = |id: &str| {
+        let input = paige_core::governance::HookInput {
+            session_id: A.into(),
+            tool_name: Some("Bash".into()),
+            tool_input: Some(json!({"command": "cargo build"})),
+            tool_use_id: Some(id.into()),
+            ..Default::default()
+        };
+        super::governance::on_record(data.path(), input)
     };
     use paige_core::governance::HookEvent;
     assert_eq!(core.handle_hook(HookEvent::PreToolUse, &input("t1")), HookDecision::None);
@@ -330,13 +333,16 @@ fn in_the_jail_no_window_opens_and_the_learners_new_file_stays_where_it_is() {
 fn a_pre_tool_use_answered_after_the_hook_stopped_waiting_opens_no_window() {
     use paige_core::governance::{HookEvent, HookInput};
     let gov = Gov::coach(FILES);
-    let input = |id: &str, answer_by: std::time::Instant| HookInput {
-        session_id: A.into(),
-        tool_name: Some("Bash".into()),
-        tool_input: Some(json!({"command": COMMAND})),
-        tool_use_id: Some(id.into()),
-        answer_by: Some(answer_by),
-        ..Default::default()
+    let input = |id: &str, answer_by: std::time::Instant| {
+        let input = HookInput {
+            session_id: A.into(),
+            tool_name: Some("Bash".into()),
+            tool_input: Some(json!({"command": COMMAND})),
+            tool_use_id: Some(id.into()),
+            answer_by: Some(answer_by),
+            ..Default::default()
+        };
+        super::governance::on_record(&gov.data_dir(), input)
     };
     let past = std::time::Instant::now() - std::time::Duration::from_millis(1);
     let decision = gov.core.handle_hook(HookEvent::PreToolUse, &input("late", past));
@@ -353,4 +359,44 @@ fn a_pre_tool_use_answered_after_the_hook_stopped_waiting_opens_no_window() {
     let told = model_told(&gov.core.handle_hook(HookEvent::PostToolUse, &input("t1", soon))).to_owned();
     assert!(told.contains("src/main.rs (changed): undone"), "the window closed with its one call: {told}");
     assert_eq!(gov.content("src/main.rs").as_deref(), Some("fn main() {}\n"));
+}
+
+/// Without any OS layer (coach mode started unguarded), a pair of hook payloads forged around
+/// the learner's save in their own editor — the agent token in hand — must not make Paige undo
+/// it (issue 39, item 6): a window opens only for a call Claude Code's own transcript shows.
+/// The same pair for a call the transcript does show still has its change undone.
+#[test]
+fn a_forged_hook_pair_around_the_learners_own_save_opens_no_window_and_undoes_nothing() {
+    use paige_core::governance::{HookEvent, HookInput};
+    let gov = Gov::coach(FILES);
+    let transcript = gov.data_dir().join("transcript.jsonl");
+    std::fs::write(&transcript, "{\"type\":\"user\",\"message\":{\"content\":\"hi\"}}\n").expect("transcript");
+    let forged = |id: &str, path: Option<std::path::PathBuf>| HookInput {
+        session_id: A.into(),
+        transcript_path: path,
+        tool_name: Some("Bash".into()),
+        tool_input: Some(json!({"command": "cargo build"})),
+        tool_use_id: Some(id.into()),
+        ..Default::default()
+    };
+    for (case, input) in [
+        ("a call the transcript does not show", forged("toolu_forged", Some(transcript.clone()))),
+        ("no transcript named", forged("toolu_forged2", None)),
+        ("a transcript that is not there", forged("toolu_forged3", Some(gov.data_dir().join("none.jsonl")))),
+    ] {
+        let pre = gov.core.handle_hook(HookEvent::PreToolUse, &input);
+        assert!(matches!(&pre, HookDecision::Deny { reason } if reason.contains("transcript")), "{case}: {pre:?}");
+        assert!(!gov.core.watching(), "{case}: no window opens");
+        // The learner saves in their own editor; the forged PostToolUse follows.
+        std::fs::write(gov.root().join("src/main.rs"), format!("// the learner's, {case}\n")).expect("save");
+        gov.core.handle_hook(HookEvent::PostToolUse, &input);
+        let kept = gov.content("src/main.rs");
+        assert_eq!(kept, Some(format!("// the learner's, {case}\n")), "{case}: the learner's save stays");
+    }
+    // A call Claude Code did make (on its transcript): watched, and its change undone.
+    let real = super::governance::on_record(&gov.data_dir(), forged("toolu_real", None));
+    assert_eq!(gov.core.handle_hook(HookEvent::PreToolUse, &real), HookDecision::None);
+    gov.edit("src/main.rs", "// the command\n");
+    let told = model_told(&gov.core.handle_hook(HookEvent::PostToolUse, &real)).to_owned();
+    assert!(told.contains("src/main.rs (changed): undone"), "{told}");
 }

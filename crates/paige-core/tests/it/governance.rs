@@ -1,7 +1,7 @@
 //! The hook engine over Claude Code's recorded payloads (`tests/fixtures/claude-code-hooks/`):
 //! every acceptance scenario and edge case of the hook-engine spec, in coach and governed mode.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -118,12 +118,19 @@ impl Gov {
         let text = text.replace("/home/learner/project", &self.root().display().to_string());
         let mut value: Value = serde_json::from_str(&text).expect("fixture json");
         value["session_id"] = json!(session);
+        let patch_names_transcript = patch.get("transcript_path").is_some();
         if let Value::Object(patch) = patch {
             for (k, v) in patch {
                 value[k] = v;
             }
         }
         let event = HookEvent::parse(value["hook_event_name"].as_str().expect("event")).expect("known event");
+        if !patch_names_transcript {
+            value["transcript_path"] = json!(self.data.path().join(format!("transcript-{session}.jsonl")));
+        }
+        if event == HookEvent::PreToolUse {
+            record_call(&value);
+        }
         (event, serde_json::from_value(value).expect("hook input"))
     }
 
@@ -185,6 +192,33 @@ impl Gov {
     pub(crate) fn trace(&self) -> Vec<TraceEntry> {
         ledger::read_all(&self.orch().trace_path()).expect("trace")
     }
+}
+
+/// Writes the call a PreToolUse `payload` names into its transcript, as Claude Code does
+/// before it runs the hook: Paige watches only calls its transcript shows. Not through
+/// anything but a regular file (a test's FIFO or device stays as it is).
+pub(crate) fn record_call(payload: &Value) {
+    use std::io::Write;
+    let (Some(path), Some(id)) = (payload["transcript_path"].as_str(), payload["tool_use_id"].as_str()) else {
+        return;
+    };
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        return;
+    }
+    let line = json!({"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": id, "name": payload["tool_name"], "input": payload["tool_input"]}
+    ]}});
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).expect("transcript");
+    writeln!(file, "{line}").expect("transcript line");
+}
+
+/// `input` with a transcript in `dir` that shows its call, as Claude Code writes one.
+pub(crate) fn on_record(dir: &Path, mut input: HookInput) -> HookInput {
+    let transcript = dir.join("transcript.jsonl");
+    record_call(&json!({"transcript_path": transcript, "tool_use_id": input.tool_use_id,
+        "tool_name": input.tool_name, "tool_input": input.tool_input}));
+    input.transcript_path = Some(transcript);
+    input
 }
 
 fn open(project: &tempfile::TempDir, data: &tempfile::TempDir, clock: &Arc<ManualClock>) -> Arc<Core> {

@@ -142,8 +142,19 @@ fn the_jail_wraps_claude_and_paige_jail_0_turns_it_off() {
     let d = dirs();
     let bwrap = PathBuf::from("/usr/bin/bwrap");
     let cmd = command(&d, &launch_env(&d, &[]), Origin::Shell, Some(bwrap.clone()));
-    assert_eq!(cmd.program, bwrap.as_os_str());
-    let args: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    assert_eq!(cmd.program, OsString::from("/usr/bin/paige"), "paige gate runs the jail, its only way out");
+    let all: Vec<String> = cmd.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let gate_end = all.iter().position(|a| a == "--").expect("-- after the gate's arguments");
+    let allowed: Vec<&str> = all[..gate_end].windows(2).filter(|w| w[0] == "--allow").map(|w| w[1].as_str()).collect();
+    assert!(allowed.contains(&"127.0.0.1:4321"), "Paige's port: {allowed:?}");
+    assert!(allowed.contains(&"api.anthropic.com:443"), "the model API: {allowed:?}");
+    assert!(allowed.iter().all(|a| !a.starts_with("127.") || *a == "127.0.0.1:4321"), "no other local port");
+    let socket = all[..gate_end].windows(2).find(|w| w[0] == "--socket").map(|w| w[1].clone()).expect("--socket");
+    assert_eq!(Path::new(&all[gate_end + 1]), bwrap, "then the jail");
+    let args: Vec<String> = all[gate_end + 2..].to_vec();
+    assert!(args.iter().any(|a| a == "--unshare-net"), "a network of its own");
+    let bound = args.windows(3).any(|w| w[0] == "--ro-bind" && w[1] == socket && w[2] == "/run/paige/gate.sock");
+    assert!(bound, "the gate's socket is bound in: {args:?}");
     let at = |flag: &str, value: &Path| args.windows(3).any(|w| w[0] == flag && w[1] == value.to_str().expect("utf-8"));
     assert!(args.windows(3).any(|w| w == ["--ro-bind", "/", "/"]), "{args:?}");
     assert!(args.iter().any(|a| a == "--unshare-pid"), "nothing Claude Code starts outlives it");
@@ -155,17 +166,21 @@ fn the_jail_wraps_claude_and_paige_jail_0_turns_it_off() {
     assert!(args.windows(2).any(|w| w == ["--tmpfs", "/run"]), "the session's sockets in /run are not in view");
     let dash = args.iter().position(|a| a == "--").expect("--");
     assert_eq!(Path::new(&args[dash + 1]), Path::new("/usr/bin/paige"), "paige confine adds its layers inside");
-    assert_eq!(args[dash + 2..dash + 4], ["confine", "--policy"]);
-    let policy: serde_json::Value = serde_json::from_str(&args[dash + 4]).expect("policy JSON");
+    let policy_at = args.iter().position(|a| a == "--policy").expect("--policy");
+    assert_eq!(args[dash + 2], "confine");
+    let relay = &args[dash + 3..policy_at];
+    assert_eq!(relay[..3], ["--gate", "/run/paige/gate.sock", "--proxy"], "the relay to the gate inside");
+    assert!(relay.windows(2).any(|w| w == ["--forward", "4321"]), "Paige's port is forwarded: {relay:?}");
+    let policy: serde_json::Value = serde_json::from_str(&args[policy_at + 1]).expect("policy JSON");
     assert_eq!(policy["fs"], true, "without Claude Code's sandbox Landlock keeps the project read-only too");
     assert_eq!(policy["deny_unix_sockets"], true, "{policy}");
-    assert_eq!(Path::new(&args[dash + 6]), d.bin.join("claude"));
+    assert_eq!(Path::new(&args[policy_at + 3]), d.bin.join("claude"));
     assert!(env_of(&cmd)["CARGO_TARGET_DIR"].starts_with(d.data.join("claude/scratch").to_str().expect("utf-8")));
 
     // Whether to jail is the running Paige's decision (`Confinement`), not the launching
     // shell's: PAIGE_JAIL there changes nothing, and without a jail Claude Code runs as is.
     let asked_off = command(&d, &launch_env(&d, &[("PAIGE_JAIL", "0")]), Origin::Shell, Some(bwrap.clone()));
-    assert_eq!(asked_off.program, bwrap.as_os_str(), "the launching shell's PAIGE_JAIL is not the decision");
+    assert!(asked_off.args.iter().any(|a| *a == bwrap), "the launching shell's PAIGE_JAIL is not the decision");
     assert!(!env_of(&asked_off).contains_key("PAIGE_JAIL"));
     let off = command(&d, &launch_env(&d, &[]), Origin::Shell, None);
     assert_eq!(off.program, d.bin.join("claude").as_os_str(), "no jail: Claude Code runs as is");
@@ -205,6 +220,7 @@ fn in_jail(bwrap: &Path, d: &Dirs, script: &str) -> std::process::Output {
         claude_config_dir: d.data.join("claude"),
         run_files: vec![],
         keep_under_tmp: vec![],
+        gate: None,
     };
     let mut args: Vec<OsString> = jail::args(&spec);
     args.extend(["--".into(), "/bin/sh".into(), "-c".into(), script.into()]);
@@ -439,6 +455,7 @@ fn the_plan_asks_only_for_layers_the_kernel_has_and_says_read_only_only_when_tru
             run_files: &[],
             ports: vec![443, 4321],
             support: Support { landlock_abi: abi, seccomp: true },
+            destinations: paige_core::launch::gate::Destinations::for_launch(4321, &Default::default()),
         })
     };
     let jail = jail::Confinement::Jail { bwrap: "/usr/bin/bwrap".into(), userns: true };

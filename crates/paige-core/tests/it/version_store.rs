@@ -14,9 +14,15 @@ use super::governance::A;
 
 const KIB: usize = 1 << 10;
 
-fn bash(id: &str) -> HookInput {
+/// A Bash call `id`, written to the transcript in `data` first, as Claude Code does.
+fn bash(data: &Path, id: &str) -> HookInput {
+    let transcript = data.join("transcript.jsonl");
+    let call = json!({"transcript_path": transcript, "tool_use_id": id, "tool_name": "Bash",
+        "tool_input": {"command": "cargo build"}});
+    super::governance::record_call(&call);
     HookInput {
         session_id: A.into(),
+        transcript_path: Some(transcript),
         tool_name: Some("Bash".into()),
         tool_input: Some(json!({"command": "cargo build"})),
         tool_use_id: Some(id.into()),
@@ -46,13 +52,13 @@ async fn over_the_cap_the_evictor_drops_old_versions_in_the_background_keeping_l
     let versions: Vec<String> = (1..=4u8).map(|round| round.to_string().repeat(600 * KIB)).collect();
     // The hooks run on this thread and never yield: the evictor cannot run until the test
     // awaits, so whatever eviction happens below happens off the hooks' path.
-    core.handle_hook(HookEvent::PreToolUse, &bash("first"));
-    core.handle_hook(HookEvent::PostToolUse, &bash("first"));
+    core.handle_hook(HookEvent::PreToolUse, &bash(&data, "first"));
+    core.handle_hook(HookEvent::PostToolUse, &bash(&data, "first"));
     for (round, content) in versions.iter().enumerate() {
         // The learner changes a.txt between calls: each version is 600 KiB.
         std::fs::write(project.path().join("a.txt"), content).expect("write");
-        core.handle_hook(HookEvent::PreToolUse, &bash(&format!("r{round}")));
-        core.handle_hook(HookEvent::PostToolUse, &bash(&format!("r{round}")));
+        core.handle_hook(HookEvent::PreToolUse, &bash(&data, &format!("r{round}")));
+        core.handle_hook(HookEvent::PostToolUse, &bash(&data, &format!("r{round}")));
     }
     let over = core.db().file_versions_bytes().expect("total");
     assert_eq!(over as usize, 200 * KIB + 4 * 600 * KIB, "the hooks evicted nothing themselves");

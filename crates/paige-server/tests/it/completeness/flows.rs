@@ -321,7 +321,16 @@ async fn hook(day: &Day, event: &str, fixture: &str, patch: Value) -> Value {
 /// Claude Code's Bash changes a learner file (undone), the UI resumes its session, the phase
 /// completes, and Claude Code's SessionEnd wraps the session up.
 pub(super) async fn claude_code_hooks(day: &mut Day) {
-    let bash = |id: &str| json!({"tool_name": "Bash", "tool_input": {"command": "cargo build"}, "tool_use_id": id});
+    // Claude Code writes the call to its transcript before it runs the hook: Paige watches
+    // only calls the transcript shows.
+    let transcript = day.server.fixture.core.config().data_dir.join("transcript-make.jsonl");
+    let line = json!({"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_make", "name": "Bash", "input": {"command": "cargo build"}}]}});
+    std::fs::write(&transcript, format!("{line}\n")).expect("transcript");
+    let bash = |id: &str| {
+        json!({"tool_name": "Bash", "tool_input": {"command": "cargo build"}, "tool_use_id": id,
+            "transcript_path": transcript})
+    };
     assert_eq!(hook(day, "PreToolUse", "PreToolUse-Write", bash("toolu_make")).await["decision"], "none");
     let auth = day.server.fixture.core.project_root().path().join("src/auth.rs");
     std::fs::write(&auth, "fn login() { hacked() }\n").expect("write");
