@@ -265,7 +265,7 @@ fn path_without(path: &str, left_out: &str, bin: &std::path::Path) -> String {
 }
 
 /// The unprivileged user (nobody) when this process is root and has `setpriv`.
-fn unprivileged_user() -> Option<(u32, u32)> {
+pub(crate) fn unprivileged_user() -> Option<(u32, u32)> {
     use std::os::unix::fs::MetadataExt;
     if std::fs::metadata("/proc/self").map(|m| m.uid()).ok() != Some(0) {
         eprintln!("not root: the unprivileged guard test is skipped");

@@ -7,10 +7,13 @@
 //!
 //! Cells, as root: the jail (user namespace, no capabilities, its own network, Landlock and
 //! seccomp inside), the jail without Landlock (its network namespace alone keeps a local TCP
-//! service out: Landlock's port rules would too), and no jail (`PAIGE_JAIL=0`: Landlock and seccomp alone, as where user namespaces are
-//! forbidden). First the same script runs with no confinement at all, and must reach
-//! every one of them: a test that cannot fail proves nothing.
+//! service out: Landlock's port rules would too), and no jail (`PAIGE_JAIL=0`: Landlock and
+//! seccomp alone, as where user namespaces are forbidden). As an ordinary user (nobody) whose
+//! own session it is: the jail (with private mounts) and Landlock alone. Each first runs the
+//! same script with no confinement at all, which must reach everything that user can: a test
+//! that cannot fail proves nothing.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -27,6 +30,8 @@ struct Session {
     children: Vec<Child>,
     display: u32,
     screen: String,
+    /// `screen`'s sockets (`SCREENDIR`), under `/run` as `/run/screen` is.
+    screen_dir: PathBuf,
     bus_path: PathBuf,
     bus_abstract: String,
     /// Where the learner's shell in `screen` writes what it is typed.
@@ -38,7 +43,10 @@ struct Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let _ = Command::new("screen").args(["-S", &self.screen, "-X", "quit"]).output();
+        let _ =
+            Command::new("screen").env("SCREENDIR", &self.screen_dir).args(["-S", &self.screen, "-X", "quit"]).output();
+        // As root, `screen -X` reaches another user's session only through its own checks:
+        // the session's shell is killed with the children below when that fails.
         for child in &mut self.children {
             let _ = child.kill();
             let _ = child.wait();
@@ -54,11 +62,32 @@ fn wait_until(what: &str, ok: impl Fn() -> bool) {
     }
 }
 
-fn start_session() -> Session {
+/// `program` as `user` when given (with `setpriv`), else as this process.
+fn as_user(program: &str, user: Option<(u32, u32)>) -> Command {
+    match user {
+        Some((uid, gid)) => {
+            let mut command = Command::new("setpriv");
+            command.arg(format!("--reuid={uid}")).arg(format!("--regid={gid}")).args(["--clear-groups", "--", program]);
+            command
+        }
+        None => Command::new(program),
+    }
+}
+
+/// The learner's session, run by `user` (the learner) when given, else by root.
+fn start_session(user: Option<(u32, u32)>) -> Session {
     let dir = tempfile::Builder::new().prefix("paige-session-").tempdir_in("/run").expect("a folder in /run");
+    let screen_dir = dir.path().join("screen");
+    std::fs::create_dir(&screen_dir).expect("screen dir");
+    std::fs::set_permissions(&screen_dir, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    if let Some((uid, gid)) = user {
+        for path in [dir.path(), &screen_dir] {
+            std::os::unix::fs::chown(path, Some(uid), Some(gid)).expect("chown");
+        }
+    }
     let pid = std::process::id();
-    let display = 90 + pid % 100;
-    let xvfb = Command::new("Xvfb")
+    let display = 90 + pid % 100 + if user.is_some() { 100 } else { 0 };
+    let xvfb = as_user("Xvfb", user)
         .arg(format!(":{display}"))
         .args(["-screen", "0", "640x480x24", "-nolisten", "tcp"])
         .stdout(Stdio::null())
@@ -66,10 +95,10 @@ fn start_session() -> Session {
         .spawn()
         .expect("Xvfb (scripts/test.sh installs xvfb)");
     let bus_path = dir.path().join("bus");
-    let bus_abstract = format!("paige-test-bus-{pid}");
+    let bus_abstract = format!("paige-test-bus-{pid}-{display}");
     // One bus on a path (as `/run/user/UID/bus`), one on an abstract address (as older desktops).
     let bus = |address: String| {
-        Command::new("dbus-daemon")
+        as_user("dbus-daemon", user)
             .args(["--session", "--nofork", "--address", &address])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -77,9 +106,10 @@ fn start_session() -> Session {
             .expect("dbus-daemon (scripts/test.sh installs dbus)")
     };
     let buses = [bus(format!("unix:path={}", bus_path.display())), bus(format!("unix:abstract={bus_abstract}"))];
-    let screen = format!("paige-learner-{pid}");
+    let screen = format!("paige-learner-{pid}-{display}");
     let typed = dir.path().join("typed-by-the-session");
-    let status = Command::new("screen")
+    let status = as_user("screen", user)
+        .env("SCREENDIR", &screen_dir)
         .args(["-dmS", &screen, "sh"])
         .current_dir(dir.path())
         .status()
@@ -93,6 +123,7 @@ fn start_session() -> Session {
         children: vec![xvfb, path_bus, abstract_bus],
         display,
         screen,
+        screen_dir,
         bus_path,
         bus_abstract,
         typed,
@@ -106,7 +137,7 @@ fn attacker(session: &Session, project: &Path) -> String {
     format!(
         r##"#!/bin/sh
 DISPLAY=:{display} xdpyinfo >/dev/null 2>&1 && echo X-REACHED
-screen -S {screen} -X stuff 'echo typed > {typed}\n' 2>/dev/null
+SCREENDIR={screen_dir} screen -S {screen} -X stuff 'echo typed > {typed}\n' 2>/dev/null
 sleep 0.5; test -e {typed} && echo SCREEN-TYPED
 dbus-send --bus=unix:path={bus} --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames >/dev/null 2>&1 && echo BUS-PATH
 dbus-send --bus=unix:abstract={abstract_} --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames >/dev/null 2>&1 && echo BUS-ABSTRACT
@@ -121,6 +152,7 @@ echo attacker-done
 "##,
         display = session.display,
         screen = session.screen,
+        screen_dir = session.screen_dir.display(),
         typed = session.typed.display(),
         bus = session.bus_path.display(),
         abstract_ = session.bus_abstract,
@@ -156,8 +188,9 @@ fn reached(text: &str) -> Vec<&'static str> {
     REACHED.into_iter().filter(|word| text.lines().any(|l| l.trim().ends_with(word))).collect()
 }
 
-/// The confined launch in one cell: `paige serve` with `serve_env`, then `paige claude`.
-fn confined(session: &Session, serve_env: &[(&str, &str)]) -> String {
+/// The confined launch in one cell: `paige serve` with `serve_env`, then `paige claude`,
+/// both run by `user` when given.
+fn confined(session: &Session, serve_env: &[(&str, &str)], user: Option<(u32, u32)>) -> String {
     let _ = std::fs::remove_file(&session.typed);
     let mut world = World::ready();
     let bin = world.root.path().join("bin");
@@ -165,15 +198,30 @@ fn confined(session: &Session, serve_env: &[(&str, &str)]) -> String {
     learner_project(&world);
     let script = bin.join("claude");
     std::fs::write(&script, attacker(session, &world.project())).expect("attacker");
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     world.set("PATH", &path);
     for (key, value) in serve_env {
         world.set(key, value);
     }
-    let mut paige = world.spawn(&["serve"]);
+    let setpriv = user.map(|(uid, gid)| format!("setpriv --reuid={uid} --regid={gid} --clear-groups -- "));
+    if let Some((uid, gid)) = user {
+        // The world is the learner's, as their home is: theirs to list (Landlock hides
+        // DATA_DIR inside it by granting what is beside it on the way down).
+        std::os::unix::fs::chown(world.root.path(), Some(uid), Some(gid)).expect("chown");
+        for dir in ["project", "data", "home", "cwd", "bin"] {
+            let dir = world.root.path().join(dir);
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            let status = Command::new("chown").arg("-R").arg(format!("{uid}:{gid}")).arg(&dir).status().expect("chown");
+            assert!(status.success());
+        }
+    }
+    let mut paige = match &setpriv {
+        Some(words) => world.spawn_wrapped(&words.split_whitespace().collect::<Vec<_>>(), &["serve"]),
+        None => world.spawn(&["serve"]),
+    };
     paige.wait_for("ready in", Duration::from_secs(10));
-    let line = format!("{} claude -p go", crate::PAIGE);
+    let line = format!("{}{} claude -p go", setpriv.unwrap_or_default(), crate::PAIGE);
     let mut command = Command::new("script");
     command.args(["-qec", &line, "/dev/null"]).current_dir(world.cwd()).env_clear().envs(world.env.iter().cloned());
     let text = on_a_terminal(&mut command);
@@ -183,27 +231,62 @@ fn confined(session: &Session, serve_env: &[(&str, &str)]) -> String {
     text
 }
 
-#[test]
-fn from_coach_modes_confinement_the_learners_display_screen_bus_terminal_and_processes_are_out_of_reach() {
-    let session = start_session();
-    // Control: with no confinement the attacker reaches every one of them.
+/// Every cell for a learner who is `user` (root when None): first the same script with no
+/// confinement at all, which must reach all it can as that user (a test that cannot fail
+/// proves nothing), then each confined cell, which must reach none.
+fn cells(user: Option<(u32, u32)>, cells: &[(&str, Vec<(&str, &str)>)]) {
+    let session = start_session(user);
     let dir = tempfile::tempdir().expect("dir");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
     std::fs::create_dir_all(dir.path().join("src")).expect("src");
     std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").expect("main");
     let script = dir.path().join("attacker");
     std::fs::write(&script, attacker(&session, dir.path())).expect("attacker");
-    let line = format!("sh {}", script.display());
+    if let Some((uid, gid)) = user {
+        let status =
+            Command::new("chown").arg("-R").arg(format!("{uid}:{gid}")).arg(dir.path()).status().expect("chown");
+        assert!(status.success());
+    }
+    let setpriv = user.map(|(uid, gid)| format!("setpriv --reuid={uid} --regid={gid} --clear-groups -- "));
+    let line = format!("{}sh {}", setpriv.unwrap_or_default(), script.display());
     let text = on_a_terminal(Command::new("script").args(["-qec", &line, "/dev/null"]));
-    assert_eq!(reached(&text), REACHED.to_vec(), "unconfined, everything is in reach: {text}");
+    // An ordinary user cannot mount, even unconfined.
+    let reachable: Vec<&str> = REACHED.into_iter().filter(|w| user.is_none() || *w != "MOUNTED").collect();
+    assert_eq!(reached(&text), reachable, "unconfined, everything is in reach: {text}");
 
-    for (cell, env) in [
-        ("the jail", vec![("PAIGE_LANDLOCK", "1")]),
-        // The jail's own layers alone: its network namespace keeps the local service out.
-        ("the jail without Landlock", vec![("PAIGE_LANDLOCK", "0")]),
-        ("Landlock alone", vec![("PAIGE_JAIL", "0"), ("PAIGE_LANDLOCK", "1")]),
-    ] {
-        let text = confined(&session, &env);
+    for (cell, env) in cells {
+        let text = confined(&session, env, user);
         assert!(reached(&text).is_empty(), "{cell}: reached {:?}\n{text}", reached(&text));
         assert!(!session.typed.exists(), "{cell}: nothing was typed into the learner's screen");
     }
+}
+
+#[test]
+fn from_coach_modes_confinement_the_learners_display_screen_bus_terminal_and_processes_are_out_of_reach() {
+    cells(
+        None,
+        &[
+            ("the jail", vec![("PAIGE_LANDLOCK", "1")]),
+            // The jail's own layers alone: its network namespace keeps the local service out.
+            ("the jail without Landlock", vec![("PAIGE_LANDLOCK", "0")]),
+            ("Landlock alone", vec![("PAIGE_JAIL", "0"), ("PAIGE_LANDLOCK", "1")]),
+        ],
+    );
+}
+
+/// The same for a learner who is an ordinary user, their session (X, `screen`, D-Bus) their
+/// own: the jail in a user namespace (where Claude Code's own sandbox would also run), and
+/// Landlock alone (as where AppArmor forbids user namespaces).
+#[test]
+fn as_an_ordinary_user_the_learners_own_session_is_out_of_reach_of_coach_modes_confinement() {
+    let Some(user) = crate::guard::unprivileged_user() else {
+        panic!("this test needs root and setpriv to run the learner as nobody (scripts/test.sh runs as root)");
+    };
+    cells(
+        Some(user),
+        &[
+            ("the jail", vec![("PAIGE_LANDLOCK", "1")]),
+            ("Landlock alone", vec![("PAIGE_JAIL", "0"), ("PAIGE_LANDLOCK", "1")]),
+        ],
+    );
 }

@@ -191,6 +191,7 @@ fn serve_one(mut stream: UnixStream, rules: &Rules) {
         other => match other.strip_prefix("connect ") {
             Some(to) if to.starts_with("127.0.0.1:") && rules.admits(to) => {
                 if let Ok(out) = TcpStream::connect(to) {
+                    let _ = out.set_nodelay(true);
                     let _ = stream.set_read_timeout(None);
                     pipe(stream, out);
                 }
@@ -348,6 +349,8 @@ fn relay(listeners: Vec<(TcpListener, String)>, gate: PathBuf) {
         let (gate, open) = (gate.clone(), open.clone());
         loops.push(std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
+                // Hooks and MCP are small requests answered at once: no Nagle delay on them.
+                let _ = stream.set_nodelay(true);
                 let (gate, opening) = (gate.clone(), opening.clone());
                 spawn_limited(&open, move || {
                     if let Ok(mut out) = UnixStream::connect(gate.as_path())

@@ -7,6 +7,8 @@
 //! error naming what is missing. Nothing is best-effort.
 //!
 //! The layers, in the order they are applied:
+//! - **Private mounts** (`private_mounts`): a user and mount namespace of its own, every mount
+//!   private, so nothing mounted outside later shows in the jail (`mounts.rs`).
 //! - **Landlock filesystem** (`fs`, ABI ≥ 3): nothing is readable or writable but the grants.
 //!   `read`: read + execute; `write`: every right (make, remove, refer, truncate…);
 //!   `devices`: read, write, truncate, device ioctls. ABI 3 is required so truncate(2) of a
@@ -42,6 +44,7 @@
 mod caps;
 mod filter;
 mod fs;
+mod mounts;
 
 use std::path::PathBuf;
 
@@ -80,6 +83,10 @@ pub struct Policy {
     pub deny_mounts: bool,
     /// Drop every capability and set no_new_privs.
     pub drop_caps: bool,
+    /// A user and mount namespace of its own with every mount private, so that nothing
+    /// mounted outside later arrives (writable) in the jail's view: inside a jail with a user
+    /// namespace, as an ordinary user (`mounts.rs`).
+    pub private_mounts: bool,
 }
 
 /// What was applied, for the launcher's banner and `paige doctor`.
@@ -180,6 +187,10 @@ pub fn apply(policy: &Policy) -> Result<Applied, Error> {
     let seccomp_filters = filter::build(policy)?;
     if !seccomp_filters.is_empty() && !filter::available() {
         return Err(Error::Unsupported("seccomp filters are not available in this kernel".into()));
+    }
+    // First: unshare(2) wants a single thread and no seccomp filter forbidding it yet.
+    if policy.private_mounts {
+        mounts::make_private()?;
     }
     let mut ruleset = None;
     if wants_landlock(policy) {

@@ -116,7 +116,7 @@ impl Plan {
             Ok(()) => Ok(()),
         };
         let claude_sandbox = sandbox.is_ok();
-        let confine = match inputs.confinement {
+        let mut confine = match inputs.confinement {
             Confinement::Off(_) => None,
             _ if claude_sandbox => Some(Policy {
                 scope_abstract_unix: abi >= 6,
@@ -126,6 +126,11 @@ impl Plan {
             }),
             _ => Some(full_policy(&inputs, landlock, abi, support.seccomp)),
         };
+        // Later mounts from outside would arrive writable in the jail's view: in a jail with a
+        // user namespace an ordinary user's `paige confine` makes every mount private first.
+        if let (Some((_, true)), false, Some(policy)) = (&jail, root, confine.as_mut()) {
+            policy.private_mounts = true;
+        }
         let read_only = inputs.confinement.read_only();
         let layers = describe(&Inputs { sandbox, ..inputs }, &jail, confine.as_ref(), abi);
         Plan { jail, confine, claude_sandbox, layers, read_only }
@@ -200,6 +205,7 @@ fn full_policy(inputs: &Inputs<'_>, landlock: bool, abi: u32, seccomp: bool) -> 
         deny_unix_sockets: seccomp,
         deny_mounts: seccomp,
         drop_caps: landlock,
+        private_mounts: false,
     }
 }
 

@@ -312,16 +312,30 @@ fn curl(scan: &mut impl Runner, lit: &[&str]) {
     let flags = ["silent", "show-error", "location", "fail", "head", "include", "verbose", "insecure",
         "compressed", "get", "no-progress-meter", "fail-with-body", "http1.1", "http2", "ipv4", "ipv6"];
     #[rustfmt::skip]
-    let valued = ["header", "request", "user-agent", "max-time", "connect-timeout", "url", "data", "data-raw",
-        "data-urlencode", "json", "retry", "user", "proxy", "referer", "write-out", "range", "max-redirs"];
+    let valued = ["header", "request", "user-agent", "max-time", "connect-timeout", "url", "retry", "user",
+        "proxy", "referer", "write-out", "range", "max-redirs"];
     if lit.iter().any(|a| a.contains("%output{")) {
         return scan.mutating("`curl -w %output{}` writes a file");
     }
+    // A request that sends data, or with a method other than GET or HEAD, can change what a
+    // server holds — Paige's own (`/hooks`, `/ws` with a token read from its run file), or
+    // any local service of the learner's, which may write their files.
+    let sends = |what: &str| format!("`curl {what}` sends a request that can change what a server holds");
+    let method_ok = |m: &str| m.eq_ignore_ascii_case("GET") || m.eq_ignore_ascii_case("HEAD");
     let mut i = 0;
     while let Some(arg) = lit.get(i).copied() {
         i += 1;
         if arg.starts_with("--") {
             let attached = arg.contains('=');
+            if ["data", "data-raw", "data-urlencode", "data-binary", "json"].iter().any(|f| long_is(arg, f)) {
+                return scan.mutating(sends(arg));
+            }
+            if long_is(arg, "request") {
+                let method = arg.split_once('=').map(|(_, m)| m).or_else(|| lit.get(i).copied()).unwrap_or_default();
+                if !method_ok(method) {
+                    return scan.mutating(sends(&format!("--request {method}")));
+                }
+            }
             if valued.iter().any(|f| long_is(arg, f)) {
                 i += usize::from(!attached);
             } else if !flags.iter().any(|f| long_is(arg, f)) {
@@ -331,7 +345,17 @@ fn curl(scan: &mut impl Runner, lit: &[&str]) {
             for (at, c) in arg.char_indices().skip(1) {
                 match c {
                     's' | 'S' | 'L' | 'f' | 'I' | 'i' | 'v' | 'k' | 'G' | '4' | '6' | '#' => {}
-                    'H' | 'X' | 'A' | 'm' | 'd' | 'u' | 'x' | 'e' | 'w' | 'r' => {
+                    'd' => return scan.mutating(sends("-d")),
+                    'X' => {
+                        let rest = &arg[at + 1..];
+                        let method = if rest.is_empty() { lit.get(i).copied().unwrap_or_default() } else { rest };
+                        if !method_ok(method) {
+                            return scan.mutating(sends(&format!("-X {method}")));
+                        }
+                        i += usize::from(rest.is_empty());
+                        break;
+                    }
+                    'H' | 'A' | 'm' | 'u' | 'x' | 'e' | 'w' | 'r' => {
                         i += usize::from(arg[at + 1..].is_empty());
                         break;
                     }
