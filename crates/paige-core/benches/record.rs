@@ -107,8 +107,15 @@ fn ten_thousand_sessions(dir: &tempfile::TempDir, key: &SigningKey) {
             .expect("question");
         db.answer_question(&question.id, "80").expect("answer");
         db.grade_question(&question.id, "correct", "yes", "").expect("grade");
-        db.record_prompt(Some(&session.id), Some(&first.id), "why u16?", "conceptual_question", "rule")
-            .expect("prompt");
+        db.record_prompt(
+            Some(&session.id),
+            Some(&first.id),
+            "why u16?",
+            "conceptual_question",
+            "rule",
+            paige_core::db::Author::Learner,
+        )
+        .expect("prompt");
         if i % 10 == 0 {
             db.record_solution_shown(&session.id, Some(&first.id), "src/main.rs", 0.8, 5).expect("solution");
         }

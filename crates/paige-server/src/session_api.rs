@@ -39,7 +39,7 @@ pub(crate) async fn show(State(state): State<AppState>) -> Json<serde_json::Valu
 /// an active session that has no plan yet, else null.
 pub(crate) async fn kickoff(State(state): State<AppState>) -> Response {
     let core = state.core.clone();
-    match crate::blocking::run(move || core.coaching_kickoff()).await {
+    match crate::blocking::run(move || core.kickoff_for_claude_code()).await {
         Some(kickoff) => Json(json!({ "kickoff": kickoff })).into_response(),
         None => internal(),
     }

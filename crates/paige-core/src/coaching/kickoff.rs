@@ -51,6 +51,17 @@ impl Core {
         Some(crate::prompts::coach_kickoff::render(&title, data["description"].as_str(), task.as_deref()))
     }
 
+    /// The kickoff for a Claude Code that starts with it as its first prompt (`paige claude`
+    /// asks as it starts), kept as Paige's delivery: its UserPromptSubmit is not the learner's.
+    pub fn kickoff_for_claude_code(&self) -> Option<String> {
+        let text = self.coaching_kickoff()?;
+        let session = self.active_session().map(|s| s.id);
+        if let Err(err) = self.db().record_delivery(session.as_deref(), "kickoff", &text) {
+            tracing::warn!("cannot keep that Paige gave the kickoff: {err}");
+        }
+        Some(text)
+    }
+
     /// Pastes the kickoff into Claude Code's terminal once it is quiet, the interview (if
     /// any) has handed over and still no plan came; given up after `WAIT`, at shutdown, or
     /// when the session changes. Without a terminal running Claude Code (the browser UI)
@@ -113,6 +124,10 @@ impl Core {
                                 .and_then(|()| terminal.write(b"\r"));
                             match typed {
                                 Ok(()) => {
+                                    // Paige's words, never the learner's (issue 40).
+                                    if let Err(err) = core.db().record_delivery(Some(&session.id), kind, &text) {
+                                        tracing::warn!("cannot keep that Paige typed the {kind}: {err}");
+                                    }
                                     core.log_action(
                                         ActionType::CoachingMessage,
                                         json!({ "kind": kind, "via": "terminal" }),

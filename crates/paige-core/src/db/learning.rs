@@ -283,11 +283,12 @@ impl Db {
         prompt: &str,
         class: &str,
         decided_by: &str,
+        author: super::Author,
     ) -> Result<(), DbError> {
         self.conn().execute(
-            "INSERT INTO learner_prompts (id, session_id, phase_id, prompt, class, decided_by, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![new_id(), session_id, phase_id, prompt, class, decided_by, ts(self.now())],
+            "INSERT INTO learner_prompts (id, session_id, phase_id, prompt, class, decided_by, author, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![new_id(), session_id, phase_id, prompt, class, decided_by, author.as_str(), ts(self.now())],
         )?;
         Ok(())
     }
@@ -295,16 +296,18 @@ impl Db {
     /// A session's prompts per reliance class.
     pub fn reliance_counts(&self, session_id: &str) -> Result<RelianceCounts, DbError> {
         let conn = self.conn();
-        let mut stmt =
-            conn.prepare("SELECT class, count(*) FROM learner_prompts WHERE session_id = ?1 GROUP BY class")?;
+        let mut stmt = conn.prepare(
+            "SELECT class, count(*) FROM learner_prompts WHERE session_id = ?1 AND author = 'learner' GROUP BY class",
+        )?;
         Ok(counts(stmt.query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))?)?)
     }
 
     /// A phase's prompts per reliance class.
     pub fn phase_reliance_counts(&self, phase_id: &str) -> Result<RelianceCounts, DbError> {
         let conn = self.conn();
-        let mut stmt =
-            conn.prepare("SELECT class, count(*) FROM learner_prompts WHERE phase_id = ?1 GROUP BY class")?;
+        let mut stmt = conn.prepare(
+            "SELECT class, count(*) FROM learner_prompts WHERE phase_id = ?1 AND author = 'learner' GROUP BY class",
+        )?;
         Ok(counts(stmt.query_map([phase_id], |r| Ok((r.get(0)?, r.get(1)?)))?)?)
     }
 
@@ -319,7 +322,7 @@ impl Db {
         let bucket = if by_day { "substr(created_at, 1, 10)" } else { "strftime('%Y-W%W', created_at)" };
         let conn = self.conn();
         let mut stmt = conn.prepare(&format!(
-            "SELECT {bucket}, class, count(*) FROM learner_prompts WHERE created_at >= ?1 GROUP BY 1, 2 ORDER BY 1"
+            "SELECT {bucket}, class, count(*) FROM learner_prompts WHERE created_at >= ?1 AND author = 'learner' GROUP BY 1, 2 ORDER BY 1"
         ))?;
         let mut out: Vec<(String, RelianceCounts)> = Vec::new();
         for row in

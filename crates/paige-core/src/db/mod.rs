@@ -7,6 +7,7 @@
 mod action_log;
 mod api_call_log;
 mod dashboard;
+mod deliveries;
 mod dreyfus;
 mod enums;
 mod error;
@@ -40,6 +41,7 @@ use crate::clock::Clock;
 pub use action_log::ActionEntry;
 pub use api_call_log::{ApiCall, BudgetSummary, ModelCost, NewApiCall};
 pub use dashboard::{ActiveSessionRow, CompletedSession, DashboardRows, KataRow, OpenGap, PeriodStats};
+pub use deliveries::{Author, text_hash};
 pub use dreyfus::{DreyfusAssessment, NewDreyfusAssessment};
 pub use enums::{
     ActionType, DreyfusStage, HintLevel, HintStyle, HintType, PhaseStatus, ProgressEventType, SessionStatus, Severity,

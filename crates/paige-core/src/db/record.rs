@@ -328,9 +328,12 @@ fn review(row: &rusqlite::Row<'_>) -> rusqlite::Result<RecordReview> {
     })
 }
 
-/// The learner's prompts per reliance class since `since` (counted, never read).
+/// The learner's own prompts per reliance class since `since` (counted, never read; what Paige
+/// typed into Claude Code is not the learner's).
 fn reliance(conn: &Connection, since: &str) -> Result<RelianceCounts, DbError> {
-    let mut stmt = conn.prepare("SELECT class, count(*) FROM learner_prompts WHERE created_at >= ?1 GROUP BY class")?;
+    let mut stmt = conn.prepare(
+        "SELECT class, count(*) FROM learner_prompts WHERE created_at >= ?1 AND author = 'learner' GROUP BY class",
+    )?;
     let mut out: RelianceCounts = [0; 5];
     for row in stmt.query_map(params![since], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?)))? {
         let (class, n) = row?;

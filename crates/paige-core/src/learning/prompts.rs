@@ -20,6 +20,29 @@ impl Learning {
     /// UserPromptSubmit: classifies and keeps `prompt`. Returns at once; a model call, when
     /// the rules cannot tell, runs in the background.
     pub(crate) fn prompt_submitted(self: &Arc<Self>, prompt: &str) {
+        // What Paige typed into Claude Code itself is kept as Paige's, never counted as the
+        // learner's, and costs no model call.
+        match self.ctx.db().prompt_author(prompt) {
+            Ok(crate::db::Author::Learner) => {}
+            Ok(crate::db::Author::Paige) => {
+                let prompt: String = prompt.chars().take(MAX_KEPT_PROMPT_CHARS).collect();
+                let session = self.ctx.active_session().map(|s| s.id);
+                let kept = self.ctx.db().record_prompt(
+                    session.as_deref(),
+                    None,
+                    &prompt,
+                    RelianceClass::Other.as_str(),
+                    "paige",
+                    crate::db::Author::Paige,
+                );
+                if let Err(err) = kept {
+                    tracing::warn!("cannot keep Paige's own prompt: {err}");
+                }
+                return;
+            }
+            // Whose it is cannot be told: not counted as the learner's either.
+            Err(err) => return tracing::warn!("cannot tell whose prompt this is, so it is not counted: {err}"),
+        }
         let prompt: String = prompt.chars().take(MAX_KEPT_PROMPT_CHARS).collect();
         let session = self.ctx.active_session();
         let phase = session.as_ref().and_then(|s| self.phase_in_progress(&s.id));
@@ -72,7 +95,10 @@ impl Learning {
         by: &str,
     ) {
         let db = self.ctx.db();
-        if let Err(err) = db.record_prompt(session_id.as_deref(), phase_id.as_deref(), prompt, class.as_str(), by) {
+        let author = crate::db::Author::Learner;
+        if let Err(err) =
+            db.record_prompt(session_id.as_deref(), phase_id.as_deref(), prompt, class.as_str(), by, author)
+        {
             tracing::warn!("cannot keep the learner's prompt: {err}");
             return;
         }

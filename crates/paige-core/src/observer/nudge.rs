@@ -96,7 +96,14 @@ impl super::Observer {
                 if terminal.ready_for_nudge(settings.quiet_output) {
                     let typed = terminal.write(line.as_bytes()).and_then(|()| terminal.write(b"\r"));
                     match typed {
-                        Ok(()) => tracing::info!(signal, "nudge typed into Claude Code"),
+                        Ok(()) => {
+                            tracing::info!(signal, "nudge typed into Claude Code");
+                            // Paige's words, never the learner's (issue 40).
+                            let session = ctx.active_session().map(|s| s.id);
+                            if let Err(err) = ctx.db().record_delivery(session.as_deref(), "nudge", &line) {
+                                tracing::warn!("cannot keep that Paige typed a nudge: {err}");
+                            }
+                        }
                         Err(err) => tracing::warn!("cannot type the nudge into the terminal: {err}"),
                     }
                     return;

@@ -215,6 +215,8 @@ struct RelianceLine {
     kind: &'static str,
     since: Option<String>,
     until: String,
+    /// Whose prompts these are: always the learner's (what Paige typed is not counted).
+    author: &'static str,
     prompts: u64,
     classes: Classes,
 }
@@ -235,6 +237,7 @@ fn reliance(since: Option<DateTime<Utc>>, now: DateTime<Utc>, counts: &RelianceC
         kind: "reliance",
         since: since.map(iso),
         until: iso(now),
+        author: "learner",
         prompts: counts.iter().map(|&n| u64::from(n)).sum(),
         classes: Classes { delegation, debugging_help, conceptual_question, verification, other },
     }

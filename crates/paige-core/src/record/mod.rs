@@ -21,8 +21,10 @@
 //!      `passed`, `madeUnder` and `unlocked` (constraint titles: unlocked by the best level
 //!      reached so far);
 //!    - `review`: `topic`, `kind`, `skillArea`, `grade`, `rating`, `scheduledDays`, `reviewedAt`;
-//!    - `reliance` (exactly one): `prompts` and `classes` (prompts to Claude Code per reliance
-//!      class over the period; never their text);
+//!    - `reliance` (exactly one): `author` (`learner`), `prompts` and `classes` (the
+//!      learner's own prompts to Claude Code per reliance class over the period, never their
+//!      text; what Paige typed into Claude Code — kickoff, phase-done notes, nudges — is not
+//!      counted);
 //!    - `solutions_shown`: per block typed, `session`, `phase`, `path`, `overlap`,
 //!      `blockLines`, `createdAt`.
 //! 3. `{"type":"signature","lines":<lines before it>,"head":"<sha256 of the line before>","prev":…,"signature":"<hex>"}`

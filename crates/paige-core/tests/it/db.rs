@@ -71,6 +71,7 @@ fn fresh_database_has_the_spec_governance_detector_memory_intake_learning_and_re
             "memories_fts_docsize",
             "memories_fts_idx",
             "memory_vectors",
+            "paige_deliveries",
             "phase_baselines",
             "phase_hints",
             "phases",
@@ -99,7 +100,7 @@ fn reopening_keeps_data() {
     let db = Db::open(&path, clock()).expect("reopen");
     let back = db.session(&id).expect("session survives reopen");
     assert_eq!(back.issue_title.as_deref(), Some("Add a weather widget"));
-    assert_eq!(db.table_names().expect("tables").len(), 33);
+    assert_eq!(db.table_names().expect("tables").len(), 34);
 }
 
 #[test]
@@ -413,4 +414,41 @@ fn an_intake_interview_keeps_its_constants_and_every_guard_input_in_order() {
     assert_eq!(db.latest_intake_session().expect("latest"), Some(s.id.clone()));
     let refused = db.append_intake_event("no-such-session", 1, &serde_json::json!({})).expect_err("no interview");
     assert!(refused.to_string().contains("intake interview"), "{refused}");
+}
+
+/// Issue 40: prompts Paige itself typed into Claude Code (its kickoff, a phase-done note, an
+/// Observer nudge) were kept as the learner's. Migrating relabels them by the tag each opened
+/// with; only the learner's own count from then on.
+#[test]
+fn a_database_from_before_prompt_provenance_no_longer_counts_paiges_own_prompts_as_the_learners() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("paige.db");
+    let raw = rusqlite::Connection::open(&path).expect("open");
+    let migrations = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations");
+    let mut names: Vec<String> = std::fs::read_dir(&migrations)
+        .expect("migrations")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.as_str() < "14")
+        .collect();
+    names.sort();
+    for n in &names {
+        let sql = std::fs::read_to_string(migrations.join(n).join("up.sql")).expect("migration");
+        raw.execute_batch(&sql).unwrap_or_else(|err| panic!("{n}: {err}"));
+    }
+    raw.execute_batch(&format!("PRAGMA user_version = {};", names.len())).expect("version");
+    raw.execute_batch(
+        "INSERT INTO sessions (id, project_dir, status, started_at) VALUES ('s1', '/p', 'active', '2026-11-22T09:00:00.000Z');
+         INSERT INTO learner_prompts (id, session_id, prompt, class, decided_by, created_at) VALUES
+           ('p1', 's1', '[Paige] A coaching session has started. Plan it now.', 'delegation', 'rules', '2026-11-22T09:00:01.000Z'),
+           ('p2', 's1', '[Paige] The learner marked phase 1 done in Paige''s coaching panel.', 'delegation', 'rules', '2026-11-22T09:00:02.000Z'),
+           ('p3', 's1', '[Paige''s Observer] signal stuck. As Paige, give the learner one short nudge.', 'debugging_help', 'model', '2026-11-22T09:00:03.000Z'),
+           ('p4', 's1', 'why does my [Paige] test fail?', 'debugging_help', 'rules', '2026-11-22T09:00:04.000Z');",
+    )
+    .expect("old rows");
+    drop(raw);
+    let db = Db::open(&path, clock()).expect("migrates");
+    let counts = db.reliance_counts("s1").expect("counts");
+    assert_eq!(counts.iter().sum::<u32>(), 1, "only the learner's own prompt counts: {counts:?}");
+    assert_eq!(db.prompt_author("why does my [Paige] test fail?").expect("author"), paige_core::db::Author::Learner);
 }

@@ -88,3 +88,65 @@ async fn asking_claude_code_to_plan_again_while_a_kickoff_waits_types_it_once_no
     assert_eq!(got.matches("\u{1b}[200~").count(), 1, "pasted once: {got:?}");
     t.core.close_terminal(conn);
 }
+
+/// Issue 40: what Paige types into Claude Code — the kickoff pasted into its terminal, the
+/// kickoff `paige claude` starts it with — comes back through UserPromptSubmit like a prompt
+/// of the learner's. It is kept as Paige's and counted nowhere: not in the gauge, not in the
+/// learning record; the learner's own prompt beside it still counts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_paige_typed_into_claude_code_are_never_counted_as_the_learners() {
+    use paige_core::governance::{HookEvent, HookInput};
+    let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
+    let typed = t.project.path().join("typed");
+    let command = AgentCommand {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), format!("stty raw -echo; printf '> '; cat > '{}'", typed.display()).into()],
+        cwd: t.project.path().to_owned(),
+        banner: None,
+        env: Vec::new(),
+        accepts_nudges: true,
+        clear_env: false,
+    };
+    let conn = t.core.connect();
+    let _output = t.core.open_terminal(conn, &command).expect("terminal");
+    let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
+    let session = t.core.begin_coaching_session(request).expect("session").id;
+    let kickoff = t.core.coaching_kickoff().expect("a kickoff");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !std::fs::read_to_string(&typed).unwrap_or_default().contains("\u{1b}[201~\r") {
+        assert!(Instant::now() < deadline, "the kickoff was never pasted");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // `paige claude` started now would be given the kickoff as its first prompt.
+    assert_eq!(t.core.kickoff_for_claude_code().as_deref(), Some(kickoff.as_str()));
+    let submit = |prompt: &str| {
+        let input = HookInput { session_id: "cc".into(), prompt: Some(prompt.into()), ..HookInput::default() };
+        t.core.handle_hook(HookEvent::UserPromptSubmit, &input);
+        t.core.after_hook(HookEvent::UserPromptSubmit, &input);
+    };
+    // As Claude Code reports them: the pasted kickoff with its line ends as the terminal gave
+    // them, and the learner's own words.
+    submit(&kickoff.replace('\n', "\r\n"));
+    submit(&format!("{kickoff}\n"));
+    submit("Write the greeting function for me");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while t.core.db().reliance_counts(&session).expect("counts").iter().sum::<u32>() < 1 {
+        assert!(Instant::now() < deadline, "the learner's prompt was never kept");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let counts = t.core.db().reliance_counts(&session).expect("counts");
+    assert_eq!(counts, [1, 0, 0, 0, 0], "one delegation, the learner's; Paige's kickoffs count nowhere");
+    let mut reliance = None;
+    t.core
+        .db()
+        .each_record_row::<paige_core::db::DbError>(None, |row| {
+            if let paige_core::db::RecordRow::Reliance(counts) = row {
+                reliance = Some(counts);
+            }
+            Ok(())
+        })
+        .expect("record");
+    assert_eq!(reliance.map(|c| c.iter().sum::<u32>()), Some(1), "the learning record counts the learner's alone");
+    t.core.close_terminal(conn);
+}

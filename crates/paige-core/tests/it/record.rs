@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use chrono::Duration;
 use paige_core::db::{
-    Db, HintLevel, KataAttempt, KataConstraint, NewKataSpec, NewKnowledgeGap, NewQuestion, NewReview, NewReviewItem,
-    NewSession, PhaseStatus, ReviewKind, SessionStatus, Severity,
+    Author, Db, HintLevel, KataAttempt, KataConstraint, NewKataSpec, NewKnowledgeGap, NewQuestion, NewReview,
+    NewReviewItem, NewSession, PhaseStatus, ReviewKind, SessionStatus, Severity,
 };
 use paige_core::record::{self, SigningKey, VerifyError, Writer};
 use paige_core::{Clock, ManualClock};
@@ -73,9 +73,16 @@ fn history() -> History {
     db.skip_questions(&p1.id).expect("skip");
     tick();
     db.set_phase_status(&p2.id, PhaseStatus::Complete).expect("complete two");
-    db.record_prompt(Some(&first.id), Some(&p2.id), PROMPT, "delegation", "rule").expect("prompt");
-    db.record_prompt(Some(&first.id), Some(&p2.id), "why is this a u16?", "conceptual_question", "rule")
-        .expect("prompt");
+    db.record_prompt(Some(&first.id), Some(&p2.id), PROMPT, "delegation", "rule", Author::Learner).expect("prompt");
+    db.record_prompt(
+        Some(&first.id),
+        Some(&p2.id),
+        "why is this a u16?",
+        "conceptual_question",
+        "rule",
+        Author::Learner,
+    )
+    .expect("prompt");
     db.record_solution_shown(&first.id, Some(&p2.id), "src/main.rs", 0.82, 6).expect("solution");
 
     let gap = db
