@@ -230,3 +230,64 @@ fn paige_claude_refuses_to_launch_unjailed_for_a_paige_that_jails() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("older than this paige claude") && stderr.contains("restart it"), "{stderr}");
 }
+
+/// Issue 40, order: `paige claude` started in the learner's terminal *before* the session.
+/// Claude Code, idle at its prompt, hears of the session only through what Paige types into
+/// it: `paige claude` runs it in a PTY of its own and, once it is quiet, takes what Paige has
+/// for it — the kickoff, pasted whole and submitted, once. A `claude` on PATH stands in: it
+/// puts its terminal in raw mode, draws a prompt and keeps what it is typed.
+#[test]
+fn paige_claude_started_before_the_session_is_typed_the_kickoff_once_when_it_is_quiet() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut world = World::ready();
+    learner_project(&world);
+    let bin = world.root.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    // Where Claude Code may write, in the jail too: its own config dir.
+    let typed = world.data_dir().join("claude/typed");
+    let script = "#!/bin/sh\nstty raw -echo\nprintf '> '\nexec cat > \"$CLAUDE_CONFIG_DIR/typed\"\n";
+    std::fs::write(bin.join("claude"), script).expect("claude");
+    std::fs::set_permissions(bin.join("claude"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    world.set("PATH", &format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()));
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    // In a terminal (`script`), its input held open: the learner's terminal.
+    let line = format!("{} claude", crate::PAIGE);
+    let mut claude = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(world.cwd())
+        .env_clear()
+        .envs(world.env.iter().cloned())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::fs::File::create(world.root.path().join("screen")).expect("screen"))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("paige claude starts");
+    let screen = || std::fs::read_to_string(world.root.path().join("screen")).unwrap_or_default();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !typed.exists() {
+        assert!(std::time::Instant::now() < deadline, "Claude Code never started: {}", screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(std::fs::read_to_string(&typed).expect("typed"), "", "no session yet: nothing typed");
+    // Now the session, as the browser starts it.
+    let (status, _, stderr) = world.run(&["session", "start", "--title", "Greet the user"]);
+    assert!(status.success(), "{stderr}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let got = loop {
+        let got = std::fs::read_to_string(&typed).unwrap_or_default();
+        if got.contains("\u{1b}[201~\r") {
+            break got;
+        }
+        assert!(std::time::Instant::now() < deadline, "the kickoff never reached Claude Code: {got:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(got.starts_with("\u{1b}[200~[Paige] A coaching session has started"), "{got:?}");
+    assert!(got.contains("Greet the user"), "{got:?}");
+    // Once: a later look finds nothing more to type.
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(std::fs::read_to_string(&typed).expect("typed").matches("\u{1b}[200~").count(), 1);
+    let _ = claude.kill();
+    let _ = claude.wait();
+    drop(paige);
+}

@@ -11,6 +11,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 use paige_core::launch::{AgentMode, AgentServer, Launch, Origin};
 use paige_core::terminal::AgentCommand;
+
+use crate::claude_pty;
 use serde_json::Value;
 
 #[derive(Debug, Args)]
@@ -35,8 +37,9 @@ pub(crate) struct ClaudeArgs {
     args: Vec<OsString>,
 }
 
-/// Builds the launch and, unless `--dry-run`, replaces this process with it; returns only
-/// on an error.
+/// Builds the launch and, unless `--dry-run`, runs it: in a terminal, in a PTY of its own
+/// until it exits (`claude_pty.rs`: Paige can type into it); else by replacing this process.
+/// Returns only on an error.
 pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     let mut env: HashMap<String, String> = std::env::vars().collect();
     if args.unguarded {
@@ -68,6 +71,15 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
             std::iter::once(&command.program).chain(&command.args).map(|w| w.to_string_lossy().into_owned()).collect();
         println!("{}", words.join(" "));
         return Ok(true);
+    }
+    // In a terminal: Claude Code in a PTY of paige claude's own, so Paige can type into it.
+    if claude_pty::interactive() {
+        let paige = paige_core::run_info::read(&data_dir).ok().flatten().map(|info| paige_core::run_info::Located {
+            base_url: format!("http://127.0.0.1:{}", info.port),
+            token: info.token,
+        });
+        let code = claude_pty::run(&command, paige)?;
+        std::process::exit(code);
     }
     let mut child = std::process::Command::new(&command.program);
     child.args(&command.args).current_dir(&command.cwd).env_clear().envs(command.env.iter().cloned());

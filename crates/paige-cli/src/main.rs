@@ -1,6 +1,7 @@
 //! `paige`: the command-line face of Paige.
 
 mod claude;
+mod claude_pty;
 mod confine;
 mod doctor;
 mod gate;

@@ -367,7 +367,7 @@ fn session_members(_sid: i32) -> Vec<i32> {
 /// position, device status and attributes, mode reports, window reports, focus in/out, the
 /// keyboard protocol's flags, SGR mouse events) and OSC, DCS or APC strings (colour and
 /// capability replies). Text, Enter, arrows and function keys are typing.
-fn only_terminal_reports(input: &[u8]) -> bool {
+pub fn only_terminal_reports(input: &[u8]) -> bool {
     let mut rest = input;
     while !rest.is_empty() {
         let Some(after) = rest.strip_prefix(b"\x1b") else { return false };
@@ -471,6 +471,22 @@ pub fn take_utf8(pending: &mut Vec<u8>) -> String {
 #[derive(Default)]
 pub(crate) struct Terminals {
     by_connection: Mutex<std::collections::HashMap<ConnectionId, Arc<Terminal>>>,
+    /// What Paige has to type into a Claude Code that runs in no terminal of the app's:
+    /// `paige claude` in the learner's own terminal takes it (`claim`) once that Claude Code is
+    /// quiet. One at a time, taken once.
+    offer: Mutex<Option<Offer>>,
+    /// A generation a Claude Code was started with before it was offered (`started_with`).
+    pre_taken: Mutex<Option<u64>>,
+}
+
+/// A delivery (`coaching/kickoff.rs`) offered to `paige claude`.
+#[derive(Debug, Clone)]
+pub(crate) struct Offer {
+    /// The delivery's generation: a newer one replaces it.
+    pub generation: u64,
+    pub kind: &'static str,
+    pub text: String,
+    pub taken: bool,
 }
 
 impl Terminals {
@@ -492,6 +508,46 @@ impl Terminals {
     pub(crate) fn nudge_target(&self) -> Option<Arc<Terminal>> {
         let all = self.by_connection.locked();
         all.values().filter(|t| t.accepts_nudges() && !t.has_exited()).max_by_key(|t| t.last_input()).cloned()
+    }
+
+    /// Offers `text` for `paige claude` to type, unless this generation was taken already.
+    pub(crate) fn offer(&self, generation: u64, kind: &'static str, text: String) {
+        let mut offer = self.offer.locked();
+        if offer.as_ref().is_some_and(|o| o.generation == generation && o.taken) {
+            return;
+        }
+        let taken = *self.pre_taken.locked() == Some(generation);
+        *offer = Some(Offer { generation, kind, text, taken });
+    }
+
+    /// Whether `paige claude` took the offer of `generation`.
+    pub(crate) fn taken(&self, generation: u64) -> bool {
+        self.offer.locked().as_ref().is_some_and(|o| o.generation == generation && o.taken)
+    }
+
+    /// Withdraws the offer of `generation`, taken or not.
+    pub(crate) fn withdraw(&self, generation: u64) {
+        let mut offer = self.offer.locked();
+        if offer.as_ref().is_some_and(|o| o.generation == generation) {
+            *offer = None;
+        }
+    }
+
+    /// Marks the delivery of `generation` taken, offered yet or not: a Claude Code was
+    /// started with it already.
+    pub(crate) fn started_with(&self, generation: u64) {
+        *self.pre_taken.locked() = Some(generation);
+        if let Some(offer) = self.offer.locked().as_mut().filter(|o| o.generation == generation) {
+            offer.taken = true;
+        }
+    }
+
+    /// What `paige claude` types now: the offer not taken yet, marked taken.
+    pub(crate) fn claim(&self) -> Option<Offer> {
+        let mut offer = self.offer.locked();
+        let open = offer.as_mut().filter(|o| !o.taken)?;
+        open.taken = true;
+        Some(open.clone())
     }
 
     pub(crate) fn take_all(&self) -> Vec<Arc<Terminal>> {

@@ -81,6 +81,7 @@ fn build(core: Arc<Core>, token: &str, agent_token: Option<&str>) -> Server {
         .route("/api/session", axum::routing::get(session_api::show))
         .route("/api/session/start", axum::routing::post(session_api::start))
         .route("/api/session/kickoff", axum::routing::get(session_api::kickoff))
+        .route("/api/agent/claim", axum::routing::post(session_api::claim))
         .route("/api/session/end", axum::routing::post(session_api::end))
         .route("/api/memory/add", axum::routing::post(memory_api::add))
         .route("/api/memory/query", axum::routing::post(memory_api::query))

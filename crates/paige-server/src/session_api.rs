@@ -45,6 +45,18 @@ pub(crate) async fn kickoff(State(state): State<AppState>) -> Response {
     }
 }
 
+/// What `paige claude` types into its Claude Code now, once it is quiet: a delivery the app
+/// had no terminal to type into (the kickoff of a session started after Claude Code, a
+/// phase-done note), each given once; else `text: null`.
+pub(crate) async fn claim(State(state): State<AppState>) -> Response {
+    let core = state.core.clone();
+    match crate::blocking::run(move || core.claim_delivery()).await {
+        Some(Some((kind, text))) => Json(json!({ "kind": kind, "text": text })).into_response(),
+        Some(None) => Json(json!({ "text": null })).into_response(),
+        None => internal(),
+    }
+}
+
 pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<StartRequest>>) -> Response {
     let request = body.map(|Json(b)| b).unwrap_or_default();
     // `gh`, SQLite and the project tree walk: on a blocking thread. An active session is set

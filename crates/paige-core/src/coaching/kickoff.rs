@@ -55,6 +55,8 @@ impl Core {
     /// asks as it starts), kept as Paige's delivery: its UserPromptSubmit is not the learner's.
     pub fn kickoff_for_claude_code(&self) -> Option<String> {
         let text = self.coaching_kickoff()?;
+        // Offered (or about to be) to a `paige claude`? This one starts with it: not twice.
+        self.terminals().started_with(self.kickoff_generation().load(Ordering::SeqCst));
         let session = self.active_session().map(|s| s.id);
         if let Err(err) = self.db().record_delivery(session.as_deref(), "kickoff", &text) {
             tracing::warn!("cannot keep that Paige gave the kickoff: {err}");
@@ -104,17 +106,21 @@ impl Core {
                 _ = cancel.cancelled() => return,
                 _ = tokio::time::sleep(POLL * 2) => {}
             }
-            loop {
+            let typed = loop {
                 if core.active_session().map(|s| s.id) != Some(session.id.clone())
                     || core.kickoff_generation().load(Ordering::SeqCst) != generation
                     || tokio::time::Instant::now() >= deadline
                 {
-                    return;
+                    break false;
                 }
-                // What to type is asked only once Claude Code could take it.
-                if let Some(terminal) = core.nudge_terminal().filter(|terminal| terminal.ready_for_nudge(quiet)) {
-                    match text(&core, &session.id) {
-                        Delivery::Drop => return,
+                // `paige claude` took what was offered (and typed it): done.
+                if core.terminals().taken(generation) {
+                    break true;
+                }
+                match core.nudge_terminal() {
+                    // What to type is asked only once Claude Code could take it.
+                    Some(terminal) if terminal.ready_for_nudge(quiet) => match text(&core, &session.id) {
+                        Delivery::Drop => break false,
                         Delivery::Wait => {}
                         Delivery::Type(text) => {
                             let typed = terminal
@@ -123,28 +129,49 @@ impl Core {
                                 .and_then(|()| terminal.write(PASTE_END))
                                 .and_then(|()| terminal.write(b"\r"));
                             match typed {
-                                Ok(()) => {
-                                    // Paige's words, never the learner's (issue 40).
-                                    if let Err(err) = core.db().record_delivery(Some(&session.id), kind, &text) {
-                                        tracing::warn!("cannot keep that Paige typed the {kind}: {err}");
-                                    }
-                                    core.log_action(
-                                        ActionType::CoachingMessage,
-                                        json!({ "kind": kind, "via": "terminal" }),
-                                    );
-                                }
+                                Ok(()) => core.delivered(&session.id, kind, &text, "terminal"),
                                 Err(err) => tracing::warn!("cannot type the {kind} into Claude Code: {err}"),
                             }
-                            return;
+                            break false;
                         }
-                    }
+                    },
+                    Some(_) => {}
+                    // No terminal of the app's runs Claude Code: one `paige claude` started in the
+                    // learner's own terminal may take it (`claim_delivery`), also when it started
+                    // before the session.
+                    None => match text(&core, &session.id) {
+                        Delivery::Drop => break false,
+                        Delivery::Wait => core.terminals().withdraw(generation),
+                        Delivery::Type(text) => core.terminals().offer(generation, kind, text),
+                    },
                 }
                 tokio::select! {
-                    _ = cancel.cancelled() => return,
+                    _ = cancel.cancelled() => break false,
                     _ = tokio::time::sleep(POLL) => {}
                 }
+            };
+            if !typed {
+                core.terminals().withdraw(generation);
             }
         });
+    }
+
+    /// What `paige claude` types into its Claude Code now (`POST /api/agent/claim`): the
+    /// delivery offered and not taken yet — each is given once — kept as Paige's words.
+    pub fn claim_delivery(&self) -> Option<(String, String)> {
+        let offer = self.terminals().claim()?;
+        let session = self.active_session()?;
+        self.delivered(&session.id, offer.kind, &offer.text, "paige claude");
+        Some((offer.kind.to_owned(), offer.text))
+    }
+
+    /// Keeps that Paige typed `text` (a `kind`) into Claude Code `via` a terminal: Paige's
+    /// words, never the learner's (issue 40); logged as a coaching message.
+    fn delivered(&self, session: &str, kind: &str, text: &str, via: &str) {
+        if let Err(err) = self.db().record_delivery(Some(session), kind, text) {
+            tracing::warn!("cannot keep that Paige typed the {kind}: {err}");
+        }
+        self.log_action(ActionType::CoachingMessage, json!({ "kind": kind, "via": via }));
     }
 }
 

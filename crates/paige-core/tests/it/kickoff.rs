@@ -150,3 +150,35 @@ async fn prompts_paige_typed_into_claude_code_are_never_counted_as_the_learners(
     assert_eq!(reliance.map(|c| c.iter().sum::<u32>()), Some(1), "the learning record counts the learner's alone");
     t.core.close_terminal(conn);
 }
+
+/// Issue 40: with no terminal of the app's running Claude Code, what Paige would type is
+/// offered to `paige claude` (`claim_delivery`): each delivery is given once, kept as Paige's
+/// words; a Claude Code that started with the kickoff as its first prompt is not given it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_terminal_of_the_apps_each_delivery_is_claimed_once_by_paige_claude() {
+    let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
+    assert_eq!(t.core.claim_delivery(), None, "no session, nothing to type");
+    let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
+    t.core.begin_coaching_session(request).expect("session");
+    let kickoff = t.core.coaching_kickoff().expect("kickoff");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let claimed = loop {
+        if let Some(claimed) = t.core.claim_delivery() {
+            break claimed;
+        }
+        assert!(Instant::now() < deadline, "the kickoff was never offered");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(claimed, ("kickoff".to_owned(), kickoff.clone()));
+    assert_eq!(t.core.db().prompt_author(&kickoff).expect("author"), paige_core::db::Author::Paige);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(t.core.claim_delivery(), None, "given once");
+
+    // Asked again (replan): offered again — unless a `paige claude` starting now takes it as
+    // its first prompt, which withdraws it.
+    t.core.request_replan().expect("replan");
+    // At once, before the replan's kickoff is offered (its delivery waits a moment first).
+    assert_eq!(t.core.kickoff_for_claude_code().as_deref(), Some(kickoff.as_str()));
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(t.core.claim_delivery(), None, "the Claude Code that started with it is not typed it again");
+}
