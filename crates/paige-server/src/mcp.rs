@@ -20,12 +20,19 @@ pub struct PaigeMcp {
 }
 
 /// The tools and their JSON Schemas, built once: stateless requests build a handler each.
-static TOOLS: LazyLock<Arc<ToolRouter<PaigeMcp>>> =
+/// Coach mode's Claude Code is offered Paige's coaching tools only; a governed project's also
+/// the handshake (`select_active_intent`), which means nothing without intents.
+static COACH_TOOLS: LazyLock<Arc<ToolRouter<PaigeMcp>>> = LazyLock::new(|| Arc::new(PaigeMcp::coach_tools()));
+static GOVERNED_TOOLS: LazyLock<Arc<ToolRouter<PaigeMcp>>> =
     LazyLock::new(|| Arc::new(PaigeMcp::coach_tools() + PaigeMcp::intent_router()));
 
 impl PaigeMcp {
     pub fn new(core: Arc<Core>) -> PaigeMcp {
-        PaigeMcp { core, tool_router: TOOLS.clone() }
+        // Unreadable governance state offers the handshake: a governed agent must be able to
+        // declare its intent, and the hooks still decide every call.
+        let governed = core.governance_enabled().unwrap_or(true);
+        let tool_router = if governed { GOVERNED_TOOLS.clone() } else { COACH_TOOLS.clone() };
+        PaigeMcp { core, tool_router }
     }
 }
 

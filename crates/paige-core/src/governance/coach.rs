@@ -28,7 +28,7 @@ impl Core {
                 Effect::Unknown(why) => deny(format!(
                     "Paige is in coach mode and runs only commands it knows to be read-only; it cannot tell \
                      what this one does ({why}). Suggest the command to the learner, say what it does, and \
-                     let them run it — or use a read-only command or the Read, Grep and Glob tools."
+                     let them run it — or use the Read tool or a read-only command (ls, cat, grep, find)."
                 )),
             },
             (HookEvent::PreToolUse, ToolCall::OtherMcp { tool }) if !self.coach_allows_mcp(tool) => deny(format!(
@@ -41,7 +41,7 @@ impl Core {
             )),
             (HookEvent::PreToolUse, ToolCall::Unknown { tool }) => deny(format!(
                 "Paige does not know the tool {tool} yet, so in coach mode it is refused; it may change the \
-                 learner's files. Use Read, Grep, Glob or a read-only command instead, or explain what you \
+                 learner's files. Use the Read tool or a read-only command (ls, cat, grep, find) instead, or explain what you \
                  would do and let the learner do it."
             )),
             (HookEvent::SessionStart, _) => HookDecision::Context {

@@ -182,3 +182,44 @@ async fn without_a_terminal_of_the_apps_each_delivery_is_claimed_once_by_paige_c
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!(t.core.claim_delivery(), None, "the Claude Code that started with it is not typed it again");
 }
+
+/// Issue 40, item 6: what Claude Code is told names only tools the Claude Code Paige runs
+/// offers. Pinned: 2.1.330, whose tool list is in the recorded transcript's request shape
+/// (it has no Grep, Glob or LS: a literal model told to use them could not explore). Every
+/// Claude Code tool name Paige knows of, where one appears as a word in the kickoff, the
+/// phase-done note or the persona, must be in that list.
+#[test]
+fn the_kickoff_the_phase_done_note_and_the_persona_name_only_tools_claude_code_2_1_330_offers() {
+    use paige_core::governance::tools::{READ_TOOLS, REFUSED_TOOLS, SHELL_TOOLS, WRITE_TOOLS};
+    let fixture =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/claude-code-hooks/transcript-bash-session.jsonl");
+    let shape = std::fs::read_to_string(fixture)
+        .expect("fixture")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|e| e["type"] == "api-request-shape")
+        .expect("the request shape Claude Code recorded");
+    assert_eq!(shape["version"], "2.1.330");
+    let offered: Vec<&str> =
+        shape["shape"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(offered.contains(&"Read") && !offered.contains(&"Grep"), "{offered:?}");
+    let known =
+        READ_TOOLS.iter().chain(&WRITE_TOOLS).chain(&SHELL_TOOLS).copied().chain(REFUSED_TOOLS.iter().map(|(n, _)| *n));
+    let next =
+        paige_core::prompts::coach_kickoff::NextPhase { number: 2, title: "Test it", description: "Add a test." };
+    let texts = [
+        paige_core::prompts::coach_kickoff::render("Issue #12: Greet the user", Some("Say hello."), Some("How?")),
+        paige_core::prompts::coach_kickoff::render_phase_done(1, Some(next)),
+        paige_core::prompts::coach_persona::SYSTEM_PROMPT.to_owned(),
+    ];
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).map(str::to_owned).collect()
+    };
+    for name in known {
+        for text in &texts {
+            if words(text).iter().any(|w| w == name) {
+                assert!(offered.contains(&name), "{name} is named but Claude Code 2.1.330 has no such tool:\n{text}");
+            }
+        }
+    }
+}

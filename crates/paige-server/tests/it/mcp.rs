@@ -35,9 +35,30 @@ async fn rmcp_client_in_session_mode_lists_tools() {
     let info = client.peer_info().expect("server info");
     assert_eq!(info.protocol_version, ProtocolVersion::V_2025_11_25);
     let tools = client.list_all_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), 15);
+    assert_eq!(tools.len(), 14, "coach mode: Paige's coaching tools");
+    assert!(!tools.iter().any(|t| t.name == "select_active_intent"), "no governed tool in coach mode");
     assert_eq!(server.sessions.count().await, 1);
     client.cancel().await.expect("client closes");
+}
+
+/// Issue 40: the handshake tool is offered only where it means something — a governed
+/// project (`.orchestration/`), from the moment it is one.
+#[tokio::test]
+async fn a_governed_project_is_offered_the_handshake_tool_and_a_coached_one_is_not() {
+    let server = running().await;
+    let listed = || async {
+        let client = ().serve(transport(&server.base)).await.expect("initialize");
+        let names: Vec<String> =
+            client.list_all_tools().await.expect("tools/list").into_iter().map(|t| t.name.to_string()).collect();
+        client.cancel().await.expect("client closes");
+        names
+    };
+    assert!(!listed().await.contains(&"select_active_intent".to_owned()));
+    let root = server.fixture.core.project_root().path().to_owned();
+    std::fs::create_dir_all(root.join(".orchestration")).expect("governed");
+    let names = listed().await;
+    assert_eq!(names.len(), 15, "{names:?}");
+    assert!(names.contains(&"select_active_intent".to_owned()), "{names:?}");
 }
 
 #[tokio::test]
@@ -49,7 +70,7 @@ async fn stateless_2026_request_is_answered_without_a_session() {
     assert!(response.headers().get("mcp-session-id").is_none(), "stateless: no session id");
     let message = rpc_message(response).await;
     assert_eq!(message["id"], 7);
-    assert_eq!(message["result"]["tools"].as_array().map(Vec::len), Some(15), "{message}");
+    assert_eq!(message["result"]["tools"].as_array().map(Vec::len), Some(14), "{message}");
     assert_eq!(server.sessions.count().await, 0);
 }
 
@@ -63,7 +84,7 @@ async fn rmcp_client_in_2026_discover_mode_lists_tools() {
         )
         .await
         .expect("server/discover");
-    assert_eq!(client.list_all_tools().await.expect("tools/list").len(), 15);
+    assert_eq!(client.list_all_tools().await.expect("tools/list").len(), 14);
     assert_eq!(server.sessions.count().await, 0, "2026-07-28 keeps no session");
     client.cancel().await.expect("client closes");
 }
