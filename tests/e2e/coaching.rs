@@ -1,7 +1,7 @@
 //! A coaching session end to end through the real `claude` binary, offline: the fake
 //! Messages API scripts Claude Code's turns (the pipeline, then a phase update) and answers
 //! Paige's own model calls; a `/ws` client is the learner's UI; Claude Code's exit fires
-//! SessionEnd, whose hook starts the wrap-up.
+//! SessionEnd, which leaves the session open for the learner to end (issue 40).
 
 use std::time::{Duration, Instant};
 
@@ -52,7 +52,7 @@ pub(crate) async fn coaching_world() -> (FakeAnthropic, World) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_its_session_end_wraps_up() {
+async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_exits_and_the_learner_ends_the_session() {
     let Some(claude) = claude() else { return };
     let (fake, world) = coaching_world().await;
     std::fs::create_dir_all(world.project().join("src")).expect("src");
@@ -67,7 +67,7 @@ async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_its_session_en
     // The learner's UI, collecting every frame.
     let info = read_json(&world.data_dir().join("run/server.json"));
     let url = format!("ws://127.0.0.1:{}/ws?token={}", info["port"], info["token"].as_str().expect("token"));
-    let (socket, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
+    let (socket, _) = tokio_tungstenite::connect_async(&url).await.expect("ws");
     let frames = tokio::spawn(async move {
         let mut seen: Vec<Value> = Vec::new();
         let mut socket = socket;
@@ -92,7 +92,15 @@ async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_its_session_en
     let (world, events, _) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
     let results: Vec<&Value> = events.iter().filter(|e| e["type"] == "user").collect();
     assert!(!results.is_empty(), "claude ran the tools: {events:?}");
-    // The wrap-up runs after the SessionEnd hook answered: wait for it.
+    // Claude Code exited (its SessionEnd answered): the session is still the learner's, open.
+    let (status, shown, _) = world.run(&["session", "show"]);
+    assert!(status.success() && shown.contains("active"), "Claude Code exiting does not end the session: {shown}");
+    // The learner ends it from the panel (another window of theirs); the wrap-up follows.
+    let (mut panel, _) = tokio_tungstenite::connect_async(&url).await.expect("ws");
+    let end = json!({"type": "session:end", "payload": {}}).to_string();
+    futures_util::SinkExt::send(&mut panel, tokio_tungstenite::tungstenite::Message::Text(end.into()))
+        .await
+        .expect("end");
     let frames = tokio::time::timeout(Duration::from_secs(60), frames).await.expect("ui frames").expect("collector");
     let kinds: Vec<&str> = frames.iter().filter_map(|f| f["type"].as_str()).collect();
     for kind in ["coaching:plan_ready", "editor:highlight_lines", "explorer:hint_files", "session:completed"] {

@@ -179,7 +179,8 @@ async fn paige_claude_starts_a_planless_session_with_the_kickoff_and_a_literal_m
     let out = tokio::task::spawn_blocking(move || own.output().expect("claude")).await.expect("join");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(plans(&world), 0, "a literal model told nothing does not plan");
-    // Claude Code's exit (SessionEnd) ended that session: the learner starts another.
+    // Claude Code's exit leaves that session open; the learner starts another (the open one
+    // is wrapped up in the background).
     let (status, out, err) = world.run(&["session", "start", "--title", "Login race"]);
     assert!(status.success(), "{out}{err}");
     let mut kicked = run(&[&["claude", "--kickoff", "-p"][..], &common].concat());

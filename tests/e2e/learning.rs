@@ -18,9 +18,9 @@ const SHOWN: &str = "fn parse_port(raw: &str) -> Result<u16, String> {\n    let 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_claude_shows_a_solution_the_learner_types_and_the_dashboard_counts_it() {
     let Some(claude) = claude() else { return };
-    // `claude -p` ends its session when it exits, and its SessionEnd hook starts Paige's
-    // wrap-up, which ends the coaching session once the model answers. Here the model takes a
-    // minute over it, as a real one may: the session is still live while the learner types.
+    // `claude -p` ends its session when it exits; the coaching session stays open (issue 40).
+    // Should a wrap-up start meanwhile, the model takes a minute over it, as a real one may:
+    // the session is still live while the learner types.
     let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
     for call in ["knowledge_gap_extraction", "dreyfus_assessment", "memory_summarisation"] {
         let slow = paige_fake_anthropic::Reply::error(529, "overloaded_error", "busy").delayed(Duration::from_secs(60));

@@ -1,9 +1,9 @@
-//! Ending a coaching session from outside the MCP tool: Claude Code's `SessionEnd` hook, or
-//! the UI's `session:end`. Both answer at once; the wrap-up (three model calls) runs as the
-//! core's own background work and `session:completed` follows. The transcript is Claude
-//! Code's JSONL — the hook's `transcript_path`, or for the UI the last one a hook of this
-//! run named — condensed to the conversation's text and tool calls and cut to its end;
-//! without one, the session's action log. A `/clear` (reason `clear`) is not an end.
+//! Ending a coaching session from outside the MCP tool: the UI's `session:end`. It answers at
+//! once; the wrap-up (three model calls) runs as the core's own background work and
+//! `session:completed` follows. The transcript is Claude Code's JSONL — the last one a hook of
+//! this run named — condensed to the conversation's text and tool calls and cut to its end;
+//! without one, the session's action log. Claude Code's `SessionEnd` is not an end of the
+//! coaching session: Claude Code exits, the learner's session goes on.
 
 use crate::sync::Locked;
 use std::path::Path;
@@ -19,24 +19,28 @@ use crate::governance::HookInput;
 const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
 
 impl Core {
-    /// After every hook: remembers its `transcript_path`; shows a tool call in the panel while
-    /// the session waits for its plan; after `SessionEnd`, wraps up the
-    /// active coaching session in the background (not when the reason is `clear`).
+    /// After every hook: remembers its `transcript_path` (what a later end of the session
+    /// wraps up from); shows a tool call in the panel while the session waits for its plan.
+    /// Claude Code's `SessionEnd` does not end the coaching session (issue 40): the learner
+    /// may restart Claude Code, or start it in another terminal, and go on; the session ends
+    /// when they end it (the panel, `paige_end_session`) or is abandoned when left idle.
     pub fn after_hook(self: &Arc<Core>, event: crate::governance::HookEvent, input: &HookInput) {
         if let Some(path) = &input.transcript_path {
             *self.last_transcript().0.locked() = Some(path.clone());
         }
         self.hook_activity(event, input);
         self.hook_learning(event, input);
-        if event != crate::governance::HookEvent::SessionEnd
-            || input.reason.as_deref() == Some("clear")
-            || self.active_session().is_none()
+        if event == crate::governance::HookEvent::SessionEnd
+            && input.reason.as_deref() != Some("clear")
+            && self.active_session().is_some()
         {
-            return;
-        }
-        match self.begin_wrapup(&self.transcript_from(input.transcript_path.as_deref())) {
-            Ok(()) => tracing::info!("Claude Code's session ended: wrapping up the coaching session"),
-            Err(err) => tracing::warn!("cannot wrap up after SessionEnd: {err}"),
+            tracing::info!("Claude Code's session ended; the coaching session stays open");
+            self.broadcast(crate::protocol::ServerMessage::notice(
+                crate::protocol::MessageKind::Info,
+                "Claude Code has exited. Your session is still open: start Claude Code again to go on, or end \
+                 the session from the panel when you are done."
+                    .to_owned(),
+            ));
         }
     }
 

@@ -16,7 +16,8 @@ use crate::{Running, TOKEN, running};
 
 type Client = RunningService<RoleClient, ()>;
 
-const TOOLS: [&str; 15] = [
+/// Coach mode's tools; a governed project is also offered `select_active_intent` (mcp.rs).
+const TOOLS: [&str; 14] = [
     "paige_clear_highlights",
     "paige_clear_hints",
     "paige_end_session",
@@ -31,7 +32,6 @@ const TOOLS: [&str; 15] = [
     "paige_show_issue_context",
     "paige_show_message",
     "paige_update_phase",
-    "select_active_intent",
 ];
 
 pub(crate) fn transport(server: &Running) -> StreamableHttpClientTransport<reqwest::Client> {
@@ -121,7 +121,7 @@ pub(crate) async fn frames_of(
 }
 
 #[tokio::test]
-async fn both_eras_list_the_15_tools_with_model_friendly_schemas() {
+async fn both_eras_list_the_14_coaching_tools_with_model_friendly_schemas() {
     let server = running().await;
     for client in [session_client(&server).await, stateless_client(&server).await] {
         let tools = client.list_all_tools().await.expect("tools/list");
@@ -442,8 +442,11 @@ async fn tools_without_their_feature_say_what_is_missing_instead_of_faking_succe
     let client = session_client(&server).await;
     let empty = call(&client, "paige_run_coaching_pipeline", json!({"planText": " ", "issueSummary": "s"})).await;
     assert!(error_text(&empty).contains("must not be empty"));
+    // The handshake, where it is offered (a governed project), with no intents declared yet.
+    std::fs::create_dir_all(server.fixture.core.project_root().path().join(".orchestration")).expect("governed");
+    let client = session_client(&server).await;
     let intent = call(&client, "select_active_intent", json!({"intent_id": "INT-001"})).await;
-    assert!(error_text(&intent).starts_with("Intent Validation Error"), "no .orchestration/ here");
+    assert!(error_text(&intent).starts_with("Intent Validation Error"), "no intents.yaml here");
     let missing_arg = client.call_tool(CallToolRequestParams::new("select_active_intent")).await;
     assert!(missing_arg.is_err() || missing_arg.as_ref().is_ok_and(|r| r.is_error == Some(true)), "{missing_arg:?}");
 }

@@ -97,8 +97,11 @@ fn transcript() -> std::path::PathBuf {
         .join("../../tests/fixtures/claude-code-hooks/transcript-bash-session.jsonl")
 }
 
+/// Issue 40: Claude Code exiting is not the learner ending their session. Its SessionEnd is
+/// answered at once and the coaching session stays open, no model called; ended later from
+/// the panel, the wrap-up reads the transcript SessionEnd named.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn claude_codes_session_end_hook_answers_at_once_and_the_wrap_up_follows_from_its_transcript() {
+async fn claude_codes_session_end_leaves_the_session_open_and_its_transcript_is_wrapped_up_when_the_learner_ends_it() {
     let fake = FakeAnthropic::start().await.expect("fake");
     script(&fake);
     let server = crate::coaching_server(&fake).await;
@@ -106,6 +109,10 @@ async fn claude_codes_session_end_hook_answers_at_once_and_the_wrap_up_follows_f
     let session = core.start_session(None, Some("List the sources".into())).expect("session").id;
     let (status, body) = session_end(&server, "other", &transcript()).await;
     assert_eq!(status, 200, "{body}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(core.active_session().map(|s| s.id), Some(session.clone()), "the session stays open");
+    assert!(fake.message_requests().is_empty(), "nothing wrapped up");
+    core.end_session_from_ui().expect("the learner ends it");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while core.db().session(&session).expect("session").status != SessionStatus::Completed {
         assert!(std::time::Instant::now() < deadline, "the wrap-up did not complete");

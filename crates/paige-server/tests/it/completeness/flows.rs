@@ -319,7 +319,7 @@ async fn hook(day: &Day, event: &str, fixture: &str, patch: Value) -> Value {
 }
 
 /// Claude Code's Bash changes a learner file (undone), the UI resumes its session, the phase
-/// completes, and Claude Code's SessionEnd wraps the session up.
+/// completes, Claude Code exits (the session stays open) and the learner ends the session.
 pub(super) async fn claude_code_hooks(day: &mut Day) {
     // Claude Code writes the call to its transcript before it runs the hook: Paige watches
     // only calls the transcript shows.
@@ -352,8 +352,11 @@ pub(super) async fn claude_code_hooks(day: &mut Day) {
     client.cancel().await.expect("close");
     learning_signals(day).await;
 
+    // Claude Code exits: the session stays open (a notice says so); the learner ends it.
     assert_eq!(hook(day, "SessionEnd", "SessionEnd", json!({"reason": "other"})).await["decision"], "none");
-    day.until(&["session:wrapping_up", "session:ended", "session:completed"]).await;
+    day.until(&["coaching:message"]).await;
+    assert!(day.server.fixture.core.active_session().is_some(), "Claude Code exiting does not end the session");
+    day.ask("session:end", json!({}), &["session:wrapping_up", "session:ended", "session:completed"]).await;
 }
 
 /// Issue 30: the completed phases' comprehension checks (answered, skipped, a refused retry),
