@@ -7,6 +7,21 @@ use std::time::{Duration, Instant};
 use paige_core::coaching::StartRequest;
 use paige_core::terminal::AgentCommand;
 
+/// Stands in for Claude Code: a terminal that takes nudges and keeps what it is sent in
+/// `typed`; `start` runs first (a pause, as Claude Code takes a moment), then it puts its
+/// terminal in raw mode and draws its prompt.
+fn stand_in(project: &std::path::Path, typed: &std::path::Path, start: &str) -> AgentCommand {
+    AgentCommand {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), format!("{start}stty raw -echo; printf '> '; cat > '{}'", typed.display()).into()],
+        cwd: project.to_owned(),
+        banner: None,
+        env: Vec::new(),
+        accepts_nudges: true,
+        clear_env: false,
+    }
+}
+
 #[test]
 fn the_kickoff_names_the_work_the_interviews_task_and_the_tools_to_plan_with() {
     let text =
@@ -32,15 +47,7 @@ async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_
     // Stands in for Claude Code: a terminal that takes nudges and keeps what it is sent. Like
     // Claude Code it takes a moment to start, its terminal still cooked (a paste typed then
     // would reach it with its Enter read as a newline), and draws its prompt once raw.
-    let command = AgentCommand {
-        program: "/bin/sh".into(),
-        args: vec!["-c".into(), format!("sleep 2; stty raw -echo; printf '> '; cat > '{}'", typed.display()).into()],
-        cwd: t.project.path().to_owned(),
-        banner: None,
-        env: Vec::new(),
-        accepts_nudges: true,
-        clear_env: false,
-    };
+    let command = stand_in(t.project.path(), &typed, "sleep 2; ");
     let conn = t.core.connect();
     let _output = t.core.open_terminal(conn, &command).expect("terminal");
     let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
@@ -63,15 +70,7 @@ async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_
 async fn asking_claude_code_to_plan_again_while_a_kickoff_waits_types_it_once_not_twice() {
     let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
     let typed = t.project.path().join("typed");
-    let command = AgentCommand {
-        program: "/bin/sh".into(),
-        args: vec!["-c".into(), format!("stty raw -echo; printf '> '; cat > '{}'", typed.display()).into()],
-        cwd: t.project.path().to_owned(),
-        banner: None,
-        env: Vec::new(),
-        accepts_nudges: true,
-        clear_env: false,
-    };
+    let command = stand_in(t.project.path(), &typed, "");
     let conn = t.core.connect();
     let _output = t.core.open_terminal(conn, &command).expect("terminal");
     let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
@@ -98,15 +97,7 @@ async fn prompts_paige_typed_into_claude_code_are_never_counted_as_the_learners(
     use paige_core::governance::{HookEvent, HookInput};
     let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
     let typed = t.project.path().join("typed");
-    let command = AgentCommand {
-        program: "/bin/sh".into(),
-        args: vec!["-c".into(), format!("stty raw -echo; printf '> '; cat > '{}'", typed.display()).into()],
-        cwd: t.project.path().to_owned(),
-        banner: None,
-        env: Vec::new(),
-        accepts_nudges: true,
-        clear_env: false,
-    };
+    let command = stand_in(t.project.path(), &typed, "");
     let conn = t.core.connect();
     let _output = t.core.open_terminal(conn, &command).expect("terminal");
     let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
