@@ -188,7 +188,11 @@ pub(crate) fn run(command: &AgentCommand, paige: Option<Located>) -> anyhow::Res
     });
     let status = child.wait().context("cannot wait for Claude Code")?;
     done.store(true, Ordering::Relaxed);
-    let _ = output.join();
+    // Its last output, unless something it left behind still holds the PTY open.
+    let deadline = Instant::now() + Duration::from_millis(500);
+    while !output.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let _ = helper.join();
     drop(raw);
     Ok(i32::try_from(status.exit_code()).unwrap_or(1))
