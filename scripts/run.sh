@@ -15,11 +15,14 @@ if ! command -v claude >/dev/null; then
   ensure_claude_code
   export PATH="$(dirname "$PAIGE_TEST_CLAUDE"):$PATH"
 fi
+# Paige's data folder is private (0700) from the start: the model step below would otherwise
+# make it with the umask's 0755 before Paige could.
+data_dir="${DATA_DIR:-$HOME/.paige}"
+[ -d "$data_dir" ] || install -d -m 0700 "$data_dir"
 # Memory's embedding model, where Paige looks for it (PAIGE_MODEL_DIR, else DATA_DIR/models).
-ensure_embedding_model "${PAIGE_MODEL_DIR:-${DATA_DIR:-$HOME/.paige}/models}"
+ensure_embedding_model "${PAIGE_MODEL_DIR:-$data_dir/models}"
 # Coach mode's OS layer: Claude Code's Bash sandbox runs on bubblewrap and socat.
 apt_install bubblewrap socat
-ensure_tauri_build_deps
 build_ui
 target="${CARGO_TARGET_DIR:-target}"
 # The `paige` CLI first: the app's terminal runs Claude Code with `paige hook` for every tool
@@ -28,13 +31,15 @@ say "building the paige CLI (release; the first build takes ~8 minutes, later on
 cargo build --release --locked -p paige-cli
 export PATH="$(realpath "$target")/release:$PATH"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  # The window's WebKitGTK build packages: only when there is a window to build.
+  ensure_tauri_build_deps
   say "building the Paige desktop app (release; the first build takes ~14 minutes more, later ones seconds)"
   cargo build --release --locked -p paige-app
   say "starting the Paige desktop app on $project"
   exec "$target/release/paige-app" "$project"
 fi
 # `paige serve` needs the key up front; say so before a long build, not after it.
-settings="${DATA_DIR:-$HOME/.paige}/settings.json"
+settings="$data_dir/settings.json"
 if [ -z "${ANTHROPIC_API_KEY:-}" ] && ! grep -qs '^ANTHROPIC_API_KEY=.' .env \
   && ! grep -qs '"anthropicApiKey": *"[^"]' "$settings"; then
   die "paige serve needs an Anthropic API key: set ANTHROPIC_API_KEY, put it in ./.env, or save it once in the desktop app's settings ($settings)"
