@@ -96,6 +96,18 @@ export function minutesText(minutes: number): string {
 }
 
 /** The stat cards: label, value, and what it counts. */
+/** "Welcome back" only to a learner Paige has coached before: on the very first launch
+ * there is no session, kata or assessment yet. */
+export function greeting(state: DashboardState | null): string {
+  const none =
+    state !== null &&
+    state.stats.sessionsCompleted === 0 &&
+    state.inProgressSessions.length === 0 &&
+    state.katas.length === 0 &&
+    state.dreyfus.length === 0;
+  return none ? "Welcome to Paige" : "Welcome back to Paige";
+}
+
 export function statCards(stats: DashboardStats): { key: string; label: string; value: string }[] {
   return [
     { key: "sessions", label: "Sessions completed", value: String(stats.sessionsCompleted) },
@@ -273,7 +285,7 @@ export class Dashboard {
     refresh.dataset.testid = "dash-refresh";
     refresh.title = "Ask the model again for the issues to work on and the learning materials";
     refresh.addEventListener("click", () => this.refresh());
-    head.append(el("h1", "", "Welcome back to Paige"), this.renderPeriods(), refresh);
+    head.append(el("h1", "", greeting(this.state)), this.renderPeriods(), refresh);
     const parts: HTMLElement[] = [head];
     if (this.linkError) {
       const error = el("p", "dash-link-error", this.linkError);

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CoachingPanel } from "../src/coaching";
-import { Dashboard, MATERIALS_QUIET_MS, OPEN_KATA_EVENT, type OpenKataDetail, minutesText, rankIssues } from "../src/dashboard";
+import { Dashboard, MATERIALS_QUIET_MS, OPEN_KATA_EVENT, type OpenKataDetail, greeting, minutesText, rankIssues } from "../src/dashboard";
 import { externalLink } from "../src/links";
 import type { ClientType, DashboardIssue, DashboardState, DreyfusItem, MaterialRecommendation } from "../src/protocol";
 import { DEFAULT_GEOMETRY, radarChart, radarPoints, ringRadius, stageLevel } from "../src/radar";
@@ -359,5 +359,20 @@ describe("text", () => {
     expect(minutesText(45)).toBe("45 min");
     expect(minutesText(120)).toBe("2 h");
     expect(minutesText(200.4)).toBe("3 h 20 min");
+  });
+});
+
+describe("the greeting", () => {
+  it("welcomes a learner back only once Paige has coached them: never on the very first launch", () => {
+    const first = state({ dreyfus: [], inProgressSessions: [], katas: [], stats: { ...state().stats, sessionsCompleted: 0 } });
+    expect(greeting(first)).toBe("Welcome to Paige");
+    expect(greeting(state())).toBe("Welcome back to Paige");
+    // Nothing this week, but coached before: still back.
+    expect(greeting(state({ inProgressSessions: [], katas: [], stats: { ...state().stats, sessionsCompleted: 0 } }))).toBe(
+      "Welcome back to Paige",
+    );
+    const { dash } = setup();
+    dash.setState(first);
+    expect(dash.root.querySelector("h1")?.textContent).toBe("Welcome to Paige");
   });
 });
