@@ -1,7 +1,7 @@
 //! Issue 28 as a learner meets it headless: a UI client (a WebSocket, as the browser UI)
 //! starts a session; `paige claude` runs interactively in a terminal (a PTY made by
-//! `script`) and nobody types anything into it. Claude Code's first prompt is Paige's kickoff,
-//! and a *literal* model — it plans only when its context tells it to — plans: the UI
+//! `script`) — before the session or after it — and nobody types anything into it. Claude
+//! Code's prompt is Paige's kickoff, and a *literal* model — it plans only when its context tells it to — plans: the UI
 //! receives `coaching:plan_ready`. Runs when PAIGE_TEST_CLAUDE names a `claude`.
 
 use std::os::unix::process::CommandExt;
@@ -31,11 +31,24 @@ fn claude_already_set_up(world: &World, key: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_typed() {
+    literal_plans(false).await;
+}
+
+/// Issue 40's order: `paige claude` started first, idle at Claude Code's prompt; then the UI
+/// starts the session. Paige pastes the kickoff into the real Claude Code once it is quiet,
+/// and the literal model plans from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_started_first_still_plans_the_session_a_ui_starts_later_with_nothing_typed() {
+    literal_plans(true).await;
+}
+
+/// The UI starts a session (typed work, the first session's interview skipped) and
+/// `paige claude` runs in a terminal, before (`claude_first`) or after it; nobody types.
+/// Whichever way Claude Code got the kickoff, the plan comes, and the kickoff — the only
+/// prompt Claude Code had — is not counted as the learner's.
+async fn literal_plans(claude_first: bool) {
     let Some(claude) = crate::claude::claude() else { return };
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("no `script` (util-linux): the interactive paige claude test is skipped");
-        return;
-    }
+    assert!(Command::new("script").arg("--version").output().is_ok(), "`script` (util-linux) runs paige claude");
     let (fake, mut world) = crate::coaching::coaching_world().await;
     let system_path = std::env::var("PATH").unwrap_or_default();
     world.set("PATH", &system_path);
@@ -44,6 +57,33 @@ async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_
     claude_already_set_up(&world, key);
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(20));
+    script_literal_model(&fake);
+
+    // `paige claude` in a terminal, with no argument and nothing typed.
+    let claude_dir = std::path::Path::new(&claude).parent().expect("dir").display().to_string();
+    let start_claude = || {
+        Command::new("script")
+            .args(["-qfec", &format!("{PAIGE} claude"), "/dev/null"])
+            .current_dir(world.project())
+            .env_clear()
+            .envs(world.env.iter().cloned())
+            .env("PATH", format!("{claude_dir}:{system_path}"))
+            .env("ANTHROPIC_API_KEY", key)
+            .env("TERM", "xterm-256color")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("script runs paige claude")
+    };
+    let mut terminal = None;
+    if claude_first {
+        terminal = Some(start_claude());
+        // Idle at its prompt, told nothing: a literal model asks nothing with tools.
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        assert!(fake.requests().iter().all(|r| !r.body.to_string().contains("paige_run_coaching_pipeline once")));
+    }
 
     // The UI starts the session (typed work) and skips the interview of a first session.
     let info = read_json(&world.data_dir().join("run/server.json"));
@@ -54,10 +94,8 @@ async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_
     };
     socket.send(send("session:start", json!({"title": "Login races the token"}))).await.expect("start");
     socket.send(send("intake:skip", json!({}))).await.expect("skip");
-    script_literal_model(&fake);
-    // The UI's session is started when its skipped interview has handed over: only then is
-    // there a session whose kickoff `paige claude` can ask for (Claude Code started before
-    // that is issue 40's order). On a loaded machine the skip can take seconds.
+    // The kickoff waits for the skipped interview's hand-over; on a loaded machine the skip
+    // can take seconds.
     let mut kinds: Vec<String> = Vec::new();
     let handed_over = Instant::now();
     while !kinds.iter().any(|k| k == "intake:transition") && handed_over.elapsed() < Duration::from_secs(60) {
@@ -68,23 +106,7 @@ async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_
         kinds.push(frame["type"].as_str().unwrap_or_default().to_owned());
     }
     assert!(kinds.iter().any(|k| k == "intake:transition"), "the skipped interview handed over: {kinds:?}");
-
-    // `paige claude` in a terminal, with no argument and nothing typed.
-    let claude_dir = std::path::Path::new(&claude).parent().expect("dir").display().to_string();
-    let mut terminal = Command::new("script")
-        .args(["-qfec", &format!("{PAIGE} claude"), "/dev/null"])
-        .current_dir(world.project())
-        .env_clear()
-        .envs(world.env.iter().cloned())
-        .env("PATH", format!("{claude_dir}:{system_path}"))
-        .env("ANTHROPIC_API_KEY", key)
-        .env("TERM", "xterm-256color")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .expect("script runs paige claude");
+    let terminal = terminal.unwrap_or_else(start_claude);
 
     let started = Instant::now();
     let mut ready: Option<Value> = None;
@@ -99,7 +121,8 @@ async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_
         }
         kinds.push(kind);
     }
-    eprintln!("plan on screen {:?} after paige claude started", started.elapsed());
+    eprintln!("plan on screen {:?} after the hand-over (Claude Code first: {claude_first})", started.elapsed());
+    let mut terminal = terminal;
     // SAFETY: kill(2) on the process group `script` leads (ours).
     unsafe { libc::kill(-(terminal.id() as i32), libc::SIGKILL) };
     let _ = terminal.wait();
@@ -108,6 +131,13 @@ async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_
     assert!(kinds.iter().any(|k| k == "coaching:agent_activity"), "the panel saw Claude Code work: {kinds:?}");
     let asked = fake.requests();
     let kicked = asked.iter().any(|r| r.body.to_string().contains("Call paige_run_coaching_pipeline once"));
-    assert!(kicked, "Claude Code's first prompt was Paige's kickoff");
+    assert!(kicked, "Claude Code's prompt was Paige's kickoff");
+    // The kickoff came back through Claude Code's UserPromptSubmit: it is Paige's, not the
+    // learner's, who typed nothing.
+    let db = paige_core::db::Db::open(&world.data_dir().join("paige.db"), std::sync::Arc::new(paige_core::SystemClock))
+        .expect("db");
+    let session = db.sessions().expect("sessions").into_iter().next().expect("the session");
+    let counts = db.reliance_counts(&session.id).expect("counts");
+    assert_eq!(counts, [0; 5], "the learner typed nothing, so no prompt is theirs");
     drop(paige);
 }
