@@ -24,8 +24,6 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 const QUIET: Duration = Duration::from_secs(2);
 /// How often a quiet Claude Code asks Paige for a delivery.
 const ASK_EVERY: Duration = Duration::from_secs(1);
-const PASTE_START: &[u8] = b"\x1b[200~";
-const PASTE_END: &[u8] = b"\x1b[201~";
 
 /// Whether `paige claude` runs in a terminal (stdin and stdout both).
 pub(crate) fn interactive() -> bool {
@@ -142,8 +140,8 @@ pub(crate) fn run(command: &AgentCommand, paige: Option<Located>) -> anyhow::Res
         let mut buf = [0u8; 4096];
         while let Ok(n @ 1..) = stdin.read(&mut buf) {
             let input = &buf[..n];
-            if !paige_core::terminal::only_terminal_reports(input) {
-                typed.lock().expect("activity").mid_line = !matches!(input.last(), Some(b'\r' | b'\n' | 0x03));
+            if let Some(mid_line) = paige_core::terminal::typed_mid_line(input) {
+                typed.lock().expect("activity").mid_line = mid_line;
             }
             let mut writer = keys.lock().expect("writer");
             if writer.write_all(input).and_then(|()| writer.flush()).is_err() {
@@ -174,12 +172,7 @@ pub(crate) fn run(command: &AgentCommand, paige: Option<Located>) -> anyhow::Res
             asked = Instant::now();
             if let Some(text) = claim(paige) {
                 let mut writer = pasting.lock().expect("writer");
-                let typed = writer
-                    .write_all(PASTE_START)
-                    .and_then(|()| writer.write_all(text.as_bytes()))
-                    .and_then(|()| writer.write_all(PASTE_END))
-                    .and_then(|()| writer.write_all(b"\r"))
-                    .and_then(|()| writer.flush());
+                let typed = writer.write_all(&paige_core::terminal::paste(&text)).and_then(|()| writer.flush());
                 if typed.is_err() {
                     break;
                 }

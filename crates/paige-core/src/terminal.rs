@@ -250,12 +250,10 @@ impl Terminal {
     /// start, and hears of focus changes) is passed on but is not the learner typing: taken
     /// as such, it held every nudge and the kickoff back for good.
     pub fn write_input(&self, input: &[u8]) -> std::io::Result<()> {
-        if !only_terminal_reports(input) {
+        if let Some(mid_line) = typed_mid_line(input) {
             let mut activity = self.activity.locked();
             activity.last_input = Some(std::time::Instant::now());
-            if let Some(last) = input.last() {
-                activity.mid_line = !matches!(last, b'\r' | b'\n' | 0x03);
-            }
+            activity.mid_line = mid_line;
         }
         self.write(input)
     }
@@ -367,7 +365,23 @@ fn session_members(_sid: i32) -> Vec<i32> {
 /// position, device status and attributes, mode reports, window reports, focus in/out, the
 /// keyboard protocol's flags, SGR mouse events) and OSC, DCS or APC strings (colour and
 /// capability replies). Text, Enter, arrows and function keys are typing.
-pub fn only_terminal_reports(input: &[u8]) -> bool {
+/// What the learner typing `input` means for a delivery: `Some(true)` when it leaves a line
+/// unfinished (until Enter or Ctrl-C ends it), `None` when it is only the terminal
+/// emulator's own reports (not the learner typing). Shared by the app's terminal and
+/// `paige claude`'s PTY.
+pub fn typed_mid_line(input: &[u8]) -> Option<bool> {
+    if input.is_empty() || only_terminal_reports(input) {
+        return None;
+    }
+    Some(!matches!(input.last(), Some(b'\r' | b'\n' | 0x03)))
+}
+
+/// `text` as a bracketed paste, then Enter: Claude Code takes the lines as one message.
+pub fn paste(text: &str) -> Vec<u8> {
+    [b"\x1b[200~".as_slice(), text.as_bytes(), b"\x1b[201~\r"].concat()
+}
+
+fn only_terminal_reports(input: &[u8]) -> bool {
     let mut rest = input;
     while !rest.is_empty() {
         let Some(after) = rest.strip_prefix(b"\x1b") else { return false };

@@ -23,9 +23,6 @@ const POLL: Duration = Duration::from_millis(500);
 /// How long a kickoff waits for a quiet terminal and the end of the interview before it is
 /// left to the SessionStart context and the learner.
 const WAIT: Duration = Duration::from_secs(30 * 60);
-/// Bracketed paste: Claude Code takes the lines as one message, submitted by the Enter after.
-const PASTE_START: &[u8] = b"\x1b[200~";
-const PASTE_END: &[u8] = b"\x1b[201~";
 
 impl Core {
     /// What Claude Code should be told now to start the active session: `None` without one,
@@ -123,11 +120,7 @@ impl Core {
                         Delivery::Drop => break false,
                         Delivery::Wait => {}
                         Delivery::Type(text) => {
-                            let typed = terminal
-                                .write(PASTE_START)
-                                .and_then(|()| terminal.write(text.as_bytes()))
-                                .and_then(|()| terminal.write(PASTE_END))
-                                .and_then(|()| terminal.write(b"\r"));
+                            let typed = terminal.write(&crate::terminal::paste(&text));
                             match typed {
                                 Ok(()) => core.delivered(&session.id, kind, &text, "terminal"),
                                 Err(err) => tracing::warn!("cannot type the {kind} into Claude Code: {err}"),
