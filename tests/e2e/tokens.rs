@@ -37,3 +37,35 @@ fn the_run_files_agent_token_lets_paige_hook_in_and_keeps_the_ui_routes_shut() {
     assert!(status.success(), "{stderr}");
     assert_eq!(stdout.trim(), "no active session");
 }
+
+/// `paige token rotate` on a running Paige: it prints the new `ui:` address, `paige session`
+/// (which reads the run file) keeps working, and a client holding the old UI token is refused.
+/// Without a running Paige it replaces the kept tokens, which the next start uses.
+#[test]
+fn paige_token_rotate_replaces_the_tokens_of_a_running_paige_and_of_the_next_start() {
+    let mut world = World::ready();
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(20));
+    let before = read_json(&world.data_dir().join("run/server.json"));
+    let old = before["token"].as_str().expect("token").to_owned();
+    let (status, stdout, stderr) = world.run(&["token", "rotate"]);
+    assert!(status.success(), "{stderr}");
+    let new =
+        stdout.lines().find_map(|l| l.strip_prefix("ui: ")).and_then(|u| u.split("token=").nth(1)).expect(&stdout);
+    assert_ne!(new, old);
+    let (status, _, stderr) = world.run(&["session", "show"]);
+    assert!(status.success(), "paige session finds the new token: {stderr}");
+    world.set("PAIGE_URL", &format!("http://127.0.0.1:{}", before["port"])).set("PAIGE_TOKEN", &old);
+    let (status, _, stderr) = world.run(&["session", "show"]);
+    assert!(!status.success() && stderr.contains("invalid bearer token"), "the old token is refused: {stderr}");
+    world.unset("PAIGE_URL").unset("PAIGE_TOKEN");
+    paige.signal("TERM");
+    assert!(paige.wait_exit(Duration::from_secs(20)).success());
+
+    let (status, stdout, stderr) = world.run(&["token", "rotate"]);
+    assert!(status.success() && stdout.contains("tokens.json"), "{stdout}{stderr}");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(20));
+    let after = read_json(&world.data_dir().join("run/server.json"));
+    assert_ne!(after["token"].as_str(), Some(new), "the next start uses the tokens rotated while it was down");
+}

@@ -74,10 +74,12 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     }
     // In a terminal: Claude Code in a PTY of paige claude's own, so Paige can type into it.
     if claude_pty::interactive() {
-        let paige = paige_core::run_info::read(&data_dir).ok().flatten().map(|info| paige_core::run_info::Located {
-            base_url: format!("http://127.0.0.1:{}", info.port),
-            token: info.token,
-        });
+        let paige = move || {
+            paige_core::run_info::running(&data_dir).ok().flatten().map(|info| paige_core::run_info::Located {
+                base_url: format!("http://127.0.0.1:{}", info.port),
+                token: info.token,
+            })
+        };
         let code = claude_pty::run(&command, paige)?;
         std::process::exit(code);
     }

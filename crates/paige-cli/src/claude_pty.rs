@@ -95,8 +95,9 @@ fn window_size() -> PtySize {
 }
 
 /// Runs `command` in a PTY between this terminal and it until it exits; returns its exit
-/// code. `paige`: the running Paige, asked for deliveries (none asked without it).
-pub(crate) fn run(command: &AgentCommand, paige: Option<Located>) -> anyhow::Result<i32> {
+/// code. `paige` finds the running Paige, asked for deliveries: called at each ask, so a
+/// Paige restarted (a new port) or whose tokens were rotated is found again.
+pub(crate) fn run(command: &AgentCommand, paige: impl Fn() -> Option<Located> + Send + 'static) -> anyhow::Result<i32> {
     let pty = native_pty_system().openpty(window_size()).map_err(|e| anyhow::anyhow!("cannot open a PTY: {e}"))?;
     let mut builder = CommandBuilder::new(&command.program);
     builder.args(&command.args);
@@ -161,7 +162,6 @@ pub(crate) fn run(command: &AgentCommand, paige: Option<Located>) -> anyhow::Res
                 size = now;
                 let _ = master.resize(size);
             }
-            let Some(paige) = &paige else { continue };
             let ready = {
                 let a = state.lock().expect("activity");
                 !a.mid_line && a.last_output.is_some_and(|at| at.elapsed() >= QUIET)
@@ -170,7 +170,7 @@ pub(crate) fn run(command: &AgentCommand, paige: Option<Located>) -> anyhow::Res
                 continue;
             }
             asked = Instant::now();
-            if let Some(text) = claim(paige) {
+            if let Some(text) = paige().and_then(|paige| claim(&paige)) {
                 let mut writer = pasting.lock().expect("writer");
                 let typed = writer.write_all(&paige_core::terminal::paste(&text)).and_then(|()| writer.flush());
                 if typed.is_err() {

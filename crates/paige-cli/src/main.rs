@@ -15,6 +15,7 @@ mod record;
 mod restore;
 mod serve;
 mod session;
+mod token;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,7 +35,7 @@ enum Command {
     ///
     /// Settings come from the environment, then `.env` in the working directory; flags win
     /// over both. Required: PROJECT_DIR (or --project) and ANTHROPIC_API_KEY. Optional:
-    /// PORT (3000), DATA_DIR (~/.paige/), CHROMADB_URL, PAIGE_TOKEN (random per launch).
+    /// PORT (3000), DATA_DIR (~/.paige/), CHROMADB_URL, PAIGE_TOKEN (else the UI token kept in DATA_DIR/tokens.json).
     Serve(ServeArgs),
     /// Run Claude Code for the running Paige, exactly as the app's terminal does: Paige's MCP
     /// server and hooks, the coach persona and, in coach mode, a read-only view of the
@@ -68,6 +69,10 @@ enum Command {
     /// A PreToolUse of a mutating tool that cannot be checked (Paige down, slow, broken) is
     /// denied: exit 2 with the reason on stderr. PAIGE_HOOK_TIMEOUT_MS sets the wait (3000).
     Hook(HookArgs),
+    /// The tokens of the Paige in DATA_DIR, kept across restarts in DATA_DIR/tokens.json:
+    /// `paige token rotate` replaces them (at once in a running Paige) and prints the new
+    /// `ui:` address.
+    Token(token::TokenArgs),
     /// Create and manage the governance intents in .orchestration/active_intents.yaml.
     Intents(IntentsArgs),
     /// Check the audit ledger, .orchestration/agent_trace.jsonl: `paige ledger verify` checks
@@ -212,6 +217,7 @@ fn main() -> ExitCode {
         Command::Claude(args) => claude::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Session(args) => session::run(args).map(|()| true),
+        Command::Token(args) => token::run(args).map(|()| true),
         Command::Hook(args) => return hook::run(&args.event),
         Command::Confine(args) => return confine::run(args),
         Command::Gate(args) => return gate::run_gate(args),

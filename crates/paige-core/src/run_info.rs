@@ -1,9 +1,10 @@
 //! `DATA_DIR/run/server.json`: how local tools (`paige hook`, `paige intents`) find the
-//! running Paige. Written with mode 0600 on start because it holds the per-launch tokens;
-//! removed on clean shutdown.
+//! running Paige. Written with mode 0600 on start because it holds the tokens; removed on
+//! clean shutdown.
 //!
-//! A launch has two tokens. The UI token (`token`, `PAIGE_TOKEN` when configured) opens every
-//! private route. The agent token (`agentToken`, always fresh and random) opens only
+//! A Paige has two tokens, kept across restarts in `DATA_DIR/tokens.json` (`token::Tokens`).
+//! The UI token (`token`, `PAIGE_TOKEN` when configured) opens every private route. The agent
+//! token (`agentToken`) opens only
 //! `POST /hooks/*` and `/mcp`: it is the one Claude Code's environment and MCP config hold, so
 //! the model, which can read both, cannot reach `/ws` (`file:save`) or `/api/*` with it.
 
@@ -147,11 +148,17 @@ pub fn read(data_dir: &Path) -> anyhow::Result<Option<RunInfo>> {
     }
 }
 
+/// The Paige whose run file is in `data_dir`, if its process is alive.
+pub fn running(data_dir: &Path) -> anyhow::Result<Option<RunInfo>> {
+    Ok(read(data_dir)?.filter(|info| process_alive(info.pid)))
+}
+
 /// Removes the run file if it still describes `ours` (another Paige may have replaced it).
 /// Returns whether a file was removed.
 pub fn remove_if_ours(data_dir: &Path, ours: &RunInfo) -> anyhow::Result<bool> {
     match read(data_dir) {
-        Ok(Some(current)) if current.pid == ours.pid && current.token == ours.token => {
+        // Not by token: `paige token rotate` rewrites the file with new ones.
+        Ok(Some(current)) if current.pid == ours.pid && current.started_at == ours.started_at => {
             std::fs::remove_file(path(data_dir))?;
             Ok(true)
         }
@@ -175,9 +182,7 @@ pub fn left_by_crash(data_dir: &Path) -> Option<RunInfo> {
     (ours || !process_alive(info.pid)).then_some(info)
 }
 
-/// A fresh random token for one launch: 32 bytes from the OS, hex-encoded.
+/// A fresh random token: 32 bytes from the OS, hex-encoded.
 pub fn generate_token() -> anyhow::Result<Token> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|err| anyhow::anyhow!("cannot get random bytes: {err}"))?;
-    Ok(Token::from(hex::encode(bytes)))
+    crate::token::generate()
 }

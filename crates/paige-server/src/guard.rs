@@ -33,11 +33,12 @@ pub(crate) async fn require_token(State(state): State<AppState>, request: Reques
         .flatten()
         .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
     let presented = from_header.or(from_query);
+    let tokens = state.tokens();
     let (ui, agent) = match presented {
         // Both comparisons always run, so the time taken says nothing about which matched.
         Some(token) => (
-            constant_time_eq(token.as_bytes(), state.token.as_bytes()),
-            state.agent_token.as_ref().is_some_and(|agent| constant_time_eq(token.as_bytes(), agent.as_bytes())),
+            constant_time_eq(token.as_bytes(), tokens.ui.as_bytes()),
+            tokens.agent.as_ref().is_some_and(|agent| constant_time_eq(token.as_bytes(), agent.as_bytes())),
         ),
         None => (false, false),
     };
@@ -50,7 +51,16 @@ pub(crate) async fn require_token(State(state): State<AppState>, request: Reques
             HttpError::forbidden(reason).into_response()
         }
         presented => {
-            let reason = if presented.is_some() { "invalid bearer token" } else { "missing bearer token" };
+            let path = request.uri().path();
+            let agents = path == "/mcp" || path.starts_with("/mcp/") || path.starts_with("/hooks/");
+            let reason = match presented {
+                None => "missing bearer token",
+                // Claude Code shows this: say how to get going again.
+                Some(_) if agents => STALE_AGENT_TOKEN,
+                Some(_) => {
+                    "invalid bearer token: Paige's tokens were rotated, or this is another Paige's; open the `ui:` address Paige printed last"
+                }
+            };
             tracing::warn!(reason, path = request.uri().path(), "rejected request");
             let mut response = HttpError::unauthorized(reason).into_response();
             response
@@ -60,6 +70,9 @@ pub(crate) async fn require_token(State(state): State<AppState>, request: Reques
         }
     }
 }
+
+/// Why an agent's call with an unknown token is refused, and how to recover.
+pub(crate) const STALE_AGENT_TOKEN: &str = "invalid bearer token: this Paige does not know Claude Code's token (it was rotated with `paige token rotate`, or Claude Code was started for another Paige). Quit Claude Code and start it again with `paige claude` (in the app: close and reopen the terminal) — the session and its plan are kept.";
 
 /// What the agent token opens: `POST /hooks/{event}` (Claude Code's hooks, through
 /// `paige hook`) and `/mcp` (its MCP client; every method, since Streamable HTTP uses GET and

@@ -17,7 +17,7 @@ pub struct Instance {
     /// The UI token: opens every private route. Never given to the terminal.
     pub token: Token,
     /// The agent token: opens only `POST /hooks/*` and `/mcp`. The one the terminal's Claude
-    /// Code gets (`AgentServer::token`), fresh and random every launch.
+    /// Code gets (`AgentServer::token`); kept across restarts with the UI token.
     pub agent_token: Token,
     info: RunInfo,
     run_file: PathBuf,
@@ -45,19 +45,15 @@ fn listen(port: u16) -> std::io::Result<tokio::net::TcpListener> {
 impl Instance {
     /// Opens the core for `config` with its `memory` (connected here), starts its watcher,
     /// binds 127.0.0.1 on `config.port` (0: a free one), writes the run file and serves —
-    /// with the web UI in `ui_dir` if given. The UI token is `PAIGE_TOKEN`, else a fresh random
-    /// one; the agent token is always fresh and random. Must run inside a Tokio runtime.
+    /// with the web UI in `ui_dir` if given. The tokens are those kept in `DATA_DIR/tokens.json`
+    /// (made on the first start), so a restart keeps every client's; `PAIGE_TOKEN`, when set,
+    /// is the UI token instead. Must run inside a Tokio runtime.
     pub async fn start(
         config: Config,
         clock: Arc<dyn Clock>,
         memory: Memory,
         ui_dir: Option<&Path>,
     ) -> anyhow::Result<Instance> {
-        let token = match &config.token {
-            Some(token) => token.as_str().into(),
-            None => run_info::generate_token()?,
-        };
-        let agent_token = run_info::generate_token()?;
         // The database, and memory's connection (SQLite or ChromaDB over HTTP), block.
         // The git repository is found here too (a few file reads).
         let core = tokio::task::spawn_blocking(move || {
@@ -68,7 +64,19 @@ impl Instance {
         })
         .await
         .context("opening the core failed")??;
+        // Kept in the data folder `Core::open` made (0700).
+        let kept = paige_core::token::load_or_create(&core.config().data_dir)?;
+        let token = match &core.config().token {
+            Some(token) => token.as_str().into(),
+            None => kept.ui,
+        };
+        let agent_token = kept.agent;
         let core = Arc::new(core);
+        // The learner's session goes on where the last run left it.
+        {
+            let core = core.clone();
+            tokio::task::spawn_blocking(move || core.resume_after_restart()).await.context("resuming failed")?;
+        }
         // Watching walks the project's folders, and the change detector's prime walks its
         // files: both in the background, so the server answers at once.
         core.start_watcher_in_background();

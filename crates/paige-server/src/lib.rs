@@ -5,6 +5,7 @@
 //! - `/mcp` — rmcp Streamable HTTP (2025-11-25 sessions and 2026-07-28 stateless POSTs);
 //! - `/ws` — the UI protocol over a WebSocket;
 //! - `/api/session` — start, end and read the coaching session without a UI;
+//! - `POST /api/token/rotate` — new tokens, kept and in force at once (`paige token rotate`);
 //! - `POST /hooks/{event}` — Claude Code hook payloads to the hook engine;
 //! - `/`, `/assets/*` — the bundled web UI, when [`Server::with_ui`] adds it;
 //!
@@ -27,6 +28,7 @@ mod mcp_intents;
 mod mcp_tools;
 mod memory_api;
 mod session_api;
+mod token_api;
 mod ui;
 mod ws;
 
@@ -45,10 +47,27 @@ pub use ui::{default_ui_dirs, is_ui_build};
 #[derive(Clone)]
 pub struct AppState {
     pub core: Arc<Core>,
+    /// The tokens in force; `paige token rotate` replaces them while the server runs.
+    tokens: Arc<std::sync::RwLock<Tokens>>,
+}
+
+/// The tokens a server answers to.
+#[derive(Clone)]
+pub(crate) struct Tokens {
     /// Opens every private route.
-    token: Arc<str>,
-    /// Opens only `/hooks/*` and `/mcp`; `None`: no such token (every request needs `token`).
-    agent_token: Option<Arc<str>>,
+    pub(crate) ui: Arc<str>,
+    /// Opens only `/hooks/*` and `/mcp`; `None`: no such token (every request needs `ui`).
+    pub(crate) agent: Option<Arc<str>>,
+}
+
+impl AppState {
+    pub(crate) fn tokens(&self) -> Tokens {
+        self.tokens.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub(crate) fn replace_tokens(&self, tokens: Tokens) {
+        *self.tokens.write().unwrap_or_else(|p| p.into_inner()) = tokens;
+    }
 }
 
 /// The router plus a handle on the MCP sessions, which shutdown closes, and the rules its
@@ -72,7 +91,8 @@ pub fn app_with_agent_token(core: Arc<Core>, token: &str, agent_token: &str) -> 
 }
 
 fn build(core: Arc<Core>, token: &str, agent_token: Option<&str>) -> Server {
-    let state = AppState { core: core.clone(), token: Arc::from(token), agent_token: agent_token.map(Arc::from) };
+    let tokens = Tokens { ui: Arc::from(token), agent: agent_token.map(Arc::from) };
+    let state = AppState { core: core.clone(), tokens: Arc::new(std::sync::RwLock::new(tokens)) };
     let limits = ConnectionLimits::from(&core.config().limits);
     let mcp_cancel = core.shutdown_token().child_token();
     let (mcp_service, mcp_sessions) = mcp::service(core, mcp_cancel);
@@ -82,6 +102,7 @@ fn build(core: Arc<Core>, token: &str, agent_token: Option<&str>) -> Server {
         .route("/api/session/start", axum::routing::post(session_api::start))
         .route("/api/session/kickoff", axum::routing::get(session_api::kickoff))
         .route("/api/agent/claim", axum::routing::post(session_api::claim))
+        .route("/api/token/rotate", axum::routing::post(token_api::rotate))
         .route("/api/session/end", axum::routing::post(session_api::end))
         .route("/api/memory/add", axum::routing::post(memory_api::add))
         .route("/api/memory/query", axum::routing::post(memory_api::query))

@@ -98,6 +98,37 @@ impl Core {
         Ok(session)
     }
 
+    /// At start: the session this project's last run left live — its newest `active` one that
+    /// is not idle past the limit — is live again, as if the learner had resumed it. A restart
+    /// of Paige (or a crash) neither ends nor sets aside the learner's session, and a UI that
+    /// reconnects finds it as it was (issue 40). Nothing is live already at start.
+    pub fn resume_after_restart(self: &Arc<Self>) -> Option<Session> {
+        if self.active_session().is_some() {
+            return None;
+        }
+        self.abandon_idle_sessions();
+        let root = self.project_root().path().to_path_buf();
+        let left = self.db().sessions().ok()?.into_iter().filter(|s| {
+            s.status == SessionStatus::Active
+                && s.project_dir.canonicalize().is_ok_and(|dir| dir == root)
+                && !self.wrapups().in_progress(&s.id)
+        });
+        let newest = left
+            .map(|s| (self.db().last_action_at(&s.id, None).ok().flatten().unwrap_or(s.started_at), s))
+            .max_by_key(|(last, _)| *last)?
+            .1;
+        match self.resume_session(&newest.id) {
+            Ok(session) => {
+                tracing::info!(session = %session.id, "resumed the session the last run left live");
+                Some(session)
+            }
+            Err(err) => {
+                tracing::warn!(session = %newest.id, "cannot resume the session the last run left live: {err}");
+                None
+            }
+        }
+    }
+
     /// What the coaching panel offers: the project's open issues and the resumable
     /// sessions. Sessions idle too long are wrapped up (in the background) and abandoned first.
     pub fn session_options(self: &Arc<Self>) -> SessionOptions {

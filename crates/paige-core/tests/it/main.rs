@@ -21,6 +21,7 @@ mod guard_verify;
 mod hostile;
 mod intake_guard;
 mod intake_invitation;
+mod kept_tokens;
 mod kickoff;
 mod launch;
 mod layers;

@@ -22,6 +22,7 @@ mod model_errors;
 mod observer;
 mod practice;
 mod reserve;
+mod restarts;
 mod save_refusals;
 mod scoped_tokens;
 mod security;
