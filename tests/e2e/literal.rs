@@ -31,7 +31,7 @@ fn claude_already_set_up(world: &World, key: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_typed() {
-    literal_plans(false).await;
+    literal_plans(Order::SessionFirst).await;
 }
 
 /// Issue 40's order: `paige claude` started first, idle at Claude Code's prompt; then the UI
@@ -39,14 +39,31 @@ async fn in_a_terminal_paige_claude_plans_the_session_a_ui_started_with_nothing_
 /// and the literal model plans from it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_code_started_first_still_plans_the_session_a_ui_starts_later_with_nothing_typed() {
-    literal_plans(true).await;
+    literal_plans(Order::ClaudeFirst).await;
+}
+
+/// Issue 40's restarts: `paige claude` started first, then `paige serve` restarted under it
+/// (SIGTERM, started again on its port), then the UI starts the session. The Claude Code
+/// that kept running — its MCP config and hooks holding the tokens of the first run — still
+/// gets the kickoff and plans through Paige's MCP: the tokens survived the restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_running_across_a_restart_of_paige_serve_still_plans_the_session() {
+    literal_plans(Order::ClaudeFirstThenServeRestarted).await;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Order {
+    SessionFirst,
+    ClaudeFirst,
+    ClaudeFirstThenServeRestarted,
 }
 
 /// The UI starts a session (typed work, the first session's interview skipped) and
-/// `paige claude` runs in a terminal, before (`claude_first`) or after it; nobody types.
+/// `paige claude` runs in a terminal, before or after it (`order`); nobody types.
 /// Whichever way Claude Code got the kickoff, the plan comes, and the kickoff — the only
 /// prompt Claude Code had — is not counted as the learner's.
-async fn literal_plans(claude_first: bool) {
+async fn literal_plans(order: Order) {
+    let claude_first = order != Order::SessionFirst;
     let Some(claude) = crate::claude::claude() else { return };
     assert!(Command::new("script").arg("--version").output().is_ok(), "`script` (util-linux) runs paige claude");
     let (fake, mut world) = crate::coaching::coaching_world().await;
@@ -61,7 +78,7 @@ async fn literal_plans(claude_first: bool) {
 
     // `paige claude` in a terminal, with no argument and nothing typed.
     let claude_dir = std::path::Path::new(&claude).parent().expect("dir").display().to_string();
-    let start_claude = || {
+    let start_claude = |world: &World| {
         Command::new("script")
             .args(["-qfec", &format!("{PAIGE} claude"), "/dev/null"])
             .current_dir(world.project())
@@ -79,10 +96,18 @@ async fn literal_plans(claude_first: bool) {
     };
     let mut terminal = None;
     if claude_first {
-        terminal = Some(start_claude());
+        terminal = Some(start_claude(&world));
         // Idle at its prompt, told nothing: a literal model asks nothing with tools.
         tokio::time::sleep(Duration::from_secs(6)).await;
         assert!(fake.requests().iter().all(|r| !r.body.to_string().contains("paige_run_coaching_pipeline once")));
+    }
+    if order == Order::ClaudeFirstThenServeRestarted {
+        let port = read_json(&world.data_dir().join("run/server.json"))["port"].as_u64().expect("port").to_string();
+        paige.signal("TERM");
+        assert!(paige.wait_exit(Duration::from_secs(30)).success(), "paige serve stops cleanly");
+        world.set("PORT", &port);
+        paige = world.spawn(&["serve"]);
+        paige.wait_for("ready in", Duration::from_secs(20));
     }
 
     // The UI starts the session (typed work) and skips the interview of a first session.
@@ -106,7 +131,7 @@ async fn literal_plans(claude_first: bool) {
         kinds.push(frame["type"].as_str().unwrap_or_default().to_owned());
     }
     assert!(kinds.iter().any(|k| k == "intake:transition"), "the skipped interview handed over: {kinds:?}");
-    let terminal = terminal.unwrap_or_else(start_claude);
+    let terminal = terminal.unwrap_or_else(|| start_claude(&world));
 
     let started = Instant::now();
     let mut ready: Option<Value> = None;
@@ -121,7 +146,7 @@ async fn literal_plans(claude_first: bool) {
         }
         kinds.push(kind);
     }
-    eprintln!("plan on screen {:?} after the hand-over (Claude Code first: {claude_first})", started.elapsed());
+    eprintln!("plan on screen {:?} after the hand-over ({order:?})", started.elapsed());
     let mut terminal = terminal;
     // SAFETY: kill(2) on the process group `script` leads (ours).
     unsafe { libc::kill(-(terminal.id() as i32), libc::SIGKILL) };
