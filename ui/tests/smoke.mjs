@@ -19,7 +19,6 @@ const dist = resolve(here, "../dist");
 const bin = process.env.PAIGE_BIN;
 const browserPath = process.env.CHROMIUM_BIN ?? "/usr/bin/chromium";
 const artifacts = resolve(process.env.PAIGE_ARTIFACTS ?? join(here, "../test-artifacts"));
-const TOKEN = "smoke-test-token";
 
 if (!bin || !existsSync(bin)) throw new Error(`set PAIGE_BIN to the built paige binary (got ${bin})`);
 if (!existsSync(join(dist, "index.html"))) throw new Error(`no UI build in ${dist}; run npm run build`);
@@ -80,10 +79,12 @@ async function mcpCall(base, token, name, args) {
   const text = await reply.text();
   if (reply.status !== 200 || !text.includes('"result"') || text.includes('"isError":true')) throw new Error(`${name}: HTTP ${reply.status} ${text.slice(0, 300)}`);
 }
-const server = spawn(bin, ["serve", "--project", project, "--port", "0", "--data-dir", dataDir, "--ui-dir", dist], {
-  env: { ...process.env, ANTHROPIC_API_KEY: "sk-ant-smoke", ANTHROPIC_BASE_URL: fake.base, PAIGE_TOKEN: TOKEN, RUST_LOG: "warn", PAIGE_INTAKE_TIMEBOX_MS: String(TIMEBOX_MS) },
+// Its tokens are the ones it keeps in DATA_DIR (read from the run file), as a learner's are.
+const serve = (port) => spawn(bin, ["serve", "--project", project, "--port", String(port), "--data-dir", dataDir, "--ui-dir", dist], {
+  env: { ...process.env, PAIGE_TOKEN: "", ANTHROPIC_API_KEY: "sk-ant-smoke", ANTHROPIC_BASE_URL: fake.base, RUST_LOG: "warn", PAIGE_INTAKE_TIMEBOX_MS: String(TIMEBOX_MS) },
   stdio: ["ignore", "inherit", "inherit"],
 });
+let server = serve(0);
 let browser;
 try {
   const runFile = join(dataDir, "run", "server.json");
@@ -98,7 +99,7 @@ try {
   page.on("pageerror", (err) => errors.push(err.message));
 
   await check("the page loads from paige serve", async () => {
-    const response = await page.goto(`${base}/?token=${TOKEN}`);
+    const response = await page.goto(`${base}/?token=${info.token}`);
     if (!response || response.status() !== 200) throw new Error(`status ${response?.status()}`);
   });
   await check("the UI connects over /ws", async () => {
@@ -583,6 +584,19 @@ try {
   await check("a file created on disk appears in the explorer", async () => {
     writeFileSync(join(project, "src", "added.js"), "// new\n");
     await page.waitForSelector('[data-testid="tree-item"][data-path="src/added.js"]', { timeout: 15_000 });
+  });
+  await check("paige serve restarted: the open tab reconnects by itself with the kept token and shows the session as it was", async () => {
+    const before = await page.evaluate(() => window.paige.framesOf("session:started").length);
+    server.kill("SIGTERM");
+    await new Promise((r) => server.once("exit", r));
+    await page.waitForSelector('[data-testid="conn-status"]:not([data-state="open"])', { timeout: 10_000 });
+    server = serve(info.port);
+    await page.waitForSelector('[data-testid="conn-status"][data-state="open"]', { timeout: 30_000 });
+    // The restarted Paige resumed the session; the reconnected tab was given it as it stands.
+    await waitFor("session:started after the reconnect", () => page.evaluate((n) => window.paige.framesOf("session:started").length > n, before), 10_000);
+    const shown = await page.locator('[data-testid="session-title"]').textContent();
+    if (shown !== "Say goodbye in French") throw new Error(`session after the restart: ${JSON.stringify(shown)}`);
+    await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 5_000 });
   });
   await check("the page raised no uncaught errors", async () => {
     if (errors.length) throw new Error(errors.join("; "));
