@@ -136,10 +136,13 @@ async fn real_claude_ends_the_session_with_paige_end_session_and_gets_the_wrap_u
     paige.wait_for("ready in", Duration::from_secs(20));
     let (status, stdout, stderr) = world.run(&["session", "start", "--title", "Login race"]);
     assert!(status.success(), "{stdout}{stderr}");
-    let turns =
-        [r#"mcp__paige__paige_end_session {"sessionTranscript": "The learner awaited the token before redirecting."}"#];
-    let (world, events, sent) =
-        claude_runs(world, claude, &turns, Runner::default(), &fake, &["mcp__paige__paige_end_session"]).await;
+    // Planned first: a session with no plan and no work is not wrapped up (issue 40).
+    let turns = [
+        r#"mcp__paige__paige_run_coaching_pipeline {"planText": "1. Find the callback", "issueSummary": "Login races the token"}"#,
+        r#"mcp__paige__paige_end_session {"sessionTranscript": "The learner awaited the token before redirecting."}"#,
+    ];
+    let allowed = ["mcp__paige__paige_run_coaching_pipeline", "mcp__paige__paige_end_session"];
+    let (world, events, sent) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
     // The tool's answer reached Claude Code: the model's next request carries it.
     let summary = r#"\"knowledgeGaps\":1"#;
     assert!(sent.iter().any(|body| body.contains(summary)), "the summary went back to the model: {events:?}");

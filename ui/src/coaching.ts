@@ -78,6 +78,8 @@ interface Session {
 
 type Mode = "connecting" | "start" | "session" | "wrapping";
 
+const NOTHING_TO_WRAP_UP = "Session ended. It had no plan and no work yet, so there was nothing to wrap up.";
+
 /** What Claude Code is doing while the session waits for its plan, in a line. */
 export function planWaitText(activity: ServerPayloads["coaching:agent_activity"][]): string {
   if (activity.length === 0) return "Waiting for Claude Code to start on the plan…";
@@ -202,10 +204,13 @@ export class CoachingPanel {
   }
 
   /** `session:ended`: this panel's session is over. Not while this panel waits for its own
-   * wrap-up (`session:completed` follows), and not for a session set aside earlier. */
+   * wrap-up (`session:completed` follows), and not for a session set aside earlier. A session
+   * ended with no plan and no work is not wrapped up: it ends `abandoned`, and this is the end. */
   sessionEnded(msg: ServerPayloads["session:ended"]): void {
-    if (this.session?.id !== msg.summary.sessionId || this.mode === "wrapping") return;
-    this.toStart(null);
+    if (this.session?.id !== msg.summary.sessionId) return;
+    const abandoned = msg.summary.status === "abandoned";
+    if (this.mode === "wrapping" && !abandoned) return;
+    this.toStart(this.mode === "wrapping" ? NOTHING_TO_WRAP_UP : null);
   }
 
   /** `session:completed`: the wrap-up of this panel's session is done (another's — a

@@ -230,6 +230,18 @@ describe("the coaching panel with a session", () => {
     expect(ui.sent.at(-1)).toEqual({ type: "session:list", payload: {} });
   });
 
+  it("End on a session with no plan and no work: session:ended (abandoned) ends it at once and says nothing was wrapped up", () => {
+    ui.panel.sessionStarted(started());
+    ui.$("end-session")!.click();
+    expect(ui.$("wrapping-up")).not.toBeNull();
+    ui.panel.sessionEnded({ summary: { sessionId: "s-1", status: "abandoned", durationMs: 60000, phasesCompleted: 0 } });
+    expect(ui.$("wrapping-up")).toBeNull();
+    expect(ui.$("start-view")).not.toBeNull();
+    expect(ui.$("start-notice")?.textContent).toBe(
+      "Session ended. It had no plan and no work yet, so there was nothing to wrap up.",
+    );
+  });
+
   it("a refused end shows why beside the button, and Retry sends session:end again", () => {
     ui.panel.sessionStarted(started());
     ui.$("end-session")!.click();

@@ -158,7 +158,7 @@ pub fn running(data_dir: &Path) -> anyhow::Result<Option<RunInfo>> {
 pub fn remove_if_ours(data_dir: &Path, ours: &RunInfo) -> anyhow::Result<bool> {
     match read(data_dir) {
         // Not by token: `paige token rotate` rewrites the file with new ones.
-        Ok(Some(current)) if current.pid == ours.pid && current.started_at == ours.started_at => {
+        Ok(Some(current)) if current.pid == ours.pid && current.port == ours.port => {
             std::fs::remove_file(path(data_dir))?;
             Ok(true)
         }

@@ -192,10 +192,15 @@ impl Core {
     /// background and the UIs are told.
     fn set_aside_active(self: &Arc<Self>, keep: Option<&str>) {
         let Some(active) = self.active_session().filter(|a| Some(a.id.as_str()) != keep) else { return };
+        // One with nothing in it ends at once, and says so itself.
+        let wrapped = self.session_had_work(&active.id);
         if let Err(err) = self.end_session_from_ui() {
             tracing::warn!("cannot wrap up session {}: {err}", active.id);
         }
         self.detach_session(&active.id);
+        if !wrapped {
+            return;
+        }
         let what = match (active.issue_number, active.issue_title.as_deref()) {
             (Some(n), Some(title)) => format!("#{n} {title}"),
             (Some(n), None) => format!("#{n}"),

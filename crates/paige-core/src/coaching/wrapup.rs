@@ -80,6 +80,23 @@ impl Core {
             return Ok((session_id, run.clone()));
         }
         let Some(session) = active else { return Err(WrapUpError::NoActiveSession) };
+        if !self.session_had_work(&session_id) {
+            // Nothing to learn from: no model call, and not counted as a completed session.
+            let set_aside = WrapUp {
+                session_id: session_id.clone(),
+                knowledge_gaps: 0,
+                kata_specs: 0,
+                dreyfus_updates: 0,
+                memories_stored: 0,
+                session_status: SessionStatus::Abandoned,
+            };
+            let (_, outcome) = watch::channel(Some(Ok(set_aside)));
+            state.runs.insert(session_id.clone(), outcome.clone());
+            state.last = Some(session_id.clone());
+            drop(state);
+            self.set_aside_workless();
+            return Ok((session_id, outcome));
+        }
         let (done, outcome) = watch::channel(None);
         state.runs.insert(session_id.clone(), outcome.clone());
         state.last = Some(session_id.clone());
@@ -103,6 +120,43 @@ impl Core {
             done.send_replace(Some(result));
         });
         Ok((session_id, outcome))
+    }
+
+    /// Whether the session holds anything a wrap-up could learn from: a plan, or something the
+    /// learner did (saved or edited a file, asked for an explanation, a review or the code,
+    /// answered the interview, or prompted Claude Code — only the learner's own prompts).
+    pub(crate) fn session_had_work(&self, session_id: &str) -> bool {
+        // Edits not summarised yet are work too.
+        if self.active_session().is_some_and(|s| s.id == session_id) {
+            self.flush_buffer_summaries();
+        }
+        if self.db().plans_for_session(session_id).map_or(true, |plans| !plans.is_empty()) {
+            return true;
+        }
+        let learners = [
+            ActionType::FileSave,
+            ActionType::BufferSummary,
+            ActionType::BufferSignificantChange,
+            ActionType::ExplainRequested,
+            ActionType::ReviewRequested,
+            ActionType::WorkedExample,
+            ActionType::IntakeTurn,
+        ];
+        let acted = learners
+            .into_iter()
+            .any(|kind| self.db().recent_actions(session_id, 1, Some(kind)).map_or(true, |found| !found.is_empty()));
+        acted || self.db().reliance_counts(session_id).map_or(true, |counts| counts.iter().any(|n| *n > 0))
+    }
+
+    /// Ends the live session, which had no plan and no work, as `abandoned`: every UI gets
+    /// `session:ended` (abandoned), which is the end of it (no `session:completed` follows).
+    fn set_aside_workless(&self) {
+        match self.end_session(SessionStatus::Abandoned) {
+            Ok(ended) => {
+                tracing::info!(session = %ended.id, "a session with no plan and no work ended: abandoned, nothing to wrap up")
+            }
+            Err(err) => tracing::warn!("cannot end the session: {err}"),
+        }
     }
 
     /// Wraps up a session left idle past the limit, in the background, then marks it

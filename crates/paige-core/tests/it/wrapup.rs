@@ -347,12 +347,43 @@ async fn concurrent_calls_share_one_wrap_up() {
     assert_eq!(w.requests(), 3, "one run: three model calls in all");
 }
 
+/// Issue 40: a session the learner ends with no plan and no work — Claude Code never planned,
+/// the learner did nothing — is not wrapped up as completed: no model call, no katas or gaps
+/// drawn from nothing; it ends `abandoned`, which every UI is told (`session:ended`).
+#[tokio::test]
+async fn a_session_with_no_plan_and_no_work_ends_abandoned_without_a_wrap_up() {
+    let w = world().await;
+    w.script_success();
+    let _first = w.wrap_up().await.expect("first");
+    let before = w.requests();
+    let mut events = w.core.subscribe();
+    let idle = w.core.start_session(None, Some("Nothing done".into())).expect("session").id;
+    // Paige's own typing into Claude Code is not the learner's work.
+    w.core.db().record_delivery(Some(&idle), "kickoff", "plan it").expect("delivery");
+    let ended = w.wrap_up().await.expect("ended");
+    assert_eq!(ended.session_id, idle);
+    assert_eq!(ended.session_status, SessionStatus::Abandoned);
+    assert_eq!((ended.knowledge_gaps, ended.kata_specs, ended.memories_stored), (0, 0, 0));
+    assert_eq!(w.requests(), before, "no model call for a session with nothing in it");
+    assert_eq!(w.core.db().session(&idle).expect("row").status, SessionStatus::Abandoned);
+    let mut told = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if let Event::Ui(message) = event {
+            told.push(serde_json::to_value(&message).expect("json"));
+        }
+    }
+    let ended_frame = told.iter().find(|m| m["type"] == "session:ended").expect("session:ended");
+    assert_eq!(ended_frame["payload"]["summary"]["status"], "abandoned", "{ended_frame}");
+    assert!(told.iter().all(|m| m["type"] != "session:wrapping_up" && m["type"] != "session:completed"), "{told:?}");
+}
+
 #[tokio::test]
 async fn a_session_started_after_a_wrap_up_gets_its_own() {
     let w = world().await;
     w.script_success();
     let first = w.wrap_up().await.expect("first");
     let next = w.core.start_session(None, Some("Next issue".into())).expect("next session").id;
+    w.core.log_action(ActionType::FileSave, json!({ "path": "src/next.ts" }));
 
     let second = w.wrap_up().await.expect("second session wrapped up");
 

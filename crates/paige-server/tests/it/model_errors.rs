@@ -237,6 +237,7 @@ async fn a_wrap_up_step_that_stalls_ends_at_its_deadline_counted_as_zero_and_the
     let server = server_within(&fake, Duration::from_millis(500), |_| {}).await;
     let core = server.fixture.core.clone();
     let session = core.start_session(None, Some("work".into())).expect("session").id;
+    core.log_action(paige_core::db::ActionType::FileSave, json!({"path": "src/lib.rs"}));
     let client = session_client(&server).await;
     let started = Instant::now();
     let ended = call(&client, "paige_end_session", json!({"sessionTranscript": "learner fixed the race"})).await;

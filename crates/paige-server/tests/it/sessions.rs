@@ -131,6 +131,8 @@ async fn starting_another_session_sets_the_active_one_aside_and_wraps_it_up_in_t
     send(&mut socket, "session:start", json!({"title": "First task"})).await;
     let first = crate::tools::frames_of(&mut socket, "session:started", Duration::from_millis(400)).await;
     let first_id = first[0]["sessionId"].as_str().expect("id").to_owned();
+    // The learner worked in it: it is wrapped up, not just ended.
+    server.fixture.core.log_action(paige_core::db::ActionType::FileSave, json!({"path": "src/lib.rs"}));
     send(&mut socket, "session:start", json!({"title": "Second task"})).await;
     let mut frames = Vec::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
@@ -533,6 +535,8 @@ async fn a_session_being_wrapped_up_is_neither_offered_nor_resumable() {
     send(&mut socket, "session:start", json!({"title": "First task"})).await;
     let first = crate::tools::frames_of(&mut socket, "session:started", Duration::from_millis(300)).await;
     let first_id = first[0]["sessionId"].as_str().expect("id").to_owned();
+    // The learner worked in it: it is wrapped up, not just ended.
+    server.fixture.core.log_action(paige_core::db::ActionType::FileSave, json!({"path": "src/lib.rs"}));
     send(&mut socket, "session:start", json!({"title": "Second task"})).await;
     send(&mut socket, "session:list", json!({})).await;
     let frames = all_frames(&mut socket, Duration::from_millis(300)).await;

@@ -42,6 +42,7 @@ async fn end_session_over_mcp_wraps_up_once_remembers_in_the_embedded_store_and_
     let server = crate::coaching_server(&fake).await;
     let core = server.fixture.core.clone();
     let session = core.start_session(Some(7), Some("OAuth redirect race".into())).expect("session").id;
+    core.db().create_plan(&session, "1. Find the race").expect("a plan: something to wrap up");
     let mut socket = ui(&server).await;
     let client = session_client(&server).await;
 
@@ -107,6 +108,7 @@ async fn claude_codes_session_end_leaves_the_session_open_and_its_transcript_is_
     let server = crate::coaching_server(&fake).await;
     let core = server.fixture.core.clone();
     let session = core.start_session(None, Some("List the sources".into())).expect("session").id;
+    core.db().create_plan(&session, "1. Find the race").expect("a plan: something to wrap up");
     let (status, body) = session_end(&server, "other", &transcript()).await;
     assert_eq!(status, 200, "{body}");
     tokio::time::sleep(Duration::from_millis(500)).await;
