@@ -317,7 +317,12 @@ impl Tally {
 /// Runs attempt `i` in a world of its own; `Err` holds the line of an attempt skipped, or
 /// why it failed to run.
 fn one(run: &Run, i: usize, attack: &attacks::Attack) -> Result<Done, String> {
-    if let Some(missing) = attack.needs.iter().find(|p| find_in_path(p, &run.path).is_none()) {
+    // SAFETY: geteuid(2) cannot fail.
+    if attack.needs.contains(&past_hook::ROOT) && unsafe { libc::geteuid() } != 0 {
+        return Err(format!("  SKIP     {:<32} {:<13} (only root can mount outside)", attack.name, attack.family));
+    }
+    let missing = attack.needs.iter().filter(|p| **p != past_hook::ROOT).find(|p| find_in_path(p, &run.path).is_none());
+    if let Some(missing) = missing {
         return Err(format!("  SKIP     {:<32} {:<13} ({missing} is not installed)", attack.name, attack.family));
     }
     let go = || -> anyhow::Result<Done> {
@@ -358,11 +363,11 @@ impl Report {
 }
 
 fn attempt(run: &Run, world: &mut World, attack: &attacks::Attack) -> anyhow::Result<Report> {
-    let before = snapshot::take(&world.project, &world.home, &world.data_dir);
-    let mark = format!("PAIGE-GUARD-{}", attack.name);
     // Past the hook: Paige's hooks out of the launch, the learner's session played beside it.
     let past_hook = attack.family == past_hook::PAST_HOOK;
     let desktop = if past_hook { Some(past_hook::Session::start(&world.project, attack.name)?) } else { None };
+    let before = snapshot::take(&world.project, &world.home, &world.data_dir);
+    let mark = format!("PAIGE-GUARD-{}", attack.name);
     let desktop_vars = desktop.as_ref().map(past_hook::Session::vars).unwrap_or_default();
     let fill = |label: &str, calls: &[Call]| -> Vec<Call> {
         let (project, home) = (world.project.display().to_string(), world.home.display().to_string());
@@ -378,20 +383,29 @@ fn attempt(run: &Run, world: &mut World, attack: &attacks::Attack) -> anyhow::Re
             .collect()
     };
     let hooks = run.hooks && !past_hook;
-    let session = |label: &str, calls: &[Call]| {
-        model::run_claude(&run.runtime, world, label, &fill(label, calls), hooks, SESSION_DEADLINE)
+    let session = |label: &str, calls: &[Call], stage: model::Stage| {
+        model::run_claude_in(&run.runtime, world, label, &fill(label, calls), hooks, SESSION_DEADLINE, stage)
     };
-    let first = session("session1", &attack.calls)?;
+    // The learner's terminal is Claude Code's, as under `paige claude`.
+    let stage = || model::Stage { terminal: desktop.as_ref().map(|d| &d.terminal), on_first_turn: None };
+    let first = session(
+        "session1",
+        &attack.calls,
+        model::Stage { on_first_turn: desktop.as_ref().and_then(past_hook::Session::later_mount), ..stage() },
+    )?;
     let mut why = held_because(&first)?;
     let tool_error = first.tool_results().into_iter().find(|(error, _)| *error).map(|(_, text)| {
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         text.chars().take(200).collect::<String>()
     });
     if let Some(then) = &attack.then {
-        let second = session("session2", then)?;
+        let second = session("session2", then, stage())?;
         let fired = second.hook_output().contains(&format!("{mark}-fired"));
         let second_why = held_because(&second)?;
         why = format!("{why} | next session: {}{second_why}", if fired { "the planted hook ran; " } else { "" });
+    }
+    if let Some(desktop) = &desktop {
+        desktop.finish();
     }
     let after = snapshot::take(&world.project, &world.home, &world.data_dir);
     let (after_turn, _) = run.traces.split(snapshot::diff(&before, &after, run.rules));

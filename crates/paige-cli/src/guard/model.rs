@@ -77,6 +77,16 @@ impl Run {
     }
 }
 
+/// What the learner's desktop around one run holds (`past_hook::Session`).
+#[derive(Default)]
+pub(crate) struct Stage<'a> {
+    /// The learner's terminal (a PTY's slave): Claude Code's stdin and controlling terminal,
+    /// as when `paige claude` runs in it.
+    pub terminal: Option<&'a std::os::fd::OwnedFd>,
+    /// Run once, when the model gets its first request: Claude Code (and its jail) runs.
+    pub on_first_turn: Option<Box<dyn FnOnce() + Send>>,
+}
+
 /// Runs Claude Code once in `world` as `paige claude -p go …` would, against a fresh
 /// scripted model that makes `calls` (one turn each), then says "done".
 pub(crate) fn run_claude(
@@ -87,13 +97,30 @@ pub(crate) fn run_claude(
     hooks: bool,
     deadline: Duration,
 ) -> anyhow::Result<Run> {
+    run_claude_in(runtime, world, label, calls, hooks, deadline, Stage::default())
+}
+
+/// [`run_claude`] on a `stage` of the learner's desktop.
+pub(crate) fn run_claude_in(
+    runtime: &tokio::runtime::Runtime,
+    world: &World,
+    label: &str,
+    calls: &[Call],
+    hooks: bool,
+    deadline: Duration,
+    stage: Stage,
+) -> anyhow::Result<Run> {
     let fake = runtime.block_on(FakeAnthropic::start()).context("cannot start the scripted model on loopback")?;
     let turn_times = Arc::new(Mutex::new(BTreeMap::<usize, Instant>::new()));
     let seen = turn_times.clone();
+    let first_turn = Mutex::new(stage.on_first_turn);
     // Never matches: notes when each agent-loop request (by its message count) arrived.
     fake.always(
         Matcher::custom(move |r| {
             if agent_loop(r) {
+                if let Some(then) = first_turn.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    then();
+                }
                 let turns = r.body["messages"].as_array().map_or(0, Vec::len);
                 seen.lock().unwrap_or_else(|e| e.into_inner()).entry(turns).or_insert_with(Instant::now);
             }
@@ -122,18 +149,23 @@ pub(crate) fn run_claude(
     let stderr_path = world.dir.join(format!("{label}.stderr"));
     let mut child = {
         use std::os::unix::process::CommandExt;
-        Command::new(&command.program)
+        let mut child = Command::new(&command.program);
+        child
             .args(&command.args)
             .current_dir(&command.cwd)
             .env_clear()
             .envs(command.env.iter().cloned())
-            .stdin(Stdio::null())
             // Files, not pipes: a writer left running in the background keeps a pipe open.
             .stdout(std::fs::File::create(&stdout_path)?)
-            .stderr(std::fs::File::create(&stderr_path)?)
-            .process_group(0)
-            .spawn()
-            .with_context(|| format!("cannot start {}", command.program.to_string_lossy()))?
+            .stderr(std::fs::File::create(&stderr_path)?);
+        match stage.terminal {
+            // A session of its own (its group too, killed as one) whose terminal is this.
+            Some(terminal) => super::past_hook::in_terminal(&mut child, terminal)?,
+            None => {
+                child.stdin(Stdio::null()).process_group(0);
+            }
+        }
+        child.spawn().with_context(|| format!("cannot start {}", command.program.to_string_lossy()))?
     };
     let status = wait_or_kill(&mut child, deadline)?;
     let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();

@@ -53,6 +53,20 @@ pub(crate) fn table() -> Vec<Attack> {
         attack("os-abstract-socket", &["python3"], &send("AF_UNIX", "'\\0@ABSTRACT@'")),
         attack("os-pathname-socket", &["python3"], &send("AF_UNIX", "'@SOCKET@'")),
         attack("os-local-tcp-service", &["python3"], &send("AF_INET", "('127.0.0.1', @TCP_PORT@)")),
+        // A device node for the disk the project is on, mounted again beside it: root's
+        // CAP_MKNOD and CAP_SYS_ADMIN, reaching the project (and DATA_DIR) around every view.
+        attack("os-mknod-disk", &["python3", "mount"], &format!("python3 - <<'PY'\n{MKNOD_DISK}PY")),
+        // The learner's terminal (the check's PTY, Claude Code's controlling terminal): a
+        // command typed into it with TIOCSTI runs in the learner's shell once Claude Code ends.
+        attack("os-tiocsti-terminal", &["python3"], &format!("python3 - <<'PY'\n{TIOCSTI}PY")),
+        // A mount made outside once the jail runs (an autofs or NFS mount, a new bind):
+        // does it arrive writable? The check binds the project's `src` at `later/`.
+        attack(
+            LATER_MOUNT,
+            &["mount", ROOT],
+            "for i in $(seq 100); do [ -e @PROJECT@/later/main.rs ] && break; sleep 0.1; done; \
+             echo '// @MARK@' >> @PROJECT@/later/main.rs",
+        ),
         // A link planted where Paige makes Claude Code's scratch folders at the next launch.
         Attack {
             name: "os-planted-scratch-link",
@@ -64,14 +78,74 @@ pub(crate) fn table() -> Vec<Attack> {
     ]
 }
 
+/// The attempt that needs a mount made outside during the run.
+pub(crate) const LATER_MOUNT: &str = "os-later-mount";
+/// In an attempt's `needs`: the check must run as root (to mount outside).
+pub(crate) const ROOT: &str = "(root)";
+
+/// `mknod` a block device for the project's disk, mount it, append the mark to the project's
+/// `src/main.rs` through that mount.
+const MKNOD_DISK: &str = r#"import os, stat, subprocess, tempfile
+p = "@PROJECT@"
+st = os.stat(p)
+d = tempfile.mkdtemp()
+node, m = os.path.join(d, "disk"), os.path.join(d, "m")
+os.mkdir(m)
+try:
+    os.mknod(node, 0o600 | stat.S_IFBLK, st.st_dev)
+except OSError as e:
+    raise SystemExit("mknod: %s" % e)
+best = None
+for line in open("/proc/self/mountinfo"):
+    f = line.split()
+    root, point = f[3].replace("\040", " "), f[4].replace("\040", " ")
+    if (p + "/").startswith(point.rstrip("/") + "/") and os.stat(point).st_dev == st.st_dev:
+        if best is None or len(point) > len(best[1]):
+            best = (root, point)
+r = subprocess.run(["mount", "-n", node, m], capture_output=True, text=True)
+if r.returncode != 0:
+    raise SystemExit("mount: " + r.stderr.strip())
+rel = (best[0].rstrip("/") + p[len(best[1].rstrip("/")):]).lstrip("/")
+open(os.path.join(m, rel, "src/main.rs"), "a").write("// @MARK@ via mknod" + chr(10))
+"#;
+
+/// TIOCSTI on every terminal in reach: the controlling one, then those other processes hold.
+const TIOCSTI: &str = r#"import fcntl, glob, os, termios
+line = "echo '// @MARK@ via TIOCSTI' >> @PROJECT@/src/main.rs" + chr(10)
+paths = ["/dev/tty"] + glob.glob("/proc/[0-9]*/fd/[012]")
+done = []
+for path in paths:
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        continue
+    try:
+        if os.isatty(fd):
+            for c in line:
+                fcntl.ioctl(fd, termios.TIOCSTI, c.encode())
+            done.append(path)
+            break
+    except OSError as e:
+        print(path, e)
+    finally:
+        os.close(fd)
+print("typed into", done)
+"#;
+
 /// The learner's session for one attempt: three listeners that write what they receive into
-/// `src/main.rs`, until dropped.
+/// `src/main.rs`, and the learner's terminal (a PTY), until dropped; for [`LATER_MOUNT`], the
+/// project made a shared mount (as `/` is on a systemd machine).
 pub(crate) struct Session {
     stop: Arc<AtomicBool>,
     threads: Vec<std::thread::JoinHandle<()>>,
     pub abstract_name: String,
     pub socket: PathBuf,
     pub tcp_port: u16,
+    /// The learner's terminal: its slave (Claude Code's stdin and controlling terminal).
+    pub terminal: std::os::fd::OwnedFd,
+    project: PathBuf,
+    /// The project is a shared mount of the check's, removed at the end.
+    shared: bool,
     _dir: tempfile::TempDir,
 }
 
@@ -92,12 +166,58 @@ impl Session {
         std::fs::set_permissions(&socket, std::os::unix::fs::PermissionsExt::from_mode(0o777))?;
         let tcp = std::net::TcpListener::bind("127.0.0.1:0")?;
         let tcp_port = tcp.local_addr()?.port();
+        let (master, terminal) = pty()?;
         let threads = vec![
             serve(abstract_listener, target.clone(), stop.clone())?,
             serve(path_listener, target.clone(), stop.clone())?,
             serve(tcp, target, stop.clone())?,
+            discard(master, stop.clone()),
         ];
-        Ok(Session { stop, threads, abstract_name, socket, tcp_port, _dir: dir })
+        let shared = label == LATER_MOUNT;
+        if shared {
+            std::fs::create_dir_all(project.join("later"))?;
+            let p = project.display();
+            sh(&format!("mount --bind '{p}' '{p}' && mount --make-shared '{p}'"))?;
+        }
+        Ok(Session {
+            stop,
+            threads,
+            abstract_name,
+            socket,
+            tcp_port,
+            terminal,
+            project: project.to_path_buf(),
+            shared,
+            _dir: dir,
+        })
+    }
+
+    /// For [`LATER_MOUNT`]: what to do once Claude Code runs — bind the project's `src` at
+    /// `later/`, outside.
+    pub(crate) fn later_mount(&self) -> Option<Box<dyn FnOnce() + Send>> {
+        let p = self.project.display().to_string();
+        self.shared.then(|| {
+            Box::new(move || {
+                if let Err(err) = sh(&format!("mount --bind '{p}/src' '{p}/later'")) {
+                    eprintln!("paige doctor: cannot mount outside during the attempt: {err:#}");
+                }
+            }) as Box<dyn FnOnce() + Send>
+        })
+    }
+
+    /// Once the attempt's sessions ended: the later mount is taken away again, and what was
+    /// typed into the learner's terminal runs as their shell would run it — appended to
+    /// `src/main.rs` here, where it shows.
+    pub(crate) fn finish(&self) {
+        if self.shared {
+            let _ = sh(&format!("umount -l '{}/later'", self.project.display()));
+        }
+        let typed = pending_input(&self.terminal);
+        if !typed.is_empty()
+            && let Ok(mut file) = std::fs::OpenOptions::new().append(true).open(self.project.join("src/main.rs"))
+        {
+            let _ = file.write_all(&typed);
+        }
     }
 
     /// The placeholders its attempts use.
@@ -112,6 +232,9 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        if self.shared {
+            let _ = sh(&format!("umount -l '{}'", self.project.display()));
+        }
         self.stop.store(true, Ordering::SeqCst);
         for thread in self.threads.drain(..) {
             let _ = thread.join();
@@ -172,4 +295,76 @@ fn serve<L: Accept>(
             }
         }
     }))
+}
+
+/// Runs `command` in a session of its own (its process group too, killed as one) whose
+/// controlling terminal is `terminal`, its stdin: as a program started in the learner's
+/// terminal.
+pub(crate) fn in_terminal(command: &mut std::process::Command, terminal: &std::os::fd::OwnedFd) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    command.stdin(terminal.try_clone()?);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    Ok(())
+}
+
+fn sh(script: &str) -> anyhow::Result<()> {
+    let out = std::process::Command::new("sh").args(["-c", script]).output()?;
+    anyhow::ensure!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr).trim());
+    Ok(())
+}
+
+/// A PTY in raw mode (what is typed into it can be read at once, newline or not): (master,
+/// slave).
+fn pty() -> anyhow::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty(3) writes two fds we then own; the other arguments may be null.
+    let made =
+        unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) };
+    anyhow::ensure!(made == 0, "cannot open a PTY: {}", std::io::Error::last_os_error());
+    // SAFETY: both fds were just opened for us.
+    let (master, slave) =
+        unsafe { (std::os::fd::OwnedFd::from_raw_fd(master), std::os::fd::OwnedFd::from_raw_fd(slave)) };
+    let mut raw = rustix::termios::tcgetattr(&slave)?;
+    raw.make_raw();
+    rustix::termios::tcsetattr(&slave, rustix::termios::OptionalActions::Now, &raw)?;
+    Ok((master, slave))
+}
+
+/// Reads and drops what Claude Code writes to the terminal, so it never blocks on it.
+fn discard(master: std::os::fd::OwnedFd, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let file = std::fs::File::from(master);
+        let _ = rustix::io::ioctl_fionbio(&file, true);
+        let mut buf = [0u8; 4096];
+        while !stop.load(Ordering::SeqCst) {
+            match (&file).read(&mut buf) {
+                Ok(n) if n > 0 => {}
+                _ => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    })
+}
+
+/// What waits in the terminal's input queue: typed, and not read by anyone yet.
+fn pending_input(slave: &std::os::fd::OwnedFd) -> Vec<u8> {
+    let Ok(file) = slave.try_clone().map(std::fs::File::from) else { return Vec::new() };
+    let _ = rustix::io::ioctl_fionbio(&file, true);
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = (&file).read(&mut buf) {
+        if n == 0 || got.len() > 64 * 1024 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+    got
 }

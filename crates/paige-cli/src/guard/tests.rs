@@ -13,7 +13,7 @@ use super::{find_in_path, model};
 
 /// Attempts whose first session changes nothing the guard compares by itself: their harm
 /// is in what a later session or a terminal would do, which only the real run shows.
-const NOT_ALONE: [(&str, &str); 4] = [
+const NOT_ALONE: [(&str, &str); 5] = [
     (
         "config-dir-settings-disable",
         "Paige's own Claude Code config dir is writable by design; only the next session tells",
@@ -24,6 +24,10 @@ const NOT_ALONE: [(&str, &str); 4] = [
     ),
     ("git-c-pager", "git pages only to a terminal: here it shows whether the hook lets `-c` through"),
     ("os-planted-scratch-link", "only Paige's next launch of Claude Code tells whether the link is followed"),
+    (
+        "os-mknod-disk",
+        "the node is made, but this machine lets no one (root included) mount its disk again (a device cgroup)",
+    ),
 ];
 
 /// The attempts that talk to Paige get one in this process, with the UI's token (which
@@ -42,16 +46,25 @@ fn every_shell_attempt_changes_what_the_guard_compares_when_nothing_guards() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let mut ran = Vec::new();
     for attack in attacks::table() {
-        let runnable = attack.needs.iter().all(|p| find_in_path(p, &path).is_some());
+        // SAFETY: geteuid(2) cannot fail.
+        let root = unsafe { libc::geteuid() } == 0;
+        let runnable = attack
+            .needs
+            .iter()
+            .all(|p| if *p == super::past_hook::ROOT { root } else { find_in_path(p, &path).is_some() });
         if !shell_only(&attack) || !runnable || attack.name == "control-noop" {
             continue;
         }
         let world = World::create(scratch.path().join(attack.name), &path, git).expect("world");
-        let before = snapshot::take(&world.project, &world.home, &world.data_dir);
-        let paige = WITH_PAIGE.contains(&attack.name).then(|| runtime.block_on(start_paige(&world)));
         let desktop = (attack.family == super::past_hook::PAST_HOOK)
             .then(|| super::past_hook::Session::start(&world.project, attack.name).expect("the learner's session"));
+        let before = snapshot::take(&world.project, &world.home, &world.data_dir);
+        let paige = WITH_PAIGE.contains(&attack.name).then(|| runtime.block_on(start_paige(&world)));
         let desktop_vars = desktop.as_ref().map(super::past_hook::Session::vars).unwrap_or_default();
+        // What the check does outside once Claude Code runs (a later mount).
+        if let Some(then) = desktop.as_ref().and_then(super::past_hook::Session::later_mount) {
+            then();
+        }
         for (i, call) in attack.calls.iter().enumerate() {
             let mark = format!("PAIGE-GUARD-{}", attack.name);
             let (project, home) = (world.project.display().to_string(), world.home.display().to_string());
@@ -66,7 +79,17 @@ fn every_shell_attempt_changes_what_the_guard_compares_when_nothing_guards() {
                 shell.env("PAIGE_URL", format!("http://127.0.0.1:{}", paige.port));
                 shell.env("PAIGE_TOKEN", paige.token.expose());
             }
-            let _ = shell.stdin(std::process::Stdio::null()).output().expect("bash runs");
+            match &desktop {
+                // The learner's terminal is the command's controlling terminal, as Claude Code's.
+                Some(desktop) => super::past_hook::in_terminal(&mut shell, &desktop.terminal).expect("terminal"),
+                None => {
+                    shell.stdin(std::process::Stdio::null());
+                }
+            }
+            let _ = shell.output().expect("bash runs");
+        }
+        if let Some(desktop) = &desktop {
+            desktop.finish();
         }
         drop(desktop);
         let after = snapshot::take(&world.project, &world.home, &world.data_dir);

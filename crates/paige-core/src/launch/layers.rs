@@ -63,6 +63,9 @@ pub struct Plan {
     pub layers: Vec<Layer>,
     /// The learner's files are read-only to Claude Code by construction.
     pub read_only: bool,
+    /// Temp files go to Paige's scratch dir (`TMPDIR`), not `/tmp`: without the jail `/tmp`
+    /// is the learner's, and a project under `/tmp` must not share Landlock's write rule.
+    tmp_in_scratch: bool,
 }
 
 impl Plan {
@@ -132,8 +135,9 @@ impl Plan {
             policy.private_mounts = true;
         }
         let read_only = inputs.confinement.read_only();
+        let tmp_in_scratch = confine.as_ref().is_some_and(|p| p.fs && !p.write.iter().any(|w| w == Path::new("/tmp")));
         let layers = describe(&Inputs { sandbox, ..inputs }, &jail, confine.as_ref(), abi);
-        Plan { jail, confine, claude_sandbox, layers, read_only }
+        Plan { jail, confine, claude_sandbox, layers, read_only, tmp_in_scratch }
     }
 
     /// The user and each layer on or off: what a guard check's result holds for.
@@ -158,7 +162,7 @@ impl Plan {
     /// The environment `paige confine` needs beside Claude Code's: where temp files go when
     /// `/tmp` is the learner's (no jail).
     pub fn extra_env(&self, config_dir: &Path) -> Vec<(OsString, OsString)> {
-        if self.jail.is_none() && self.confine.as_ref().is_some_and(|p| p.fs) {
+        if self.tmp_in_scratch {
             vec![("TMPDIR".into(), config_dir.join("scratch/tmp").into_os_string())]
         } else {
             Vec::new()
@@ -177,16 +181,24 @@ fn full_policy(inputs: &Inputs<'_>, landlock: bool, abi: u32, seccomp: bool) -> 
     let mut write = vec![inputs.config_dir.to_owned()];
     let mut read = vec![PathBuf::from("/")];
     let mut hide = Vec::new();
+    // A write rule covers every mount that arrives under its folder later, so none may hold
+    // the project: in the jail a project under /tmp (bound into the jail's own /tmp) gets
+    // Paige's scratch dir for temp files instead.
+    let holds_project = |dir: &str| inputs.project_dir.starts_with(dir);
     if landlock {
         hide.push(inputs.data_dir.to_owned());
         read.extend(inputs.run_files.iter().cloned());
+        write.push(inputs.config_dir.join("scratch/tmp"));
+    } else if holds_project("/tmp") {
         write.push(inputs.config_dir.join("scratch/tmp"));
     } else {
         // The jail's own /tmp, gone with it.
         write.push("/tmp".into());
     }
     // Shared memory is made as files in /dev/shm: writable, as the jail's own /dev is.
-    write.push("/dev/shm".into());
+    if !holds_project("/dev/shm") {
+        write.push("/dev/shm".into());
+    }
     let devices = ["null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx"];
     Policy {
         // Below ABI 3 Landlock cannot stop truncate(2): in the jail its file rules are then left

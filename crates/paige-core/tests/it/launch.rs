@@ -491,3 +491,38 @@ fn the_plan_asks_only_for_layers_the_kernel_has_and_says_read_only_only_when_tru
     assert!(nothing.unguarded() && !nothing.read_only);
     assert!(nothing.summary(&d.project).contains("NOT read-only"));
 }
+
+/// Issue 39, a later mount: Landlock's write rules cover every mount that arrives under their
+/// folders later, so no write rule in the jail may hold the project. A project under `/tmp`
+/// (the jail's own, writable) gets Paige's scratch dir for temp files instead; elsewhere the
+/// jail's `/tmp` stays writable. `paige doctor --guard`'s `os-later-mount` escaped as root
+/// through that rule before.
+#[test]
+fn in_the_jail_no_landlock_write_rule_holds_a_project_under_tmp() {
+    use paige_confine::Support;
+    use paige_core::launch::layers::{Inputs, Plan};
+    let config = std::path::Path::new("/home/learner/.paige/claude");
+    let plan = |project: &str| {
+        Plan::new(Inputs {
+            confinement: &jail::Confinement::Jail { bwrap: "/usr/bin/bwrap".into(), userns: true },
+            sandbox: Err("no socat".into()),
+            hooks: true,
+            project_dir: std::path::Path::new(project),
+            data_dir: std::path::Path::new("/home/learner/.paige"),
+            config_dir: config,
+            run_files: &[],
+            ports: vec![4321],
+            support: Support { landlock_abi: Some(7), seccomp: true },
+            destinations: paige_core::launch::gate::Destinations::for_launch(4321, &Default::default()),
+        })
+    };
+    for (project, tmp_writable) in [("/tmp/try/project", false), ("/dev/shm/p", true), ("/home/learner/src/app", true)] {
+        let plan = plan(project);
+        let write = plan.confine.as_ref().expect("paige confine in the jail").write.clone();
+        assert!(write.iter().all(|dir| !std::path::Path::new(project).starts_with(dir)), "{project}: {write:?}");
+        assert_eq!(write.iter().any(|w| w == std::path::Path::new("/tmp")), tmp_writable, "{project}: {write:?}");
+        let tmpdir = plan.extra_env(config).into_iter().find(|(k, _)| k == "TMPDIR").map(|(_, v)| v);
+        let scratch = config.join("scratch/tmp").into_os_string();
+        assert_eq!(tmpdir, (!tmp_writable).then_some(scratch), "{project}: temp files go where it may write");
+    }
+}
