@@ -516,7 +516,8 @@ fn in_the_jail_no_landlock_write_rule_holds_a_project_under_tmp() {
             destinations: paige_core::launch::gate::Destinations::for_launch(4321, &Default::default()),
         })
     };
-    for (project, tmp_writable) in [("/tmp/try/project", false), ("/dev/shm/p", true), ("/home/learner/src/app", true)] {
+    for (project, tmp_writable) in [("/tmp/try/project", false), ("/dev/shm/p", true), ("/home/learner/src/app", true)]
+    {
         let plan = plan(project);
         let write = plan.confine.as_ref().expect("paige confine in the jail").write.clone();
         assert!(write.iter().all(|dir| !std::path::Path::new(project).starts_with(dir)), "{project}: {write:?}");
