@@ -114,7 +114,7 @@ fn forward_events<R: Runtime>(app: tauri::AppHandle<R>, core: Arc<Core>) {
                             tracing::warn!("cannot emit {UI_EVENT}: {err}");
                         }
                     }
-                    Ok(Event::ActionLogged(_) | Event::BufferEdited { .. }) => {}
+                    Ok(Event::ActionLogged(_) | Event::BufferEdited { .. } | Event::Domain(_)) => {}
                     Ok(Event::ShuttingDown) | Err(RecvError::Closed) => break,
                     Err(RecvError::Lagged(missed)) => tracing::warn!(missed, "webview too slow; UI events dropped"),
                 },

@@ -411,7 +411,8 @@ export class Dashboard {
       return box;
     }
     const list = el("ul", "dash-list");
-    for (const session of sessions) {
+    // The live session first: it is the one being coached now, not one to resume.
+    for (const session of [...sessions].sort((a, b) => Number(b.live ?? false) - Number(a.live ?? false))) {
       const item = el("li", "dash-row");
       item.dataset.testid = "in-progress-session";
       item.dataset.sessionId = session.id;
@@ -420,7 +421,16 @@ export class Dashboard {
       text.append(el("strong", "", name));
       const started = Date.parse(session.startedAt);
       if (Number.isFinite(started)) text.append(el("small", "", `started ${ago(this.now() - started)}`));
-      item.append(text, this.action("Resume", "resume-session", { type: "session:resume", payload: { sessionId: session.id } }));
+      if (session.live) {
+        item.dataset.live = "true";
+        const progress = session.phasesTotal ? `${session.phasesCompleted} of ${session.phasesTotal} phases done` : "planning";
+        const live = el("small", "dash-live", `Now · ${progress} · $${(session.costSoFar ?? 0).toFixed(2)} so far`);
+        live.dataset.testid = "live-session";
+        text.append(live);
+        item.append(text);
+      } else {
+        item.append(text, this.action("Resume", "resume-session", { type: "session:resume", payload: { sessionId: session.id } }));
+      }
       list.append(item);
     }
     box.append(list);

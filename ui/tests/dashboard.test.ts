@@ -39,7 +39,7 @@ function state(extra: Partial<DashboardState> = {}, period = "all"): DashboardSt
       hintsUsed: 7,
       apiCostTotal: 0.4213,
     },
-    inProgressSessions: [{ id: "s-1", issueNumber: 42, issueTitle: "Retry uploads", startedAt: "2025-06-01T09:00:00Z" }],
+    inProgressSessions: [{ id: "s-1", issueNumber: 42, issueTitle: "Retry uploads", startedAt: "2025-06-01T09:00:00Z", live: false, phasesCompleted: 0, phasesTotal: 0, costSoFar: 0 }],
     katas: [{ id: "k-1", title: "Backoff kata", topic: "retries", attemptsCount: 2, bestLevel: 6, constraintCount: 3 }],
     learning: { reliance: [], solutionsShown: 0, comprehension: { correct: 0, partial: 0, incorrect: 0, skipped: 0 } },
     reviewsDue: 0,
@@ -93,6 +93,21 @@ describe("progressive loading", () => {
     expect($("kata-progress")?.textContent).toBe("retries · 2 attempts · best level 6/10");
     expect($("issues-skeleton")).not.toBeNull();
     expect($("materials-skeleton")).not.toBeNull();
+  });
+
+  it("shows the live session as it goes on: now, its phases done, its cost so far, and no Resume", () => {
+    const { dash, $, $$ } = setup();
+    dash.load();
+    const live = { id: "s-live", issueNumber: null, issueTitle: "Say bonjour", startedAt: "2025-06-01T11:50:00Z", live: true, phasesCompleted: 0, phasesTotal: 0, costSoFar: 0 };
+    const waiting = { id: "s-old", issueNumber: 7, issueTitle: "Old work", startedAt: "2025-05-01T09:00:00Z", live: false, phasesCompleted: 1, phasesTotal: 3, costSoFar: 0.2 };
+    dash.setState(state({ inProgressSessions: [waiting, live] }));
+    expect($$("in-progress-session").map((r) => r.dataset.sessionId)).toEqual(["s-live", "s-old"]);
+    expect($("live-session")?.textContent).toBe("Now · planning · $0.00 so far");
+    expect($$("resume-session")).toHaveLength(1);
+    // Pushed again as it goes on: the plan came, one phase is done, the model cost grew.
+    dash.setState(state({ inProgressSessions: [{ ...live, phasesCompleted: 1, phasesTotal: 2, costSoFar: 0.034 }] }));
+    expect($("live-session")?.textContent).toBe("Now · 1 of 2 phases done · $0.03 so far");
+    expect($$("resume-session")).toHaveLength(0);
   });
 
   it("renders issues ranked by priority with their suitability badges when they arrive", () => {

@@ -123,9 +123,11 @@ impl Core {
         if let Err(winner) = self.live().begin_session(session.clone(), cancel.clone()) {
             return Err(SessionError::AlreadyActive(winner));
         }
+        self.ctx().publish(crate::event::Domain::SessionStarted { session_id: session.id.clone() });
         self.observer().start(session, cancel.clone(), &runtime);
         self.checks().start(&session.id, cancel.clone(), &runtime);
         self.learning().start(session, cancel.clone(), &runtime);
+        self.dashboard().follow(&session.id, cancel.clone(), &runtime);
         let core = Arc::downgrade(self);
         // The first tick is due one interval after the session starts, not after the task is
         // first polled.
@@ -182,6 +184,7 @@ impl Core {
 
     /// `session:ended` to every UI: how the session ended, how long it ran, phases done.
     pub(crate) fn announce_end(&self, ended: &Session, duration_ms: i64) {
+        self.ctx().publish(crate::event::Domain::SessionEnded { session_id: ended.id.clone(), status: ended.status });
         let phases_completed = match self.current_plan(&ended.id) {
             Ok(Some(plan)) => self.db().phases_for_plan(&plan.id).map_or(0, |phases| {
                 phases.iter().filter(|p| p.status == crate::db::PhaseStatus::Complete).count() as u32

@@ -211,6 +211,9 @@ impl Core {
                 }
                 PhaseStatus::Complete => {
                     self.log_action(ActionType::PhaseCompleted, data);
+                    let completed =
+                        crate::event::Domain::PhaseCompleted { session_id: session.id.clone(), phase: number };
+                    self.ctx().publish(completed);
                     // Does the learner understand what they wrote? Asked in the background.
                     self.check_comprehension(&session.id, &updated);
                 }

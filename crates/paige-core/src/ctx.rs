@@ -75,6 +75,11 @@ impl Ctx {
     }
 
     /// Sends a message to every connected UI.
+    /// Tells the core's features that `what` happened.
+    pub fn publish(&self, what: crate::event::Domain) {
+        self.emit(Event::Domain(what));
+    }
+
     pub fn broadcast(&self, message: ServerMessage) {
         self.emit(Event::Ui(message));
     }

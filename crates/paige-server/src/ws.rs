@@ -78,7 +78,7 @@ async fn connection(state: AppState, mut socket: WebSocket) {
                         break;
                     }
                 }
-                Ok(Event::UiTo { .. } | Event::ActionLogged(_) | Event::BufferEdited { .. }) => {}
+                Ok(Event::UiTo { .. } | Event::ActionLogged(_) | Event::BufferEdited { .. } | Event::Domain(_)) => {}
                 Ok(Event::ShuttingDown) | Err(RecvError::Closed) => break,
                 Err(RecvError::Lagged(missed)) => {
                     tracing::warn!(connection = id.0, missed, "UI client too slow; messages dropped");

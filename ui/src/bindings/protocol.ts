@@ -337,7 +337,12 @@ export type IdleStart = {
  */
 lastActionTimestamp: number, };
 
-export type InProgressSession = { id: string, issueNumber: number | null, issueTitle: string | null, startedAt: string, };
+export type InProgressSession = { id: string, issueNumber: number | null, issueTitle: string | null, startedAt: string, 
+/**
+ * Paige's extension (issue 40): the session being coached now (the others wait to be
+ * resumed), its plan's phases done and in all, and what its model calls cost so far.
+ */
+live: boolean, phasesCompleted: number, phasesTotal: number, costSoFar: number, };
 
 /**
  * `intake:answer`: the learner submitted an answer — the spec's end of speech.

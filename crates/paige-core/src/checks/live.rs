@@ -58,14 +58,16 @@ impl StepChecks {
         let duration_ms = ran.map(|d| d.as_millis() as u64);
         let check = self.state.record(phase, status, summary, finished_at, duration_ms);
         tracing::info!(phase = phase.number, status = status.as_str(), summary = check.summary, "step check");
-        self.ctx.broadcast(ServerMessage::CoachingStepCheck(StepCheck {
+        let step = StepCheck {
             phase: phase.number,
             status,
             summary: check.summary.clone(),
             consecutive_failures: check.consecutive_failures,
             duration_ms: check.duration_ms,
             command: command.map(Invocation::display),
-        }));
+        };
+        self.ctx.publish(crate::event::Domain::StepChecked(step.clone()));
+        self.ctx.broadcast(ServerMessage::CoachingStepCheck(step));
         check
     }
 

@@ -128,6 +128,7 @@ impl Core {
                 "issueNumber": input.issue_number,
             }),
         );
+        self.ctx().publish(crate::event::Domain::PlanReady { session_id: session.id.clone() });
         self.broadcast(ServerMessage::CoachingPlanReady(PlanReady {
             plan_id: plan.id.clone(),
             phases: summaries,

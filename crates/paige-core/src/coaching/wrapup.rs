@@ -438,6 +438,7 @@ impl Core {
         let failed = |err: &dyn std::fmt::Display| WrapUpError::EndFailed(err.to_string());
         let ended = self.db().end_session(session_id, SessionStatus::Abandoned).map_err(|err| failed(&err))?;
         self.learning().session_ended(session_id);
+        self.ctx().publish(crate::event::Domain::SessionEnded { session_id: ended.id.clone(), status: ended.status });
         let duration_ms = (self.now() - ended.started_at).num_milliseconds();
         let data = json!({ "status": SessionStatus::Abandoned, "durationMs": duration_ms });
         if let Err(err) = self.db().log_action(session_id, ActionType::SessionEnded, Some(data)) {

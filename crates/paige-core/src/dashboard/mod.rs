@@ -10,13 +10,15 @@
 //! a kept answer (`cache.rs`: until a session completes, a refresh, or a day) goes to the UI
 //! that asked alone, with no model call. `dashboard:request` with `refresh` runs both flows
 //! again. When a session ends, every UI that asked for the dashboard gets its
-//! `dashboard:state` again (the session done, its stats and skills).
+//! `dashboard:state` again (the session done, its stats and skills); while one is live, as it
+//! goes on (`live.rs`).
 //!
 //! [`Dashboard`] is the feature: it owns its cache and gets the shared context and where
 //! `gh` is when `Core::open` builds it. It knows nothing of `Core`.
 
 mod cache;
 mod issues;
+mod live;
 mod materials;
 
 pub use cache::{DashboardCache, max_age};
@@ -94,6 +96,12 @@ impl Dashboard {
         if status == crate::db::SessionStatus::Completed {
             self.cache().invalidate();
         }
+        self.push_state();
+    }
+
+    /// Every UI that asked for the dashboard gets its `dashboard:state` again, for the period
+    /// it chose. Reads SQLite.
+    fn push_state(&self) {
         let viewers = self.cache().viewers(|id| self.ctx.live().connection(id).is_none());
         let mut states: Vec<(Period, DashboardState)> = Vec::new();
         for (connection, period) in viewers {
@@ -105,7 +113,7 @@ impl Dashboard {
                         state
                     }
                     Err(err) => {
-                        tracing::warn!("the dashboard's state after the session's end is not sent: {err}");
+                        tracing::warn!("the dashboard's state is not sent again: {err}");
                         return;
                     }
                 },
@@ -152,6 +160,7 @@ impl Dashboard {
             .collect();
         let since = period_start(period, self.ctx.now());
         let DashboardRows { stats, in_progress, katas } = self.ctx.db().dashboard_rows(since)?;
+        let live = self.ctx.active_session().map(|s| s.id);
         let learning = self.learning(period, since)?;
         let (_, reviews_due) = self.ctx.db().due_reviews(self.ctx.now(), 0)?;
         Ok(DashboardState {
@@ -171,10 +180,14 @@ impl Dashboard {
             in_progress_sessions: in_progress
                 .into_iter()
                 .map(|s| InProgressSession {
+                    live: live.as_deref() == Some(s.id.as_str()),
                     id: s.id,
                     issue_number: s.issue_number,
                     issue_title: s.issue_title,
                     started_at: s.started_at,
+                    phases_completed: s.phases_completed,
+                    phases_total: s.phases_total,
+                    cost_so_far: s.cost,
                 })
                 .collect(),
             katas: katas

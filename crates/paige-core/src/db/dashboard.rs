@@ -19,13 +19,17 @@ pub struct PeriodStats {
     pub api_cost_total: f64,
 }
 
-/// A session still `active`, as the dashboard offers it to resume.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A session still `active`, as the dashboard shows it (the live one) or offers it to resume.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ActiveSessionRow {
     pub id: String,
     pub issue_number: Option<i64>,
     pub issue_title: Option<String>,
     pub started_at: String,
+    pub phases_completed: u32,
+    pub phases_total: u32,
+    /// What coaching it has cost so far, in USD ([`Db::coaching_cost`]).
+    pub cost: f64,
 }
 
 /// A kata with its gap's topic, the number of attempts and the best level any reached.
@@ -113,6 +117,18 @@ impl Db {
         Ok(rows)
     }
 
+    /// What coaching `session_id` has cost so far: its model calls but the dashboard's own
+    /// (the issue assessment and the learning materials, which the dashboard asks for
+    /// whatever the session).
+    pub fn coaching_cost(&self, session_id: &str) -> Result<f64, DbError> {
+        Ok(self.conn().query_row(
+            "SELECT COALESCE(SUM(cost_estimate), 0) FROM api_call_log WHERE session_id = ?1
+             AND call_type NOT IN ('issue_assessment', 'learning_materials')",
+            [session_id],
+            |row| row.get(0),
+        )?)
+    }
+
     /// The titles of every kata, for the learning materials' `available_katas`.
     pub fn kata_titles(&self) -> Result<Vec<String>, DbError> {
         let conn = self.conn();
@@ -174,9 +190,17 @@ fn stats(conn: &Connection, start: &str, all_time: bool) -> Result<PeriodStats, 
 }
 
 fn in_progress(conn: &Connection) -> Result<Vec<ActiveSessionRow>, DbError> {
+    // Its latest plan's phases, and the cost of its model calls.
     let mut stmt = conn.prepare(
-        "SELECT id, issue_number, issue_title, started_at FROM sessions WHERE status = 'active'
-         ORDER BY started_at DESC, rowid DESC",
+        "SELECT s.id, s.issue_number, s.issue_title, s.started_at,
+                (SELECT COUNT(*) FROM phases p WHERE p.plan_id = (SELECT id FROM plans WHERE session_id = s.id
+                    ORDER BY created_at DESC, rowid DESC LIMIT 1) AND p.status = 'complete'),
+                (SELECT COUNT(*) FROM phases p WHERE p.plan_id = (SELECT id FROM plans WHERE session_id = s.id
+                    ORDER BY created_at DESC, rowid DESC LIMIT 1)),
+                (SELECT COALESCE(SUM(cost_estimate), 0) FROM api_call_log a WHERE a.session_id = s.id
+                    AND a.call_type NOT IN ('issue_assessment', 'learning_materials'))
+         FROM sessions s WHERE s.status = 'active'
+         ORDER BY s.started_at DESC, s.rowid DESC",
     )?;
     let rows = stmt
         .query_map([], |row| {
@@ -185,6 +209,9 @@ fn in_progress(conn: &Connection) -> Result<Vec<ActiveSessionRow>, DbError> {
                 issue_number: row.get(1)?,
                 issue_title: row.get(2)?,
                 started_at: row.get(3)?,
+                phases_completed: row.get(4)?,
+                phases_total: row.get(5)?,
+                cost: row.get(6)?,
             })
         })?
         .collect::<Result<_, _>>()?;

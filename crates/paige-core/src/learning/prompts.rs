@@ -104,7 +104,13 @@ impl Learning {
         }
         tracing::debug!(class = class.as_str(), by, "learner prompt classified");
         if let Some(session_id) = session_id {
-            self.ctx.broadcast(ServerMessage::LearningSignals(self.signals(&session_id)));
+            let signals = self.signals(&session_id);
+            self.ctx.publish(crate::event::Domain::RelianceChanged {
+                session_id: signals.session_id.clone(),
+                phase: signals.phase,
+                phase_reliance: signals.phase_reliance,
+            });
+            self.ctx.broadcast(ServerMessage::LearningSignals(signals));
         }
     }
 

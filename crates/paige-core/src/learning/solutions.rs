@@ -20,8 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::Learning;
 use super::shingles::{self, Fingerprint, MIN_SHINGLES};
 use crate::db::{ActionType, Session};
-use crate::event::Event;
-use crate::files::FsChangeAction;
+use crate::event::{Domain, Event};
 use crate::protocol::ServerMessage;
 
 /// The most blocks kept waiting to be typed; the oldest make room.
@@ -181,13 +180,7 @@ async fn watch(
             }
             event = events.recv() => match event {
                 Ok(Event::BufferEdited { path }) => { edited.insert(path); }
-                Ok(Event::Ui(ServerMessage::FsTreeUpdate(change)))
-                    if matches!(change.action, FsChangeAction::Change | FsChangeAction::Add) => {
-                    edited.insert(change.path);
-                }
-                Ok(Event::Ui(ServerMessage::FsTreeUpdate(change))) if change.action == FsChangeAction::Rename => {
-                    edited.extend(change.new_path);
-                }
+                Ok(Event::Domain(Domain::FilesChanged { paths })) => edited.extend(paths),
                 Ok(Event::ActionLogged(entry)) if entry.action_type == ActionType::FileOpen => {
                     let Some(learning) = learning.upgrade() else { break };
                     if let Some(path) = entry.data.as_ref().and_then(|d| d.get("path")).and_then(|p| p.as_str()) {

@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ctx::Ctx;
 use crate::db::{ActionType, Session};
-use crate::event::Event;
+use crate::event::{Domain, Event};
 use crate::protocol::{ObserverStatus, ServerMessage};
 use crate::terminal::Terminals;
 use crate::vocab::CheckStatus;
@@ -265,7 +265,7 @@ async fn watch(
                 }
                 Some(Event::BufferEdited { .. }) => s.on_buffer_update(now, &settings),
                 // A step check's result is a reason to look (the snapshot carries it).
-                Some(Event::Ui(ServerMessage::CoachingStepCheck(check))) => {
+                Some(Event::Domain(Domain::StepChecked(check))) => {
                     s.step_checks.insert(check.phase, (check.clone(), now));
                     match check.status {
                         CheckStatus::Passed => s.on_step_check(true, 0, REPEAT_FAILURES),
@@ -274,14 +274,14 @@ async fn watch(
                     }
                 }
                 // Delegation dominating the phase's prompts is a reason to look (issue 30).
-                Some(Event::Ui(ServerMessage::LearningSignals(signals))) => {
-                    match (signals.session_id == session_id, signals.phase, signals.phase_reliance) {
-                        (true, Some(phase), Some(gauge)) => s.on_reliance(phase, &gauge),
+                Some(Event::Domain(Domain::RelianceChanged { session_id: of, phase, phase_reliance })) => {
+                    match (*of == session_id, phase, phase_reliance) {
+                        (true, Some(phase), Some(gauge)) => s.on_reliance(*phase, gauge),
                         _ => None,
                     }
                 }
                 // A new plan's phases are numbered afresh: the old plan's checks say nothing.
-                Some(Event::Ui(ServerMessage::CoachingPlanReady(_))) => {
+                Some(Event::Domain(Domain::PlanReady { .. })) => {
                     s.step_checks.clear();
                     None
                 }

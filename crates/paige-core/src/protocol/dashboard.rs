@@ -62,13 +62,23 @@ pub struct DashboardStats {
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InProgressSession {
     pub id: String,
     pub issue_number: Option<i64>,
     pub issue_title: Option<String>,
     pub started_at: String,
+    /// Paige's extension (issue 40): the session being coached now (the others wait to be
+    /// resumed), its plan's phases done and in all, and what its model calls cost so far.
+    #[serde(default)]
+    pub live: bool,
+    #[serde(default)]
+    pub phases_completed: u32,
+    #[serde(default)]
+    pub phases_total: u32,
+    #[serde(default)]
+    pub cost_so_far: f64,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -4,19 +4,21 @@
 
 use std::time::{Duration, Instant};
 
+use paige_core::event::{Domain, Event};
 use paige_core::prompts::observer_triage::StepCheckContext;
-use paige_core::protocol::{PlanReady, ServerMessage, StepCheck};
+use paige_core::protocol::StepCheck;
 use paige_core::vocab::CheckStatus;
 
-fn check(phase: i64, status: CheckStatus, failures: u32) -> ServerMessage {
-    ServerMessage::CoachingStepCheck(StepCheck {
+/// What the step checks tell the core's features (not a UI frame: issue 40's domain events).
+fn check(phase: i64, status: CheckStatus, failures: u32) -> Event {
+    Event::Domain(Domain::StepChecked(StepCheck {
         phase,
         status,
         summary: "test greets failed: expected \"hi Ada\"".into(),
         consecutive_failures: failures,
         duration_ms: Some(40),
         command: None,
-    })
+    }))
 }
 
 /// The snapshot's step check, once `wanted` holds (the Observer hears the bus on its own task).
@@ -50,8 +52,8 @@ async fn the_observer_keeps_the_step_checks_it_hears_of_and_its_snapshot_carries
         .expect("plan");
 
     // Phase 2's check is not the phase in progress's.
-    t.core.broadcast(check(2, CheckStatus::Passed, 0));
-    t.core.broadcast(check(1, CheckStatus::Failed, 2));
+    t.core.emit(check(2, CheckStatus::Passed, 0));
+    t.core.emit(check(1, CheckStatus::Failed, 2));
     let seen = step_check_when(&t, &session, Option::is_some).await.expect("phase 1's check in the snapshot");
     assert_eq!((seen.status.as_str(), seen.consecutive_failures), ("failed", 2));
     assert_eq!(seen.summary, "test greets failed: expected \"hi Ada\"");
@@ -61,17 +63,12 @@ async fn the_observer_keeps_the_step_checks_it_hears_of_and_its_snapshot_carries
     let seen = t.core.triage_context(&session, None, false).step_check.expect("still there");
     assert_eq!(seen.ago.as_deref(), Some("1m30s ago"));
     // A check still running has no age yet.
-    t.core.broadcast(check(1, CheckStatus::Running, 2));
+    t.core.emit(check(1, CheckStatus::Running, 2));
     let seen = step_check_when(&t, &session, |s| s.as_ref().is_some_and(|s| s.status == "running")).await;
     assert_eq!(seen.and_then(|s| s.ago), None);
 
     // A new plan numbers its phases afresh: the old plan's checks say nothing of them.
-    t.core.broadcast(ServerMessage::CoachingPlanReady(PlanReady {
-        plan_id: "plan-2".into(),
-        phases: Vec::new(),
-        memory_connection: None,
-        estimated_difficulty: "beginner".into(),
-    }));
+    t.core.emit(Event::Domain(Domain::PlanReady { session_id: session.clone() }));
     assert_eq!(step_check_when(&t, &session, Option::is_none).await, None);
 
     // Once the session ends its Observer stops, and with it what it kept.

@@ -296,3 +296,46 @@ async fn a_phase_that_becomes_active_shows_its_own_hints_in_place_of_the_last_on
     let hint = frames.iter().find(|f| f["type"] == "explorer:hint_files").expect("hint_files");
     assert_eq!(hint["payload"]["hints"][0]["style"], "suggested");
 }
+
+/// Issue 40, item 7: the dashboard knows the live session. A UI showing the dashboard is
+/// pushed `dashboard:state` when a session starts (live, planning), when its plan comes
+/// (phases) and when a phase is done — without asking again; the live session is not one to
+/// resume.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_shows_the_live_session_as_it_goes_on_without_asking_again() {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
+    let server = crate::coaching_server(&fake).await;
+    let mut socket = ui(&server).await;
+    let ask = json!({"type": "dashboard:request", "payload": {"statsPeriod": "all"}}).to_string();
+    socket.send(Message::Text(ask.into())).await.expect("ask");
+    let pushed = |frames: &[Value]| -> Vec<Value> {
+        frames
+            .iter()
+            .filter(|f| f["type"] == "dashboard:state")
+            .map(|f| f["payload"]["inProgressSessions"].clone())
+            .collect()
+    };
+    let first = all_frames(&mut socket, Duration::from_millis(500)).await;
+    assert_eq!(pushed(&first), [json!([])], "nothing in progress yet");
+
+    let session = server.fixture.core.start_session(None, Some("Say bonjour".into())).expect("session").id;
+    let frames = all_frames(&mut socket, Duration::from_millis(800)).await;
+    let live = pushed(&frames).pop().expect("pushed when the session started");
+    assert_eq!(live[0]["id"], session.as_str());
+    assert_eq!((live[0]["live"].as_bool(), live[0]["phasesTotal"].as_u64()), (Some(true), Some(0)), "{live}");
+
+    let client = session_client(&server).await;
+    ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
+    let frames = all_frames(&mut socket, Duration::from_millis(800)).await;
+    let planned = pushed(&frames).pop().expect("pushed when the plan came");
+    assert_eq!((planned[0]["phasesCompleted"].as_u64(), planned[0]["phasesTotal"].as_u64()), (Some(0), Some(2)));
+    assert!(planned[0]["costSoFar"].as_f64().is_some(), "{planned}");
+
+    ok(&call(&client, "paige_update_phase", json!({"phase": 1, "status": "complete"})).await);
+    let frames = all_frames(&mut socket, Duration::from_millis(800)).await;
+    let done = pushed(&frames).pop().expect("pushed when a phase was done");
+    assert_eq!((done[0]["phasesCompleted"].as_u64(), done[0]["phasesTotal"].as_u64()), (Some(1), Some(2)));
+}
