@@ -30,6 +30,11 @@ impl Core {
         }
         self.hook_activity(event, input);
         self.hook_learning(event, input);
+        match event {
+            crate::governance::HookEvent::SessionStart => self.ctx().publish(crate::event::Domain::ClaudeCodeAttached),
+            crate::governance::HookEvent::SessionEnd => self.ctx().publish(crate::event::Domain::ClaudeCodeDetached),
+            _ => {}
+        }
         if event == crate::governance::HookEvent::SessionEnd
             && input.reason.as_deref() != Some("clear")
             && self.active_session().is_some()

@@ -214,3 +214,25 @@ fn the_kickoff_the_phase_done_note_and_the_persona_name_only_tools_claude_code_2
         }
     }
 }
+
+/// Issue 40, item 2: Claude Code coming and going is a domain event the core's features can
+/// follow (its SessionStart and SessionEnd hooks), and its leaving ends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_attaching_and_leaving_are_domain_events_and_leaving_ends_no_session() {
+    use paige_core::event::{Domain, Event};
+    use paige_core::governance::{HookEvent, HookInput};
+    let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
+    let session = t.core.start_session(None, Some("Greet".into())).expect("session").id;
+    let mut events = t.core.subscribe();
+    let input = HookInput { session_id: "cc".into(), ..HookInput::default() };
+    t.core.after_hook(HookEvent::SessionStart, &input);
+    t.core.after_hook(HookEvent::SessionEnd, &input);
+    let mut seen = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if let Event::Domain(what @ (Domain::ClaudeCodeAttached | Domain::ClaudeCodeDetached)) = event {
+            seen.push(what);
+        }
+    }
+    assert_eq!(seen, [Domain::ClaudeCodeAttached, Domain::ClaudeCodeDetached]);
+    assert_eq!(t.core.active_session().map(|s| s.id), Some(session), "Claude Code leaving ends nothing");
+}
