@@ -14,19 +14,13 @@ use serde_json::{Value, json};
 use crate::launch::{learner_project, script_literal_model};
 use crate::{PAIGE, World, read_json};
 
-/// The learner's own Claude Code state in their HOME, as after its first run: onboarding
-/// done, the project's folder trusted, their API key approved (its last 20 characters).
-/// Paige seeds its Claude Code config dir from it.
-fn claude_already_set_up(world: &World, key: &str) {
-    let project = world.project().canonicalize().expect("project").display().to_string();
-    let state = json!({
-        "hasCompletedOnboarding": true,
-        "theme": "dark",
-        "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
-        "projects": {project: {"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
-    });
+/// Claude Code has never run for this learner (issue 41): no `~/.claude.json`, so no
+/// onboarding done, no folder trusted, no answer about the API key they exported for
+/// `paige serve`. Paige answers Claude Code's first screens in its own config dir — nobody
+/// types, so a dialog left on screen would stop the plan.
+fn claude_never_run(world: &World) {
     let home = world.root.path().join("home");
-    std::fs::write(home.join(".claude.json"), state.to_string()).expect(".claude.json");
+    assert!(!home.join(".claude.json").exists() && !home.join(".claude").exists(), "a first run");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -71,7 +65,7 @@ async fn literal_plans(order: Order) {
     world.set("PATH", &system_path);
     learner_project(&world);
     let key = "sk-ant-e2e-interactive-0123456789abcdefghij";
-    claude_already_set_up(&world, key);
+    claude_never_run(&world);
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(20));
     script_literal_model(&fake);

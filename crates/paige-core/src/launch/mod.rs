@@ -12,6 +12,7 @@
 //! environment it needs (`env.rs`).
 
 pub mod env;
+pub mod first_run;
 pub mod gate;
 pub mod jail;
 pub mod layers;
@@ -186,6 +187,9 @@ impl Launch<'_> {
             return Ok(self.refused(&refusal));
         }
         seed_config_dir(&config_dir, self.env.get("HOME").map(Path::new));
+        // The key Claude Code gets: only from the learner's shell (`env::agent_env`).
+        let key = (self.origin == Origin::Shell).then(|| self.env.get("ANTHROPIC_API_KEY")).flatten();
+        first_run::answer_first_screens(&config_dir, self.project_dir, key.map(|k| k.trim()).filter(|k| !k.is_empty()));
         let mcp_config = write_mcp_config(&run_dir, self.server)?;
         let mut run_files = vec![mcp_config.clone()];
         let mut args: Vec<OsString> = vec!["--mcp-config".into(), mcp_config.into_os_string()];

@@ -194,15 +194,23 @@ fn claudes_config_dir_is_seeded_once_from_the_learners_login_and_never_written_b
     std::fs::write(d.home.join(".claude/.credentials.json"), "{\"token\":1}").expect("credentials");
     command(&d, &launch_env(&d, &[]), Origin::Shell, None);
     let config = d.data.join("claude");
+    let read = |path: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
+    };
+    // Seeded from the learner's, with the project's trust answered (issue 41).
+    let seeded = read(&config.join(".claude.json"));
+    assert_eq!(seeded["hasCompletedOnboarding"], true, "{seeded}");
+    assert_eq!(seeded["projects"][d.project.display().to_string()]["hasTrustDialogAccepted"], true, "{seeded}");
     assert_eq!(
-        std::fs::read_to_string(config.join(".claude.json")).expect("seeded"),
-        "{\"hasCompletedOnboarding\":true}"
+        std::fs::read_to_string(d.home.join(".claude.json")).expect("theirs"),
+        "{\"hasCompletedOnboarding\":true}",
+        "the learner's own is never written"
     );
     assert_eq!(std::fs::metadata(config.join(".credentials.json")).expect("creds").permissions().mode() & 0o777, 0o600);
     // Claude Code's own state from then on: a later launch does not overwrite it.
     std::fs::write(config.join(".claude.json"), "{\"mine\":true}").expect("claude writes");
     command(&d, &launch_env(&d, &[]), Origin::Shell, None);
-    assert_eq!(std::fs::read_to_string(config.join(".claude.json")).expect("kept"), "{\"mine\":true}");
+    assert_eq!(read(&config.join(".claude.json"))["mine"], true, "kept");
     assert_eq!(
         std::fs::read_to_string(d.home.join(".claude.json")).expect("home"),
         "{\"hasCompletedOnboarding\":true}"
@@ -526,4 +534,53 @@ fn in_the_jail_no_landlock_write_rule_holds_a_project_under_tmp() {
         let scratch = config.join("scratch/tmp").into_os_string();
         assert_eq!(tmpdir, (!tmp_writable).then_some(scratch), "{project}: temp files go where it may write");
     }
+}
+
+/// Issue 41: Claude Code's first screens are answered in Paige's own config dir — the
+/// project trusted; the key in the environment used when Claude Code is not signed in, and
+/// declined (its recommended answer) when it is; an answer the learner gave kept; a link
+/// planted at `.claude.json` never followed; a file Paige cannot parse left alone.
+#[test]
+fn claude_codes_first_screens_are_answered_for_the_project_and_the_key_and_the_learners_answers_kept() {
+    use paige_core::launch::first_run::{answer_first_screens, settle};
+    use serde_json::json;
+    let project = std::path::Path::new("/home/learner/app");
+    let key = "sk-ant-0123456789abcdefghijklmnopqrstuvwxyz";
+    let tail = &key[key.len() - 20..];
+    let mut fresh = json!({});
+    assert!(settle(&mut fresh, project, Some(key), false));
+    assert_eq!(fresh["projects"]["/home/learner/app"]["hasTrustDialogAccepted"], true);
+    assert_eq!(fresh["customApiKeyResponses"]["approved"], json!([tail]), "not signed in: the key is used");
+    assert_eq!(fresh["hasCompletedOnboarding"], true);
+    let mut signed_in = json!({"theme": "light"});
+    assert!(settle(&mut signed_in, project, Some(key), true));
+    assert_eq!(signed_in["customApiKeyResponses"]["rejected"], json!([tail]), "signed in: its login is used");
+    assert_eq!(signed_in["theme"], "light", "the rest is kept");
+    let mut decided = json!({"customApiKeyResponses": {"approved": [], "rejected": [tail]}});
+    settle(&mut decided, project, Some(key), false);
+    assert_eq!(decided["customApiKeyResponses"], json!({"approved": [], "rejected": [tail]}), "the learner's answer");
+    let mut no_key = json!({});
+    settle(&mut no_key, project, None, false);
+    assert!(no_key.get("hasCompletedOnboarding").is_none(), "not signed in and no key: Claude Code's sign-in shows");
+    assert!(!settle(&mut fresh.clone(), project, Some(key), false), "answered once, nothing to change");
+
+    let dir = tempfile::tempdir().expect("dir");
+    let config = dir.path().join("claude");
+    std::fs::create_dir(&config).expect("config");
+    let elsewhere = dir.path().join("elsewhere.json");
+    std::fs::write(&elsewhere, "{}").expect("elsewhere");
+    std::os::unix::fs::symlink(&elsewhere, config.join(".claude.json")).expect("link");
+    answer_first_screens(&config, project, Some(key));
+    assert_eq!(std::fs::read_to_string(&elsewhere).expect("read"), "{}", "nothing written through the link");
+    std::fs::remove_file(config.join(".claude.json")).expect("unlink");
+    std::fs::write(config.join(".claude.json"), "not json").expect("broken");
+    answer_first_screens(&config, project, Some(key));
+    assert_eq!(std::fs::read_to_string(config.join(".claude.json")).expect("read"), "not json", "left alone");
+    std::fs::remove_file(config.join(".claude.json")).expect("unlink");
+    answer_first_screens(&config, project, Some(key));
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(config.join(".claude.json")).expect("read")).expect("json");
+    assert_eq!(written["projects"]["/home/learner/app"]["hasTrustDialogAccepted"], true);
+    let mode = std::fs::metadata(config.join(".claude.json")).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
 }
