@@ -355,7 +355,15 @@ impl Core {
                 Err(err) => tracing::warn!(topic = %gap.topic, "cannot store a knowledge gap: {err}"),
             }
         }
+        // A kata already kept under the same title is not kept again: each wrap-up of similar
+        // work would otherwise add another copy.
+        let mut titles: std::collections::HashSet<String> =
+            self.db().katas().unwrap_or_default().iter().map(|k| topic_key(&k.title)).collect();
         for kata in &answer.kata_specs {
+            if !titles.insert(topic_key(&kata.title)) {
+                tracing::info!(kata = %kata.title, "a kata of that title is kept already");
+                continue;
+            }
             let gap_id = known.get(&topic_key(&kata.gap_topic)).or_else(|| seen.first().and_then(|key| known.get(key)));
             let Some(gap_id) = gap_id else {
                 tracing::warn!(kata = %kata.title, "a kata without a knowledge gap to file it under is not stored");

@@ -111,11 +111,15 @@ fn item(row: &rusqlite::Row<'_>) -> rusqlite::Result<ReviewItem> {
 }
 
 impl Db {
-    /// Keeps an item unless one of its kind and source exists; true when added.
+    /// Keeps an item unless one of its kind and source exists, or an open one names the same
+    /// topic (a gap and a wrong concept both called "closures" are one thing to review);
+    /// true when added.
     pub fn add_review_item(&self, new: &NewReviewItem) -> Result<bool, DbError> {
         let added = self.conn().execute(
             "INSERT OR IGNORE INTO review_items (id, kind, source_id, topic, skill_area, context, card, due, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+             WHERE NOT EXISTS (SELECT 1 FROM review_items
+                               WHERE addressed_at IS NULL AND lower(trim(topic)) = lower(trim(?4)))",
             params![
                 new_id(),
                 new.kind.as_str(),

@@ -258,3 +258,19 @@ async fn a_review_asked_before_a_restart_is_answered_after_it_and_one_fast_first
     let gaps = w.core.db().knowledge_gaps(&GapFilter::default()).expect("gaps");
     assert!(!gaps.iter().find(|g| g.id == gap).expect("gap").addressed);
 }
+
+/// Issue 41: review items that name the same thing are one. Two gaps whose topics differ
+/// only in case and spacing, kept by two wrap-ups, give one item to review; once it is
+/// addressed, the topic may come back as a new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_items_that_name_the_same_topic_are_one_item() {
+    let w = world().await;
+    let first = w.gap("Closures");
+    let again = w.gap("  closures ");
+    let other = w.gap("Lifetimes");
+    assert_eq!(w.core.reviews().sync().expect("sync"), 2, "closures once, lifetimes once");
+    assert!(w.core.db().review_item_of(paige_core::db::ReviewKind::Gap, &first).expect("read").is_some());
+    assert!(w.core.db().review_item_of(paige_core::db::ReviewKind::Gap, &again).expect("read").is_none());
+    assert!(w.core.db().review_item_of(paige_core::db::ReviewKind::Gap, &other).expect("read").is_some());
+    assert_eq!(w.due_now().len(), 2);
+}

@@ -377,6 +377,25 @@ async fn a_session_with_no_plan_and_no_work_ends_abandoned_without_a_wrap_up() {
     assert!(told.iter().all(|m| m["type"] != "session:wrapping_up" && m["type"] != "session:completed"), "{told:?}");
 }
 
+/// Issue 41: each wrap-up of similar work names the same kata again; it is kept once (its
+/// title, case and spacing aside), and its gaps recur (their frequency counts) rather than
+/// pile up.
+#[tokio::test]
+async fn a_kata_named_again_by_a_later_wrap_up_is_not_kept_twice() {
+    let w = world().await;
+    w.script_success();
+    let first = w.wrap_up().await.expect("first");
+    assert_eq!(first.kata_specs, 1);
+    w.core.start_session(None, Some("More retries".into())).expect("next session");
+    w.core.log_action(ActionType::FileSave, json!({ "path": "src/upload.ts" }));
+    let second = w.wrap_up().await.expect("second");
+    assert_eq!(second.kata_specs, 0, "the same kata again");
+    let katas = w.core.db().katas().expect("katas");
+    assert_eq!(katas.iter().map(|k| k.title.as_str()).collect::<Vec<_>>(), ["Retry with backoff"]);
+    let gaps = w.core.db().knowledge_gaps(&GapFilter::default()).expect("gaps");
+    assert_eq!(gaps.len(), 2, "the same two gaps, recurring");
+}
+
 #[tokio::test]
 async fn a_session_started_after_a_wrap_up_gets_its_own() {
     let w = world().await;
