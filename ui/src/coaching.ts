@@ -134,7 +134,14 @@ export class CoachingPanel {
     });
     this.showMe = new ShowMe(() => this.transport.send("coaching:show_me", {}));
     this.drawer = new WorkedExampleDrawer(drawerHost);
-    this.intake = new IntakePanel(transport, { onChange: () => this.render() });
+    this.intake = new IntakePanel(transport, {
+      onChange: () => this.render(),
+      terminal: (transport as Partial<Transport>).hasTerminal ?? true,
+      // The wait for a plan starts when the interview hands over, not at the session's start.
+      onHandOver: () => {
+        this.waitingSince = this.now();
+      },
+    });
     this.learning = new LearningPanel(transport, () => this.host);
     this.render();
   }

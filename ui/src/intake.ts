@@ -39,6 +39,11 @@ export interface IntakeOptions {
   onChange?: () => void;
   /** Whether the guard's debug panel starts open (default: the `paige.debug` setting). */
   debugOpen?: boolean;
+  /** Whether this window has a terminal running Claude Code (the app's; the browser UI has
+   * none: Claude Code runs in the learner's own terminal under `paige claude`). */
+  terminal?: boolean;
+  /** Called when the interview hands over to the coding (its end, or a skip). */
+  onHandOver?: () => void;
 }
 
 interface Line {
@@ -78,12 +83,17 @@ export class IntakePanel {
   private readonly form = el("form", "intake-form");
   private readonly debug: GuardDebug;
 
+  private readonly onHandOver: () => void;
+  private readonly terminal: boolean;
+
   constructor(
     private readonly transport: Pick<Transport, "send">,
     options: IntakeOptions = {},
   ) {
     this.now = options.now ?? Date.now;
     this.onChange = options.onChange ?? (() => {});
+    this.onHandOver = options.onHandOver ?? (() => {});
+    this.terminal = options.terminal ?? true;
     this.debug = new GuardDebug(options.debugOpen ?? debugSetting());
     this.root.dataset.testid = "intake";
     this.transcript.dataset.testid = "intake-transcript";
@@ -182,6 +192,8 @@ export class IntakePanel {
   /** `intake:transition`: the interview is over; the scripted coding question follows. */
   transition(msg: IntakeTransition): void {
     if (this.sessionId !== null && msg.sessionId !== this.sessionId) return;
+    // Before the host renders around the hand-over.
+    this.onHandOver();
     this.change(() => {
       this.sessionId = msg.sessionId;
       this.ended = msg;
@@ -510,15 +522,20 @@ export class IntakePanel {
     // A step the learner can take: where to answer, and what happens then.
     const next = el("p", "intake-next");
     next.dataset.testid = "intake-next-step";
-    next.textContent =
-      "Next: answer in the terminal, where Claude Code has this task — type how you would start and press Enter. " +
-      "Claude Code plans with you, and the phases appear here.";
+    next.textContent = this.terminal
+      ? "Next: answer in the terminal, where Claude Code has this task — type how you would start and press Enter. " +
+        "Claude Code plans with you, and the phases appear here."
+      : "Next: answer in your own terminal, where `paige claude` runs Claude Code with this task — type how you would " +
+        "start and press Enter. Claude Code plans with you, and the phases appear here.";
     box.append(next);
-    const go = el("button", "primary", "Go to the terminal");
-    go.type = "button";
-    go.dataset.testid = "intake-go-terminal";
-    go.addEventListener("click", () => this.root.dispatchEvent(new CustomEvent(FOCUS_TERMINAL_EVENT, { bubbles: true })));
-    box.append(go);
+    // Only a window with a terminal has one to go to.
+    if (this.terminal) {
+      const go = el("button", "primary", "Go to the terminal");
+      go.type = "button";
+      go.dataset.testid = "intake-go-terminal";
+      go.addEventListener("click", () => this.root.dispatchEvent(new CustomEvent(FOCUS_TERMINAL_EVENT, { bubbles: true })));
+      box.append(go);
+    }
     if (reason) box.append(el("p", "intake-why", `The interview ended because ${REASON_TEXT[reason]}.`));
     return box;
   }

@@ -191,7 +191,7 @@ describe("an issue typed by hand", () => {
 });
 
 describe("the interview for a first-time learner", () => {
-  function intake(options: { debugOpen?: boolean } = {}) {
+  function intake(options: { debugOpen?: boolean; terminal?: boolean } = {}) {
     const { sent, transport } = recordingTransport();
     const panel = new IntakePanel(transport, { now: () => T0, ...options });
     document.body.replaceChildren(panel.root);
@@ -261,6 +261,28 @@ describe("the interview for a first-time learner", () => {
     document.body.addEventListener(FOCUS_TERMINAL_EVENT, asked);
     ui.$("intake-go-terminal")!.click();
     expect(asked).toHaveBeenCalledTimes(1);
+  });
+
+  it("in a browser, which has no terminal, the hand-over points to paige claude's terminal and offers no Go to the terminal", () => {
+    const ui = intake({ terminal: false });
+    ui.panel.state(intakeState());
+    ui.panel.transition({ sessionId: "s-1", reason: "timebox", reasons: ["timebox"], codingQuestion: "Tell me how you plan to start." });
+    expect(ui.$("intake-next-step")?.textContent).toMatch(/^Next: answer in your own terminal, where `paige claude` runs Claude Code/);
+    expect(ui.$("intake-go-terminal")).toBeNull();
+  });
+
+  it("the wait for a plan starts at the hand-over: a four-minute interview does not show No plan yet at once", () => {
+    const ui = setup();
+    ui.panel.sessionStarted(started());
+    ui.panel.intake.state(intakeState());
+    ui.clock.t += 4 * 60_000;
+    ui.panel.intake.transition({ sessionId: "s-1", reason: "timebox", reasons: ["timebox"], codingQuestion: "How do you start?" });
+    expect(ui.host.querySelector(".plan-slow")).toBeNull();
+    expect(ui.$("replan")).toBeNull();
+    ui.clock.t += 3 * 60_000;
+    // Anything that redraws the panel (here the issue's context arriving).
+    ui.panel.issueContext({ number: 1, title: "Retry uploads", summary: "", labels: [], url: "" });
+    expect(ui.host.querySelector(".plan-slow")?.textContent).toBe("No plan yet after a few minutes.");
   });
 });
 

@@ -258,11 +258,10 @@ try {
     // Coding starts: the panel waits for Claude Code's plan.
     await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 2_000 });
   });
-  await check("the hand-over says where to answer and Go to the terminal gives it the keys", async () => {
+  await check("the hand-over says where to answer: the learner's own terminal running paige claude, as the browser has none", async () => {
     const next = await page.locator('[data-testid="intake-next-step"]').textContent();
-    if (!next?.startsWith("Next: answer in the terminal")) throw new Error(`next step ${JSON.stringify(next)}`);
-    await page.click('[data-testid="intake-go-terminal"]');
-    await waitFor("the terminal to have the keys", () => page.evaluate(() => !!document.activeElement?.closest('[data-testid="terminal"]')));
+    if (!next?.startsWith("Next: answer in your own terminal, where `paige claude` runs Claude Code")) throw new Error(`next step ${JSON.stringify(next)}`);
+    if (await page.locator('[data-testid="intake-go-terminal"]').count()) throw new Error("a Go to the terminal button in a window with no terminal");
   });
   await check("while Claude Code plans, its tool calls show in the panel as its hooks arrive", async () => {
     const waiting = await page.locator('[data-testid="plan-waiting"]').textContent();
