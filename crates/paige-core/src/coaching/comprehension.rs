@@ -39,10 +39,16 @@ impl Core {
         Ok(())
     }
 
-    /// `learning:skip`: the phase's open questions are skipped.
+    /// `learning:skip`: the phase's open questions are skipped. The check may be settled now
+    /// (a question answered wrong before, the rest skipped): the next phase's hints move then.
     pub fn skip_comprehension(&self, number: i64) -> Result<usize, LearningError> {
         let (session_id, phase) = self.phase_numbered(number)?;
-        self.learning().skip(&session_id, &phase)
+        let skipped = self.learning().skip(&session_id, &phase)?;
+        // Only when the skip settled it: a check already settled has moved the hints.
+        if let Some(outcome) = self.learning().outcome(&phase).filter(|_| skipped > 0) {
+            self.apply_comprehension(&phase, outcome);
+        }
+        Ok(skipped)
     }
 
     /// `learning:retry`: a check that failed is prepared again.

@@ -275,7 +275,7 @@ impl Learning {
 
     /// How the next phase's hints move, once every question of `phase` is settled with at
     /// least one graded.
-    fn outcome(&self, phase: &Phase) -> Option<CheckOutcome> {
+    pub(crate) fn outcome(&self, phase: &Phase) -> Option<CheckOutcome> {
         let questions = self.ctx.db().questions_for_phase(&phase.id).ok()?;
         if questions.iter().any(|q| matches!(q.status, QuestionStatus::Open | QuestionStatus::Grading)) {
             return None;

@@ -400,3 +400,53 @@ async fn the_wrap_ups_dreyfus_assessment_gets_each_skill_areas_own_comprehension
     let other = area("Async ordering");
     assert!(other.get("comprehension").is_none(), "{other}");
 }
+
+/// Issue 41, item 3: two questions, one answered wrong and the other skipped — the check is
+/// settled by the skip, and the next phase's hints still move one rung more specific, with
+/// the reason (before, only answering both moved them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_answer_then_a_skip_still_makes_the_next_phase_more_specific_with_the_reason() {
+    let w = world().await;
+    // Two questions, both quoting the learner's own added line.
+    w.fake.always(
+        Matcher::call_type("comprehension_check"),
+        Reply::computed(|request| {
+            let diff = message(request)["learner_diff"].as_str().unwrap_or_default().to_owned();
+            let added = diff.lines().find(|l| l.starts_with('+') && !l.starts_with("+++")).map(|l| l[1..].trim().to_owned());
+            Reply::json(&json!({"questions": [
+                {"kind": "explain_line", "question": "Why is this line needed?", "quote": added, "concept": "guard clause"},
+                {"kind": "edge_case", "question": "What if user is only spaces?", "quote": added, "concept": "blank input"},
+            ]}))
+        }),
+    );
+    w.fake.always(Matcher::call_type("comprehension_grade"), grader_from_the_answer());
+    let mut events = w.core.subscribe();
+    std::fs::write(w.project.path().join("src/auth.rs"), AUTH_DONE).expect("the learner's change");
+    w.core.learner_completes_phase(1).expect("phase 1 done");
+    let ready = check_in(&mut events, 1, CheckState::Ready).await;
+    assert_eq!(ready.questions.len(), 2, "{ready:?}");
+    let first = ready.questions[0].id.clone();
+    assert_eq!(frame(&w.core, "learning:answer", json!({"questionId": first, "answer": "no idea"})), None);
+    // Graded wrong while the other is still open: nothing moves yet.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let graded = w.core.db().question(&first).expect("question").grade.is_some();
+        if graded {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the first answer was never graded");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let next_phase = || {
+        let plan = w.core.db().current_plan(&ready.session_id).expect("plan").expect("a plan");
+        w.core.db().phases_for_plan(&plan.id).expect("phases").remove(1)
+    };
+    assert_eq!(next_phase().hint_level, paige_core::db::HintLevel::File, "not settled yet");
+    assert_eq!(frame(&w.core, "learning:skip", json!({"phase": 1})), None);
+    let next = next_phase();
+    assert_eq!(next.hint_level, paige_core::db::HintLevel::Region, "one rung more specific after the skip");
+    assert!(next.hint_reason.as_deref().is_some_and(|r| r.contains("guard clause")), "{:?}", next.hint_reason);
+    // A second skip settles nothing new: the hints do not move twice.
+    assert_eq!(frame(&w.core, "learning:skip", json!({"phase": 1})), None);
+    assert_eq!(next_phase().hint_level, paige_core::db::HintLevel::Region);
+}
