@@ -23,6 +23,7 @@ app.innerHTML = `
     <button class="project-button hidden" data-testid="project-button" title="Projects and settings"></button>
     <span class="conn" data-testid="conn-status"></span>
     <span class="spacer"></span>
+    <button class="dashboard-button" data-testid="dashboard-button" title="Your progress, reviews and what to work on next">Dashboard</button>
     <button class="practice-button" data-testid="practice-button" title="Practise katas made from what you found hard">Practice</button>
     <span class="observer" data-testid="observer"></span>
   </header>
@@ -84,8 +85,24 @@ async function showProjects(): Promise<void> {
 
 const empty = q(".empty");
 const editor = new LazyEditor(transport, q(".tabs"), q(".editor"));
-editor.onEmptyChange = (isEmpty) => empty.classList.toggle("hidden", !isEmpty);
-const explorer = new Explorer(q(".explorer"), transport, (path) => editor.open(path));
+// The dashboard shows where the editor is while no file is open; with files open the
+// topbar's Dashboard shows it over the editor until a tab or a file is chosen.
+let editorEmpty = true;
+let dashboardOver = false;
+const showDashboard = (over: boolean): void => {
+  dashboardOver = over && !editorEmpty;
+  empty.classList.toggle("hidden", !editorEmpty && !dashboardOver);
+  q(".dashboard-button").classList.toggle("chosen", dashboardOver || editorEmpty);
+};
+editor.onEmptyChange = (isEmpty) => {
+  editorEmpty = isEmpty;
+  showDashboard(false);
+};
+q(".tabs").addEventListener("click", () => showDashboard(false));
+const explorer = new Explorer(q(".explorer"), transport, (path) => {
+  showDashboard(false);
+  editor.open(path);
+});
 // Monaco loads as the user heads for a file, so the first one opens without the wait.
 for (const event of ["pointerenter", "focusin"]) q(".explorer").addEventListener(event, () => editor.preload(), { once: true });
 const coaching = new CoachingPanel(q(".coaching"), transport, q(".layout"));
@@ -103,6 +120,10 @@ const explain = new ExplainPanel(q(".layout"), transport);
 editor.onExplain = (request) => explain.request(request);
 const practice = new PracticePanel(q(".layout"), transport);
 q(".practice-button").addEventListener("click", () => practice.showList());
+q(".dashboard-button").addEventListener("click", () => {
+  showDashboard(!dashboardOver);
+  if (dashboardOver) dashboard.load();
+});
 // A kata's Practise button on the dashboard opens it in the Practice drawer.
 app.addEventListener(OPEN_KATA_EVENT, (event) => practice.openKata((event as CustomEvent<{ kataId: string }>).detail.kataId));
 const observer = new ObserverStatus(q(".observer"), transport);

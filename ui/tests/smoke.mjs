@@ -412,6 +412,14 @@ try {
     await page.waitForSelector('[data-testid="start-notice"]', { timeout: 30_000 });
     if (await page.locator(".tree-row.hint-glow, .tree-row.hint-inside").count()) throw new Error("hints still lit after the session");
   });
+  await check("with files open the topbar's Dashboard shows the dashboard over the editor, and choosing a tab brings the editor back", async () => {
+    if (!(await page.locator(".tab").count())) throw new Error("no file open to test with");
+    if (await page.locator('[data-testid="dash-learning"]').isVisible()) throw new Error("the dashboard shows over open files already");
+    await page.click('[data-testid="dashboard-button"]');
+    await page.waitForSelector('[data-testid="dash-learning"]', { state: "visible", timeout: 5_000 });
+    await page.locator(".tab .tab-name").first().click();
+    await page.waitForSelector('[data-testid="dash-learning"]', { state: "hidden", timeout: 5_000 });
+  });
   await check("with the files closed the dashboard shows the learning signals: the prompts chart, its table, and the comprehension tally", async () => {
     while (await page.locator(".tab .tab-close").count()) await page.locator(".tab .tab-close").first().click();
     await page.waitForSelector('[data-testid="dash-learning"]', { state: "visible", timeout: 5_000 });

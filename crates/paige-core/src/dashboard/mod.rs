@@ -101,7 +101,7 @@ impl Dashboard {
 
     /// Every UI that asked for the dashboard gets its `dashboard:state` again, for the period
     /// it chose. Reads SQLite.
-    fn push_state(&self) {
+    pub(crate) fn push_state(&self) {
         let viewers = self.cache().viewers(|id| self.ctx.live().connection(id).is_none());
         let mut states: Vec<(Period, DashboardState)> = Vec::new();
         for (connection, period) in viewers {

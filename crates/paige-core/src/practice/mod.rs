@@ -123,7 +123,12 @@ impl Core {
             async move {
                 tokio::select! {
                     _ = cancel.cancelled() => {}
-                    () = core.answer_review(request, kata) => {}
+                    () = core.answer_review(request, kata) => {
+                        // The kata's progress (attempts, best level) shows on the dashboard now,
+                        // not at its next load.
+                        let dashboard = core.dashboard().clone();
+                        drop(tokio::task::spawn_blocking(move || dashboard.push_state()).await);
+                    }
                 }
             },
             &runtime,

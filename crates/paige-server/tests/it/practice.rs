@@ -398,3 +398,47 @@ async fn the_list_shows_progress_and_a_loaded_kata_offers_only_unlocked_constrai
     let first = frames_of(&mut socket, "practice:kata_load", Duration::from_millis(400)).await;
     assert_eq!(first[0]["constraints"], json!([]), "before any attempt the best level is 0");
 }
+
+/// Issue 41, item 4: after practice the dashboard's kata progress is current without a
+/// reload — a UI showing the dashboard gets `dashboard:state` again with the new attempt and
+/// best level once the review is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_practice_review_the_dashboard_shows_the_katas_new_progress_without_asking_again() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    fake.always(Matcher::call_type("practice_review"), Reply::json(&reviewed(3, true)));
+    let server = server(&fake).await;
+    let kata = seed_kata(&server.fixture.core, vec![constraint("No loops", 1)]);
+    let mut socket = ui(&server).await;
+    send(&mut socket, json!({"type": "dashboard:request", "payload": {"statsPeriod": "all"}})).await;
+    let progress = |frames: &[Value]| -> Vec<Value> {
+        frames
+            .iter()
+            .filter(|f| f["type"] == "dashboard:state")
+            .filter_map(|f| {
+                f["payload"]["katas"].as_array().and_then(|k| k.iter().find(|k| k["id"] == kata.as_str())).cloned()
+            })
+            .collect()
+    };
+    let loaded = progress(&quiet_frames(&mut socket).await);
+    assert_eq!(loaded[0]["attemptsCount"], 0, "{loaded:?}");
+    send(
+        &mut socket,
+        json!({"type": "practice:submit_solution",
+        "payload": {"kataId": kata, "code": "const f = () => 1", "activeConstraints": []}}),
+    )
+    .await;
+    let pushed = progress(&quiet_frames(&mut socket).await);
+    let last = pushed.last().expect("dashboard:state pushed after the review");
+    assert_eq!((last["attemptsCount"].as_u64(), last["bestLevel"].as_u64()), (Some(1), Some(3)), "{last}");
+}
+
+/// The frames until none comes for 800 ms.
+async fn quiet_frames(socket: &mut Socket) -> Vec<Value> {
+    let mut frames = Vec::new();
+    while let Ok(Some(Ok(Message::Text(text)))) =
+        tokio::time::timeout(Duration::from_millis(800), futures_util::StreamExt::next(socket)).await
+    {
+        frames.push(serde_json::from_str::<Value>(text.as_str()).expect("json"));
+    }
+    frames
+}
