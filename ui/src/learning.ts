@@ -289,7 +289,7 @@ export class LearningPanel {
         break;
       }
       case "ready":
-        card.append(el("p", "learning-lead", "About what you wrote. Answer or skip: the next phase is already open."));
+        card.append(el("p", "learning-lead", "About what you wrote. Answer or skip — nothing waits on it."));
         for (const q of check.questions) card.append(this.renderQuestion(q, false));
         if (check.questions.some((q) => q.status === "open")) {
           const skip = button("Skip", "learning-skip", () => this.ask("learning:skip", check.phase));

@@ -19,14 +19,22 @@ pub(crate) fn data_temp_prefix() -> String {
     format!("{DATA_TEMP_PREFIX}{}-", std::process::id())
 }
 
-/// Removes the temp files in `dir` (not below it) whose writer is gone: left by a crash
-/// between creating and renaming. A live process's are left alone, as they are in use.
+/// Removes the temp files in `dir` (not below it) whose writer is gone — left by a crash
+/// between creating and renaming — and a gone launch's `mcp-<pid>.json`/`settings-<pid>.json`
+/// (issue 41: they piled up in `run/`). A live process's are left alone, as they are in use.
 pub(crate) fn sweep_data_temp_files(dir: &std::path::Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(DATA_TEMP_PREFIX)) else { continue };
+        // A launch's own files (`mcp-<pid>.json`, `settings-<pid>.json`: Claude Code's MCP
+        // config and settings) once the process that wrote them is gone, and temp files.
+        let launch = name.to_str().and_then(|n| n.strip_suffix(".json")).and_then(|n| {
+            n.strip_prefix("mcp-").or_else(|| n.strip_prefix("settings-")).filter(|pid| pid.parse::<u32>().is_ok())
+        });
+        let Some(rest) = launch.or_else(|| name.to_str().and_then(|n| n.strip_prefix(DATA_TEMP_PREFIX))) else {
+            continue;
+        };
         let pid = rest.split('-').next().and_then(|pid| pid.parse::<u32>().ok());
         let dead = pid.is_none_or(|pid| pid != std::process::id() && !process_alive(pid));
         if dead && entry.file_type().is_ok_and(|t| t.is_file()) {

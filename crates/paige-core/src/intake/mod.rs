@@ -94,9 +94,12 @@ impl Intake {
         let title = session.issue_title.clone().unwrap_or_default();
         let config = self.config.clone();
         let config_json = serde_json::to_value(&config).map_err(|err| cannot(&err))?;
-        let question = crate::prompts::intake_interviewer::coding_question(
-            crate::prompts::intake_interviewer::CodingTask::Issue(&title),
-        );
+        use crate::prompts::intake_interviewer::{CodingTask, coding_question};
+        // Work typed in the panel is not an issue: it is named as the learner put it.
+        let question = coding_question(match session.issue_number {
+            Some(_) => CodingTask::Issue(&title),
+            None => CodingTask::Typed(&title),
+        });
         if self.ctx.db().create_intake(&session.id, &config_json, &question).map_err(|err| cannot(&err))? {
             self.ctx.log_action(ActionType::IntakeStarted, json!({ "timeboxMs": config.timebox_ms }));
         }

@@ -46,6 +46,8 @@ pub enum CodingTask<'a> {
     Configured(&'a str),
     /// The session's issue, by title.
     Issue(&'a str),
+    /// Work the learner typed (no issue), as they put it.
+    Typed(&'a str),
     /// A kata, by title.
     Kata(&'a str),
 }
@@ -60,6 +62,10 @@ pub fn coding_question(task: CodingTask<'_>) -> String {
         CodingTask::Issue(title) if !one_line(title).is_empty() => format!(
             "{OPENING} Your task is the issue \u{201c}{}\u{201d}. Read it through, then tell me in a sentence \
              or two how you plan to start.",
+            one_line(title)
+        ),
+        CodingTask::Typed(title) if !one_line(title).is_empty() => format!(
+            "{OPENING} Your task: \u{201c}{}\u{201d}. Tell me in a sentence or two how you plan to start.",
             one_line(title)
         ),
         CodingTask::Kata(title) if !one_line(title).is_empty() => format!(

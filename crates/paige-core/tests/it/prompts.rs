@@ -358,6 +358,9 @@ mod intake {
         assert_eq!(intake_interviewer::coding_question(CodingTask::Configured("  Add retries.\n")), "Add retries.");
         let issue = intake_interviewer::coding_question(CodingTask::Issue("Retry\nfailed   uploads"));
         assert!(issue.contains("the issue \u{201c}Retry failed uploads\u{201d}"), "{issue}");
+        // Work the learner typed is not called an issue (issue 41).
+        let typed = intake_interviewer::coding_question(CodingTask::Typed("Say bonjour"));
+        assert!(typed.contains("Your task: \u{201c}Say bonjour\u{201d}") && !typed.contains("issue"), "{typed}");
         let kata = intake_interviewer::coding_question(CodingTask::Kata("Bowling score"));
         assert!(kata.contains("the kata \u{201c}Bowling score\u{201d}"), "{kata}");
         let blank = intake_interviewer::coding_question(CodingTask::Issue("  "));

@@ -103,3 +103,27 @@ fn a_start_removes_run_temp_files_left_by_killed_processes_but_not_a_live_ones()
     assert_eq!((dead_left, unparsable_left, live_left), (false, false, true));
     assert_eq!(run_info::read(data.path()).expect("read").expect("run file").token.expose(), "new");
 }
+
+/// Issue 41: a launch's MCP config and settings (`run/mcp-<pid>.json`, `settings-<pid>.json`)
+/// are removed at the next start once the process that wrote them is gone; a running one's
+/// stay, and so does anything else in `run/`.
+#[test]
+fn a_gone_launchs_mcp_config_and_settings_are_swept_at_the_next_start() {
+    let dir = tempfile::tempdir().expect("dir");
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run).expect("run");
+    let gone = 4_000_000_000u32; // above pid_max: never a live process
+    let ours = std::process::id();
+    for name in
+        [format!("mcp-{gone}.json"), format!("settings-{gone}.json"), format!("mcp-{ours}.json"), "notes.json".into()]
+    {
+        std::fs::write(run.join(name), "{}").expect("write");
+    }
+    run_info::write(dir.path(), &info(7, "t")).expect("write");
+    let mut left: Vec<String> = std::fs::read_dir(&run)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().into_string().expect("utf-8"))
+        .collect();
+    left.sort();
+    assert_eq!(left, vec![format!("mcp-{ours}.json"), "notes.json".into(), "server.json".into()]);
+}
