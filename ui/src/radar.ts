@@ -87,7 +87,14 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
 export function radarChart(items: DreyfusItem[], geometry: RadarGeometry = DEFAULT_GEOMETRY): SVGSVGElement {
   const { size } = geometry;
   const c = size / 2;
-  const root = svg("svg", { viewBox: `0 0 ${size} ${size}`, width: size, height: size, class: "radar", role: "img" });
+  // Room at the sides for the axis labels, which wrap onto up to three lines.
+  const root = svg("svg", {
+    viewBox: `${-LABEL_ROOM} 0 ${size + 2 * LABEL_ROOM} ${size}`,
+    width: size + 2 * LABEL_ROOM,
+    height: size,
+    class: "radar",
+    role: "img",
+  });
   root.dataset.testid = "radar";
   root.dataset.areas = String(items.length);
   const title = svg("title", {});
@@ -104,7 +111,18 @@ export function radarChart(items: DreyfusItem[], geometry: RadarGeometry = DEFAU
   for (const p of points) {
     root.append(svg("line", { x1: c, y1: c, x2: p.axisX, y2: p.axisY, class: "radar-axis" }));
     const label = svg("text", labelAttrs(p, geometry));
-    label.textContent = p.area;
+    label.dataset.testid = "radar-label";
+    const lines = labelLines(p.area);
+    lines.forEach((line, i) => {
+      // Centred on the axis's end: the first line up by half the block's height.
+      const dy = i === 0 ? `${-(lines.length - 1) * 0.55}em` : "1.1em";
+      const span = svg("tspan", { x: labelAttrs(p, geometry).x, dy });
+      span.textContent = line;
+      label.append(span);
+    });
+    const whole = svg("title", {});
+    whole.textContent = p.area;
+    label.append(whole);
     root.append(label);
   }
   if (points.length >= 3) {
@@ -128,6 +146,34 @@ export function radarChart(items: DreyfusItem[], geometry: RadarGeometry = DEFAU
     root.append(empty);
   }
   return root;
+}
+
+/** How much wider than the chart the SVG is on each side, for the labels. */
+const LABEL_ROOM = 70;
+/** The longest line of a label, in characters. */
+const LABEL_LINE = 16;
+
+/** A skill area's name in lines of at most [`LABEL_LINE`] characters (words kept whole where
+ * they fit), three at most, the last cut with an ellipsis only when more remains. */
+export function labelLines(area: string): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of area.split(/\s+/).filter(Boolean)) {
+    const next = line ? `${line} ${word}` : word;
+    if (next.length <= LABEL_LINE) {
+      line = next;
+      continue;
+    }
+    if (line) lines.push(line);
+    line = word;
+    while (line.length > LABEL_LINE) {
+      lines.push(line.slice(0, LABEL_LINE));
+      line = line.slice(LABEL_LINE);
+    }
+  }
+  if (line) lines.push(line);
+  if (lines.length > 3) return [...lines.slice(0, 2), `${lines[2].slice(0, LABEL_LINE - 1)}…`];
+  return lines;
 }
 
 /** A label just past the axis's end, anchored away from the centre. */

@@ -391,3 +391,21 @@ describe("the greeting", () => {
     expect(dash.root.querySelector("h1")?.textContent).toBe("Welcome to Paige");
   });
 });
+
+describe("the radar's labels", () => {
+  it("wrap long skill areas onto lines instead of running off the chart", async () => {
+    const { labelLines, radarChart } = await import("../src/radar");
+    expect(labelLines("javascript object destructuring")).toEqual(["javascript", "object", "destructuring"]);
+    expect(labelLines("Rust")).toEqual(["Rust"]);
+    expect(labelLines("a b c d e f g h i j k l m n o p q r s t u v w x y z a b c d e f g h i j k l m n o p q r")).toHaveLength(3);
+    const chart = radarChart([
+      { skillArea: "javascript object destructuring", stage: "competent", confidence: 0.7, assessedAt: "2025-06-01T00:00:00Z" },
+      { skillArea: "Rust", stage: "novice", confidence: 0.5, assessedAt: "2025-06-01T00:00:00Z" },
+      { skillArea: "SQL", stage: "expert", confidence: 0.9, assessedAt: "2025-06-01T00:00:00Z" },
+    ]);
+    const label = chart.querySelector('[data-testid="radar-label"]')!;
+    expect([...label.querySelectorAll("tspan")].map((t) => t.textContent)).toEqual(["javascript", "object", "destructuring"]);
+    expect(label.querySelector("title")?.textContent).toBe("javascript object destructuring");
+    expect(chart.getAttribute("viewBox")).toBe("-70 0 400 260");
+  });
+});
