@@ -34,6 +34,11 @@ impl Core {
             return;
         }
         let Some(tool) = input.tool_name.as_deref().filter(|t| !t.is_empty()) else { return };
+        // Paige's own tools are shown once, by the MCP handler (which also sees a Claude Code
+        // with no hooks); ToolSearch is Claude Code loading its tools, not work on the task.
+        if tool.starts_with("mcp__paige__") || tool == "ToolSearch" {
+            return;
+        }
         self.agent_activity(tool, &detail_of(input.tool_input.as_ref()));
     }
 

@@ -236,3 +236,31 @@ async fn claude_code_attaching_and_leaving_are_domain_events_and_leaving_ends_no
     assert_eq!(seen, [Domain::ClaudeCodeAttached, Domain::ClaudeCodeDetached]);
     assert_eq!(t.core.active_session().map(|s| s.id), Some(session), "Claude Code leaving ends nothing");
 }
+
+/// Issue 41, item 7: while Claude Code plans, the panel shows each of its tool calls once —
+/// Paige's own MCP tools are shown by the MCP handler, not again from the PreToolUse hook —
+/// and not Claude Code loading its tools (`ToolSearch select:mcp__paige__…`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_planning_activity_shows_each_call_once_and_not_claude_codes_tool_loading() {
+    use paige_core::event::Event;
+    use paige_core::governance::{HookEvent, HookInput};
+    use paige_core::protocol::ServerMessage;
+    let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
+    t.core.start_session(None, Some("Greet".into())).expect("session");
+    let mut events = t.core.subscribe();
+    for (tool, input) in [
+        ("ToolSearch", serde_json::json!({"query": "select:mcp__paige__paige_run_coaching_pipeline"})),
+        ("mcp__paige__paige_run_coaching_pipeline", serde_json::json!({"planText": "1. x"})),
+        ("Read", serde_json::json!({"file_path": "src/main.rs"})),
+    ] {
+        let input = HookInput { tool_name: Some(tool.into()), tool_input: Some(input), ..HookInput::default() };
+        t.core.after_hook(HookEvent::PreToolUse, &input);
+    }
+    let mut shown = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if let Event::Ui(ServerMessage::CoachingAgentActivity(activity)) = event {
+            shown.push(format!("{} {}", activity.tool, activity.detail));
+        }
+    }
+    assert_eq!(shown, ["Read src/main.rs"]);
+}
