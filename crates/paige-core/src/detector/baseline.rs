@@ -1,6 +1,7 @@
 //! The baseline: what each learner file held before a window opened, kept current by full
 //! walks, the closing re-walk and the watcher's journal; and the comparison against it.
 
+use crate::sync::Locked;
 use std::collections::HashSet;
 
 use super::manifest::{self, Manifest, Meta};
@@ -117,6 +118,17 @@ impl super::Detector {
 
     /// The baseline takes `path` as it is now (`after`), its content kept; a version that
     /// cannot be kept is logged and the file known by its metadata only.
+    /// Paige wrote `path` (project-relative) itself: its content now is the baseline
+    /// (`governance::record::paige_wrote`).
+    pub(crate) fn paige_wrote(&self, path: &str) {
+        let meta = std::fs::symlink_metadata(self.ctx.root().path().join(path))
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| Meta::of(&m));
+        let mut state = self.state.locked();
+        self.rebaseline(&mut state, path, meta);
+    }
+
     pub(super) fn rebaseline(&self, state: &mut State, path: &str, after: Option<Meta>) {
         let Some(meta) = after else {
             state.baseline.remove(path);

@@ -267,9 +267,9 @@ impl Core {
             return self.deny(orch, session, call, "State Violation: Reasoning Intercept Required".into());
         };
 
-        // Circuit breaker: the same call three times in a row.
-        let call_hash =
-            ledger::sha256_hex(format!("{tool}\n{}", tool_input.map(Value::to_string).unwrap_or_default()).as_bytes());
+        // Circuit breaker: the same call three times in a row — the same by what it does
+        // (`repetition_key`), so a new description does not make it another call.
+        let call_hash = ledger::sha256_hex(repetition_key(tool, tool_input).as_bytes());
         if session.repeated(call_hash) > BREAKER_LIMIT {
             let reason = format!(
                 "Circuit Breaker: loop detected — {tool} was called {} times in a row with the same input. Intent \
@@ -327,6 +327,7 @@ impl Core {
                 {
                     intent.status = IntentStatus::InProgress;
                     orch.save(file)?;
+                    self.paige_wrote(&orch.intents_path());
                 }
             }
             return Ok(());
@@ -363,6 +364,7 @@ impl Core {
         };
         self.remember_view(orch, session, path.rel(), &file_hash)?;
         ledger::append(&orch.trace_path(), trace)?;
+        self.paige_wrote(&orch.trace_path());
         self.write_intent_map(orch, file)
     }
 }
@@ -392,4 +394,25 @@ fn fail_safe(event: HookEvent, call: &ToolCall, err: &GovernanceError) -> HookDe
         HookEvent::SessionStart => HookDecision::Context { context: message },
         _ => HookDecision::None,
     }
+}
+
+/// What makes two calls the same for the circuit breaker (issue 42): the tool and what it
+/// does — a Bash command with its whitespace collapsed; any other tool's input without the
+/// words it carries for people (`description`). Not the wording around it, which a looping
+/// agent can vary at no cost.
+pub fn repetition_key(tool: &str, input: Option<&Value>) -> String {
+    let input = input.cloned().unwrap_or(Value::Null);
+    let what = match (tool, &input) {
+        ("Bash", Value::Object(fields)) => {
+            let command = fields.get("command").and_then(Value::as_str).unwrap_or_default();
+            command.split_whitespace().collect::<Vec<_>>().join(" ")
+        }
+        (_, Value::Object(fields)) => {
+            let mut fields = fields.clone();
+            fields.remove("description");
+            Value::Object(fields).to_string()
+        }
+        _ => input.to_string(),
+    };
+    format!("{tool}\n{what}")
 }

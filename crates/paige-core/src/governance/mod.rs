@@ -13,6 +13,7 @@ pub mod bash;
 mod coach;
 mod context;
 mod engine;
+pub use engine::repetition_key;
 mod index;
 pub mod intents;
 pub mod ledger;

@@ -14,7 +14,19 @@ impl Core {
     pub(super) fn write_intent_map(&self, orch: &Orchestration, file: &IntentsFile) -> Result<(), GovernanceError> {
         self.ledger_index(orch)?;
         let files = self.db().ledger_file_intents(orch.project_root())?;
-        ledger::write_intent_map(orch, file, &files)
+        ledger::write_intent_map(orch, file, &files)?;
+        self.paige_wrote(&orch.map_path());
+        Ok(())
+    }
+
+    /// Paige wrote `path` itself (its governance files, a lesson): what it holds now is the
+    /// change detector's baseline, so a window open meanwhile for the agent's call does not
+    /// take it for the agent's and undo it (issue 42). An agent's own write to it afterwards
+    /// is still the agent's.
+    pub(super) fn paige_wrote(&self, path: &std::path::Path) {
+        if let Ok(rel) = path.strip_prefix(self.project_root().path()) {
+            self.detector().paige_wrote(&rel.to_string_lossy());
+        }
     }
 
     pub(super) fn deny(
@@ -41,6 +53,7 @@ impl Core {
         if let Some(intent) = file.get_mut(intent_id) {
             intent.status = IntentStatus::Blocked;
             orch.save(file)?;
+            self.paige_wrote(&orch.intents_path());
         }
         self.record(orch, session, call, TraceKind::Breaker, &reason)?;
         session.back_to_intercept();
@@ -61,6 +74,7 @@ impl Core {
             ..self.trace(kind, session, call)
         };
         ledger::append(&orch.trace_path(), trace)?;
+        self.paige_wrote(&orch.trace_path());
         Ok(())
     }
 
@@ -91,6 +105,9 @@ impl Core {
         let path = self.project_root().resolve(LESSONS).map_err(|e| err(std::io::Error::other(e)))?;
         let header = "# Shared Brain\n\nLessons agents learned in this project.\n\n";
         let line = format!("- {}: {lesson}\n", self.now().format("%Y-%m-%d"));
-        crate::files::append_bytes(&path, header.as_bytes(), line.as_bytes()).map_err(|e| err(std::io::Error::other(e)))
+        crate::files::append_bytes(&path, header.as_bytes(), line.as_bytes())
+            .map_err(|e| err(std::io::Error::other(e)))?;
+        self.paige_wrote(path.abs());
+        Ok(())
     }
 }

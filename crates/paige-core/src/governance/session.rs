@@ -9,13 +9,13 @@ impl AgentSession {
         self.pending_intent_id = None;
     }
 
-    /// `select_active_intent` succeeded: state 3 under `intent`.
+    /// `select_active_intent` succeeded: state 3 under `intent`. The circuit breaker's count
+    /// goes on (issue 42): selecting again between two identical calls does not make them a
+    /// new row.
     pub(super) fn bind(&mut self, intent: &str) {
         self.pending_intent_id = None;
         self.state = AgentState::ContextualizedAction;
         self.intent_id = Some(intent.to_owned());
-        self.last_call_hash = None;
-        self.repeat_count = 0;
     }
 
     /// The bound intent is gone, done or blocked: back to state 2.

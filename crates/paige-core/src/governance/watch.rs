@@ -129,6 +129,7 @@ impl Core {
                 ..self.trace(kind, &session, call)
             };
             ledger::append(&orch.trace_path(), trace)?;
+            self.paige_wrote(&orch.trace_path());
         }
         if let Some(intents) = intents.filter(|_| settled.iter().any(|c| matches!(c.outcome, Outcome::Kept(_)))) {
             self.write_intent_map(&orch, &intents)?;

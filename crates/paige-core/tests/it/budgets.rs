@@ -25,6 +25,40 @@ fn three_identical_calls_pass_and_the_fourth_ends_the_session_with_the_intent_bl
     assert!(denied(&g.select(A, "INT-001")).contains("BLOCKED"));
 }
 
+/// Issue 42: the breaker counts what a call does. A new description on the same command, or
+/// selecting the intent again between the calls, does not make a looping agent's calls new.
+#[test]
+fn a_new_description_or_re_selecting_the_intent_does_not_side_step_the_breaker() {
+    let g = Gov::governed(INTENTS, &[]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    for (i, command) in ["ls  src", "ls src", "ls\tsrc"].iter().enumerate() {
+        let call = json!({"command": command, "description": format!("attempt {i}")});
+        assert_eq!(g.pre(A, "Bash", call), HookDecision::None);
+        assert_eq!(g.select(A, "INT-001"), HookDecision::None, "selecting again is allowed");
+    }
+    let last = json!({"command": "ls src", "description": "a fresh look"});
+    let HookDecision::Stop { reason } = g.pre(A, "Bash", last) else {
+        panic!("the 4th identical call stops the session")
+    };
+    assert!(reason.starts_with("Circuit Breaker: loop detected"), "{reason}");
+    assert_eq!(g.status("INT-001"), IntentStatus::Blocked);
+}
+
+#[test]
+fn the_repetition_key_is_what_the_call_does() {
+    use paige_core::governance::repetition_key;
+    let key = |tool: &str, input: serde_json::Value| repetition_key(tool, Some(&input));
+    assert_eq!(
+        key("Bash", json!({"command": "ls  -la", "description": "a"})),
+        key("Bash", json!({"command": "ls -la"}))
+    );
+    assert_ne!(key("Bash", json!({"command": "ls -la"})), key("Bash", json!({"command": "ls -l"})));
+    let edit = |d: &str| json!({"file_path": "a.rs", "old_string": "x", "new_string": "y", "description": d});
+    assert_eq!(key("Edit", edit("one")), key("Edit", edit("two")));
+    assert_ne!(key("Edit", edit("one")), key("Write", edit("one")));
+}
+
 #[test]
 fn changing_the_input_resets_the_breaker_count() {
     let g = Gov::governed(INTENTS, &[]);
@@ -150,4 +184,36 @@ fn concurrent_identical_calls_of_one_session_still_trip_the_breaker() {
     assert_eq!(count(|d| matches!(d, HookDecision::Stop { .. })), 1, "the fourth trips");
     assert_eq!(count(|d| matches!(d, HookDecision::Deny { .. })), 2, "the rest meet state 2");
     assert_eq!(g.status("INT-001"), IntentStatus::Blocked);
+}
+
+/// Issue 42: the lesson Paige writes to AGENT.md, and its own ledger lines, while a window is
+/// open for another of the agent's calls are Paige's writes: settling that window undoes
+/// neither (AGENT.md is outside the intent's scope, and was undone before).
+#[test]
+fn paiges_own_lesson_and_ledger_lines_written_while_a_window_is_open_are_never_undone() {
+    let g = Gov::governed(INTENTS, &[("AGENT.md", "# Lessons\n")]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let long = json!({"tool_name": "Bash", "tool_input": {"command": "sleep 5"}, "tool_use_id": "toolu_long"});
+    assert_eq!(g.hook("PreToolUse-Write", A, long.clone()), HookDecision::None);
+    assert!(g.core.watching(), "a window is open for the running call");
+    let failure = json!({"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": {"command": "cargo test"}, "error": "exit 101"});
+    for i in 0..3 {
+        let mut failed = failure.clone();
+        failed["tool_use_id"] = json!(format!("toolu_fail_{i}"));
+        let (_, input) = g.payload("PostToolUse-Write-create", A, failed);
+        g.core.handle_hook(HookEvent::PostToolUseFailure, &input);
+    }
+    let lesson = std::fs::read_to_string(g.root().join("AGENT.md")).expect("AGENT.md");
+    assert!(lesson.contains("Bash failed 3 times in a row under INT-001"), "{lesson}");
+    let ledger_before = std::fs::read_to_string(g.orch().trace_path()).unwrap_or_default();
+    // The long call ends: its window settles.
+    let mut ended = long.clone();
+    ended["hook_event_name"] = json!("PostToolUse");
+    g.hook("PostToolUse-Write-create", A, ended);
+    assert!(!g.core.watching());
+    assert_eq!(std::fs::read_to_string(g.root().join("AGENT.md")).expect("AGENT.md"), lesson, "the lesson stays");
+    let ledger = std::fs::read_to_string(g.orch().trace_path()).unwrap_or_default();
+    assert!(ledger.starts_with(&ledger_before), "the ledger keeps what Paige wrote");
+    assert!(!ledger.contains("\"outcome\":\"undone\"") && !ledger.contains("AGENT.md"), "{ledger}");
 }
