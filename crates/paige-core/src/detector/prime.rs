@@ -22,8 +22,9 @@ impl super::Detector {
         self.priming.store(true, Ordering::Relaxed);
     }
 
-    /// Whether a prime is scheduled or running.
-    pub(super) fn prime_pending(&self) -> bool {
+    /// Whether a prime is scheduled or running: a window opened now could not tell what its
+    /// call changes (it settles `Unprimed`).
+    pub(crate) fn prime_pending(&self) -> bool {
         self.priming.load(Ordering::Relaxed)
     }
 

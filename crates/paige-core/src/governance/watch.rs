@@ -43,6 +43,16 @@ impl Core {
                         ),
                     });
                 }
+                // Governed: a call whose changes could not be told apart (the detector has not
+                // read the whole project yet) would go unledgered; it is refused instead (fail
+                // closed, issue 42), with the moment to wait.
+                if governed && !self.detector().primed() && self.detector().prime_pending() {
+                    return Ok(HookDecision::Deny {
+                        reason: "Paige is still reading the project to record what this call changes; it is \
+                                 denied so nothing goes unrecorded in the ledger. Try it again in a moment."
+                            .to_owned(),
+                    });
+                }
                 if let Err(err) = self.detector().watch_begin_in(call_id, session, call.backgrounds(), input.answer_by)
                 {
                     return Ok(HookDecision::Deny {

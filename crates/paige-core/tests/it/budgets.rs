@@ -217,3 +217,25 @@ fn paiges_own_lesson_and_ledger_lines_written_while_a_window_is_open_are_never_u
     assert!(ledger.starts_with(&ledger_before), "the ledger keeps what Paige wrote");
     assert!(!ledger.contains("\"outcome\":\"undone\"") && !ledger.contains("AGENT.md"), "{ledger}");
 }
+
+/// Issue 42, item 2: until the change detector has read the whole project (its prime runs in
+/// the background at start), a governed call that it watches is denied — fail closed — since
+/// what the call changes could be neither undone nor put on the ledger; once read, it runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_governed_call_before_the_detector_has_read_the_project_is_denied_then_runs() {
+    let files: Vec<(String, String)> =
+        (0..2000).map(|i| (format!("src/m{}/f{i}.rs", i % 200), format!("// {i}\n"))).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let g = Gov::governed(INTENTS, &refs);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    g.core.start_watcher_in_background();
+    let early = denied(&g.pre(A, "Bash", json!({"command": "ls src"}))).to_owned();
+    assert!(early.contains("still reading the project") && early.contains("ledger"), "{early}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !g.core.detector_primed() {
+        assert!(std::time::Instant::now() < deadline, "the prime never finished");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(g.pre(A, "Bash", json!({"command": "ls src"})), HookDecision::None);
+}
