@@ -384,7 +384,7 @@ fn attempt(run: &Run, world: &mut World, attack: &attacks::Attack) -> anyhow::Re
     };
     let hooks = run.hooks && !past_hook;
     let session = |label: &str, calls: &[Call], stage: model::Stage| {
-        model::run_claude_in(&run.runtime, world, label, &fill(label, calls), hooks, SESSION_DEADLINE, stage)
+        model::run_claude(&run.runtime, world, label, &fill(label, calls), hooks, SESSION_DEADLINE, stage)
     };
     // The learner's terminal is Claude Code's, as under `paige claude`.
     let stage = || model::Stage { terminal: desktop.as_ref().map(|d| &d.terminal), on_first_turn: None };
@@ -451,7 +451,8 @@ fn latency(run: &Run) -> anyhow::Result<String> {
     let calls: Vec<Call> = (0..LATENCY_CALLS)
         .map(|_| Call { tool: "Bash".into(), input: serde_json::json!({"command": "true", "description": "guard"}) })
         .collect();
-    let session = model::run_claude(&run.runtime, &world, "latency", &calls, run.hooks, SESSION_DEADLINE)?;
+    let stage = model::Stage::default();
+    let session = model::run_claude(&run.runtime, &world, "latency", &calls, run.hooks, SESSION_DEADLINE, stage)?;
     let mut gaps: Vec<Duration> = session.turn_times.windows(2).map(|w| w[1] - w[0]).collect();
     if gaps.len() < LATENCY_CALLS {
         bail!("only {} of {LATENCY_CALLS} calls were made", gaps.len());

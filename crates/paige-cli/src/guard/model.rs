@@ -88,20 +88,9 @@ pub(crate) struct Stage<'a> {
 }
 
 /// Runs Claude Code once in `world` as `paige claude -p go …` would, against a fresh
-/// scripted model that makes `calls` (one turn each), then says "done".
+/// scripted model that makes `calls` (one turn each), then says "done"; on a `stage` of the
+/// learner's desktop.
 pub(crate) fn run_claude(
-    runtime: &tokio::runtime::Runtime,
-    world: &World,
-    label: &str,
-    calls: &[Call],
-    hooks: bool,
-    deadline: Duration,
-) -> anyhow::Result<Run> {
-    run_claude_in(runtime, world, label, calls, hooks, deadline, Stage::default())
-}
-
-/// [`run_claude`] on a `stage` of the learner's desktop.
-pub(crate) fn run_claude_in(
     runtime: &tokio::runtime::Runtime,
     world: &World,
     label: &str,
