@@ -26,7 +26,7 @@ impl Dashboard {
     ) {
         let mut events = self.ctx.subscribe();
         let (dashboard, session_id) = (Arc::downgrade(self), session_id.to_owned());
-        runtime.spawn(async move {
+        let follow = async move {
             let mut cost = None;
             let mut tick = tokio::time::interval(COST_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -56,6 +56,8 @@ impl Dashboard {
                     blocking(move || dashboard.push_state()).await;
                 }
             }
-        });
+        };
+        // Owned: on the core's task tracker, cancelled with the session.
+        self.ctx.tasks().spawn_on(follow, runtime);
     }
 }
