@@ -14,13 +14,18 @@ use serde_json::{Value, json};
 use crate::launch::{learner_project, script_literal_model};
 use crate::{PAIGE, World, read_json};
 
-/// Claude Code has never run for this learner (issue 41): no `~/.claude.json`, so no
-/// onboarding done, no folder trusted, no answer about the API key they exported for
-/// `paige serve`. Paige answers Claude Code's first screens in its own config dir — nobody
-/// types, so a dialog left on screen would stop the plan.
-fn claude_never_run(world: &World) {
+/// The learner's own Claude Code as after its first run elsewhere: onboarding done and the
+/// API key they gave it approved (its last 20 characters) — but this project never opened in
+/// it (issue 41): no folder trusted. Paige answers the folder-trust dialog in its own config
+/// dir; nobody types, so a dialog left on screen would stop the plan.
+fn claude_used_elsewhere(world: &World, key: &str) {
+    let state = json!({
+        "hasCompletedOnboarding": true,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
+    });
     let home = world.root.path().join("home");
-    assert!(!home.join(".claude.json").exists() && !home.join(".claude").exists(), "a first run");
+    std::fs::write(home.join(".claude.json"), state.to_string()).expect(".claude.json");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -65,7 +70,7 @@ async fn literal_plans(order: Order) {
     world.set("PATH", &system_path);
     learner_project(&world);
     let key = "sk-ant-e2e-interactive-0123456789abcdefghij";
-    claude_never_run(&world);
+    claude_used_elsewhere(&world, key);
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(20));
     script_literal_model(&fake);

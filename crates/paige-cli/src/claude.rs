@@ -66,6 +66,10 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     let prepared = prepare(&data_dir, &env, extra_args)?;
     eprintln!("paige: {}", prepared.layers);
     let command = prepared.command;
+    // What Paige answered of Claude Code's first screens (and a red warning, if any).
+    if let Some(banner) = &command.banner {
+        eprint!("{}", banner.replace("\r\n", "\n"));
+    }
     if args.dry_run {
         let words: Vec<String> =
             std::iter::once(&command.program).chain(&command.args).map(|w| w.to_string_lossy().into_owned()).collect();

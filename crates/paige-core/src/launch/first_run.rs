@@ -6,9 +6,11 @@
 //! the learner's `~/.claude.json`):
 //!
 //! - the project is trusted (Paige's launch is that decision, and the jail keeps it read-only);
-//! - a key in the environment is used when Claude Code is not signed in (else it would start
-//!   signed out), and declined when it is — its own recommendation, so a subscription login
-//!   is not silently billed to the API key. An answer the learner gave before stays theirs.
+//! - a key in the environment that the learner never gave Claude Code itself (one exported
+//!   for `paige serve`) is declined — Claude Code's own recommended answer — so Paige offers
+//!   it no key and it uses its own sign-in. An answer the learner gave before stays theirs.
+//!
+//! What was recorded is said in one line where Claude Code starts (the terminal's banner).
 //!
 //! The file is read without following a link (the jail may write the config dir) and
 //! replaced atomically; one Paige cannot parse is left alone.
@@ -22,36 +24,43 @@ use serde_json::{Value, json};
 const KEY_TAIL: usize = 20;
 
 /// Records the answers in `config_dir/.claude.json` for `project_dir` and `key` (the
-/// `ANTHROPIC_API_KEY` Claude Code gets, if any).
-pub fn answer_first_screens(config_dir: &Path, project_dir: &Path, key: Option<&str>) {
+/// `ANTHROPIC_API_KEY` Claude Code gets, if any); one line saying what was recorded, when
+/// anything was.
+pub fn answer_first_screens(config_dir: &Path, project_dir: &Path, key: Option<&str>) -> Option<String> {
     let path = config_dir.join(".claude.json");
     let mut state = match read(&path) {
         Ok(Some(state)) => state,
         Ok(None) => json!({}),
         Err(why) => {
             tracing::warn!("{}: {why}; Claude Code may ask its first questions", path.display());
-            return;
+            return None;
         }
     };
     let signed_in = config_dir.join(".credentials.json").is_file();
-    if !settle(&mut state, project_dir, key, signed_in) {
-        return;
-    }
-    if let Err(err) = write(config_dir, &path, &state) {
-        tracing::warn!("cannot record Claude Code's first answers in {}: {err}", path.display());
+    let said = settle(&mut state, project_dir, key, signed_in)?;
+    match write(config_dir, &path, &state) {
+        Ok(()) => Some(said),
+        Err(err) => {
+            tracing::warn!("cannot record Claude Code's first answers in {}: {err}", path.display());
+            None
+        }
     }
 }
 
-/// Sets the answers in `state`; whether anything changed.
-pub fn settle(state: &mut Value, project_dir: &Path, key: Option<&str>, signed_in: bool) -> bool {
+/// Sets the answers in `state`; what was set, in a sentence, when anything changed.
+pub fn settle(state: &mut Value, project_dir: &Path, key: Option<&str>, signed_in: bool) -> Option<String> {
     let before = state.clone();
-    let Some(root) = state.as_object_mut() else { return false };
+    let mut said = Vec::new();
+    let root = state.as_object_mut()?;
     let projects = root.entry("projects").or_insert_with(|| json!({}));
     if let Some(projects) = projects.as_object_mut() {
         let project = projects.entry(project_dir.display().to_string()).or_insert_with(|| json!({}));
-        if let Some(project) = project.as_object_mut() {
+        if let Some(project) = project.as_object_mut()
+            && project.get("hasTrustDialogAccepted") != Some(&json!(true))
+        {
             project.insert("hasTrustDialogAccepted".into(), json!(true));
             project.insert("hasCompletedProjectOnboarding".into(), json!(true));
+            said.push("trusted this folder for Claude Code (Paige's view of it is read-only)".to_owned());
         }
     }
     if let Some(key) = key.filter(|k| k.len() >= KEY_TAIL) {
@@ -61,18 +70,28 @@ pub fn settle(state: &mut Value, project_dir: &Path, key: Option<&str>, signed_i
             .iter()
             .any(|list| responses[*list].as_array().is_some_and(|l| l.iter().any(|v| v == tail)));
         if !known && let Some(responses) = responses.as_object_mut() {
-            let list = if signed_in { "rejected" } else { "approved" };
-            let entry = responses.entry(list).or_insert_with(|| json!([]));
+            let entry = responses.entry("rejected").or_insert_with(|| json!([]));
             if let Some(entry) = entry.as_array_mut() {
                 entry.push(json!(tail));
+                said.push(format!(
+                    "kept this shell's ANTHROPIC_API_KEY from Claude Code ({})",
+                    if signed_in { "it uses your sign-in" } else { "sign in to Claude Code, or approve the key in it" }
+                ));
             }
         }
     }
-    // Past the onboarding (theme, sign-in) when Claude Code can run: signed in, or a key.
-    if signed_in || key.is_some() {
+    // Past the onboarding's theme screen once Claude Code is signed in.
+    if signed_in {
         root.entry("hasCompletedOnboarding").or_insert(json!(true));
     }
-    *state != before
+    if *state == before {
+        return None;
+    }
+    Some(if said.is_empty() {
+        "Paige prepared Claude Code's first run".to_owned()
+    } else {
+        format!("Paige {}.", said.join(" and "))
+    })
 }
 
 /// The file's JSON object; `None` when there is none yet.

@@ -189,7 +189,11 @@ impl Launch<'_> {
         seed_config_dir(&config_dir, self.env.get("HOME").map(Path::new));
         // The key Claude Code gets: only from the learner's shell (`env::agent_env`).
         let key = (self.origin == Origin::Shell).then(|| self.env.get("ANTHROPIC_API_KEY")).flatten();
-        first_run::answer_first_screens(&config_dir, self.project_dir, key.map(|k| k.trim()).filter(|k| !k.is_empty()));
+        let first_run = first_run::answer_first_screens(
+            &config_dir,
+            self.project_dir,
+            key.map(|k| k.trim()).filter(|k| !k.is_empty()),
+        );
         let mcp_config = write_mcp_config(&run_dir, self.server)?;
         let mut run_files = vec![mcp_config.clone()];
         let mut args: Vec<OsString> = vec!["--mcp-config".into(), mcp_config.into_os_string()];
@@ -296,9 +300,15 @@ impl Launch<'_> {
             }
             None => (inner.into_os_string(), args),
         };
-        let banner = plan
+        let warning = plan
             .filter(|plan| !plan.read_only)
             .map(|plan| format!("\x1b[1;31mPaige: {}\x1b[0m\r\n", plan.summary(self.project_dir)));
+        // What Paige answered of Claude Code's first screens, in one line (issue 41).
+        let prepared = first_run.map(|said| format!("{said}\r\n"));
+        let banner = match (warning, prepared) {
+            (None, None) => None,
+            (warning, prepared) => Some(format!("{}{}", warning.unwrap_or_default(), prepared.unwrap_or_default())),
+        };
         Ok(AgentCommand { program, args, cwd, banner, env, accepts_nudges: true, clear_env: true })
     }
 

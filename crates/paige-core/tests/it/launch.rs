@@ -370,7 +370,9 @@ fn without_the_jail_landlock_confines_claude_with_data_dir_hidden_and_no_capabil
     let env = env_of(&cmd);
     assert_eq!(Path::new(&env["TMPDIR"]), d.data.join("claude/scratch/tmp"), "not the learner's /tmp");
     assert!(d.data.join("claude/scratch/tmp").is_dir());
-    assert!(cmd.banner.is_none(), "read-only: nothing to warn about");
+    // Read-only: nothing to warn about; only what Paige answered of Claude Code's first run.
+    let banner = cmd.banner.unwrap_or_default();
+    assert!(!banner.contains("\x1b[1;31m") && !banner.contains("NOT read-only"), "{banner}");
 }
 
 /// Paige never follows a link Claude Code planted in its config dir (writable in the jail):
@@ -537,9 +539,10 @@ fn in_the_jail_no_landlock_write_rule_holds_a_project_under_tmp() {
 }
 
 /// Issue 41: Claude Code's first screens are answered in Paige's own config dir — the
-/// project trusted; the key in the environment used when Claude Code is not signed in, and
-/// declined (its recommended answer) when it is; an answer the learner gave kept; a link
-/// planted at `.claude.json` never followed; a file Paige cannot parse left alone.
+/// project trusted; a key in the environment the learner never gave Claude Code declined
+/// (its recommended answer: no key is offered for them); an answer the learner gave kept;
+/// one line says what was done; a link planted at `.claude.json` never followed; a file
+/// Paige cannot parse left alone.
 #[test]
 fn claude_codes_first_screens_are_answered_for_the_project_and_the_key_and_the_learners_answers_kept() {
     use paige_core::launch::first_run::{answer_first_screens, settle};
@@ -548,21 +551,28 @@ fn claude_codes_first_screens_are_answered_for_the_project_and_the_key_and_the_l
     let key = "sk-ant-0123456789abcdefghijklmnopqrstuvwxyz";
     let tail = &key[key.len() - 20..];
     let mut fresh = json!({});
-    assert!(settle(&mut fresh, project, Some(key), false));
+    let said = settle(&mut fresh, project, Some(key), false).expect("answered");
     assert_eq!(fresh["projects"]["/home/learner/app"]["hasTrustDialogAccepted"], true);
-    assert_eq!(fresh["customApiKeyResponses"]["approved"], json!([tail]), "not signed in: the key is used");
-    assert_eq!(fresh["hasCompletedOnboarding"], true);
+    assert_eq!(fresh["customApiKeyResponses"]["rejected"], json!([tail]), "a key the learner never gave Claude Code");
+    assert_eq!(
+        said,
+        "Paige trusted this folder for Claude Code (Paige's view of it is read-only) and kept this shell's \
+         ANTHROPIC_API_KEY from Claude Code (sign in to Claude Code, or approve the key in it)."
+    );
+    assert!(fresh.get("hasCompletedOnboarding").is_none(), "not signed in: Claude Code's sign-in shows");
     let mut signed_in = json!({"theme": "light"});
-    assert!(settle(&mut signed_in, project, Some(key), true));
+    settle(&mut signed_in, project, Some(key), true).expect("answered");
     assert_eq!(signed_in["customApiKeyResponses"]["rejected"], json!([tail]), "signed in: its login is used");
-    assert_eq!(signed_in["theme"], "light", "the rest is kept");
-    let mut decided = json!({"customApiKeyResponses": {"approved": [], "rejected": [tail]}});
-    settle(&mut decided, project, Some(key), false);
-    assert_eq!(decided["customApiKeyResponses"], json!({"approved": [], "rejected": [tail]}), "the learner's answer");
-    let mut no_key = json!({});
-    settle(&mut no_key, project, None, false);
-    assert!(no_key.get("hasCompletedOnboarding").is_none(), "not signed in and no key: Claude Code's sign-in shows");
-    assert!(!settle(&mut fresh.clone(), project, Some(key), false), "answered once, nothing to change");
+    assert_eq!(
+        (signed_in["theme"].as_str(), signed_in["hasCompletedOnboarding"].as_bool()),
+        (Some("light"), Some(true))
+    );
+    // The learner gave Claude Code this key themselves: their answer stands, nothing said of it.
+    let mut given = json!({"customApiKeyResponses": {"approved": [tail], "rejected": []}});
+    let said = settle(&mut given, project, Some(key), false).expect("the folder trusted");
+    assert_eq!(given["customApiKeyResponses"], json!({"approved": [tail], "rejected": []}), "the learner's answer");
+    assert!(!said.contains("ANTHROPIC_API_KEY"), "{said}");
+    assert_eq!(settle(&mut fresh.clone(), project, Some(key), false), None, "answered once, nothing to change");
 
     let dir = tempfile::tempdir().expect("dir");
     let config = dir.path().join("claude");
