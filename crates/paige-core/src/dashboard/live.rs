@@ -25,12 +25,14 @@ impl Dashboard {
         runtime: &tokio::runtime::Handle,
     ) {
         let mut events = self.ctx.subscribe();
+        // The session just became live: every UI showing the dashboard is told now, before
+        // anything else of the session reaches it; its cost so far is where changes count from.
+        self.push_state();
+        let mut cost = self.ctx.db().coaching_cost(session_id).ok();
         let (dashboard, session_id) = (Arc::downgrade(self), session_id.to_owned());
         let follow = async move {
-            let mut cost = None;
-            let mut tick = tokio::time::interval(COST_EVERY);
+            let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + COST_EVERY, COST_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            // The first tick is now: the session just became live.
             loop {
                 let push = tokio::select! {
                     _ = cancel.cancelled() => break,
