@@ -292,3 +292,75 @@ fn paige_claude_started_before_the_session_is_typed_the_kickoff_once_when_it_is_
     let _ = claude.wait();
     drop(paige);
 }
+
+/// The learner closes the terminal `paige claude` runs in: its Claude Code is hung up as a
+/// closed terminal would hang it up, and nothing of it stays running with no one to see it
+/// (before, `paige claude` and its Claude Code waited forever on a terminal that was gone).
+/// `script` plays the terminal and is killed; a `claude` on PATH stands in, writing its pid.
+#[test]
+fn closing_the_terminal_paige_claude_runs_in_ends_it_and_its_claude_code() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let mut world = World::ready();
+    learner_project(&world);
+    let bin = world.root.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let pid_file = world.data_dir().join("claude/pid");
+    let script = "#!/bin/sh\nstty raw -echo\ntouch \"$CLAUDE_CONFIG_DIR/pid\"\nprintf '> '\nexec sleep 300\n";
+    std::fs::write(bin.join("claude"), script).expect("claude");
+    std::fs::set_permissions(bin.join("claude"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    world.set("PATH", &format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()));
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    let line = format!("{} claude", crate::PAIGE);
+    let mut terminal = std::process::Command::new("script");
+    terminal
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(world.cwd())
+        .env_clear()
+        .envs(world.env.iter().cloned())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0);
+    // The shell in that terminal ignores hang-ups (started under `nohup`, as CI runs are):
+    // when the terminal goes, no SIGHUP reaches `paige claude`; only its input ends.
+    // SAFETY: signal(2) between fork and exec, async-signal-safe.
+    unsafe {
+        terminal.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        })
+    };
+    let mut terminal = terminal.spawn().expect("paige claude starts");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !pid_file.exists() {
+        assert!(std::time::Instant::now() < deadline, "Claude Code never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // What runs for this world's Claude Code: every process whose environment names its
+    // config dir (`paige claude`'s jail and Claude Code in it, seen from outside too).
+    let marker = format!("CLAUDE_CONFIG_DIR={}", world.data_dir().join("claude").display());
+    let running = || -> Vec<u32> {
+        std::fs::read_dir("/proc")
+            .expect("proc")
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+                environ.split(|b| *b == 0).any(|var| var == marker.as_bytes())
+            })
+            .collect()
+    };
+    assert!(!running().is_empty(), "Claude Code runs");
+    // The terminal goes away (its window closed): `script` and its group, killed.
+    // SAFETY: kill(2) on the process group `script` leads (ours).
+    unsafe { libc::kill(-(terminal.id() as i32), libc::SIGKILL) };
+    let _ = terminal.wait();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !running().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "left running after the terminal closed: {:?}", running());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(paige);
+}

@@ -135,7 +135,11 @@ pub(crate) fn run(command: &AgentCommand, paige: impl Fn() -> Option<Located> + 
         }
     });
     // The learner's keys, to Claude Code. The thread blocks in read(2) until the process ends.
+    // Raw mode makes ^D a byte: a read that ends means the learner's terminal is gone (closed
+    // window, killed `script`), and Claude Code is hung up as a closed terminal would hang it
+    // up, so nothing of it stays running with no one to see it.
     let (typed, keys) = (activity.clone(), writer.clone());
+    let mut hang_up = child.clone_killer();
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin();
         let mut buf = [0u8; 4096];
@@ -146,9 +150,10 @@ pub(crate) fn run(command: &AgentCommand, paige: impl Fn() -> Option<Located> + 
             }
             let mut writer = keys.lock().expect("writer");
             if writer.write_all(input).and_then(|()| writer.flush()).is_err() {
-                break;
+                return;
             }
         }
+        let _ = hang_up.kill();
     });
     // Paige's deliveries, and the window's size.
     let (state, pasting, finished) = (activity.clone(), writer.clone(), done.clone());
