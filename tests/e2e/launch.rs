@@ -239,31 +239,12 @@ fn paige_claude_refuses_to_launch_unjailed_for_a_paige_that_jails() {
 /// puts its terminal in raw mode, draws a prompt and keeps what it is typed.
 #[test]
 fn paige_claude_started_before_the_session_is_typed_the_kickoff_once_when_it_is_quiet() {
-    use std::os::unix::fs::PermissionsExt;
-    let mut world = World::ready();
-    learner_project(&world);
-    let bin = world.root.path().join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
     // Where Claude Code may write, in the jail too: its own config dir.
+    let (world, paige) = world_with_standin_claude("exec cat > \"$CLAUDE_CONFIG_DIR/typed\"");
     let typed = world.data_dir().join("claude/typed");
-    let script = "#!/bin/sh\nstty raw -echo\nprintf '> '\nexec cat > \"$CLAUDE_CONFIG_DIR/typed\"\n";
-    std::fs::write(bin.join("claude"), script).expect("claude");
-    std::fs::set_permissions(bin.join("claude"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    world.set("PATH", &format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()));
-    let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready in", Duration::from_secs(10));
     // In a terminal (`script`), its input held open: the learner's terminal.
-    let line = format!("{} claude", crate::PAIGE);
-    let mut claude = std::process::Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .current_dir(world.cwd())
-        .env_clear()
-        .envs(world.env.iter().cloned())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::fs::File::create(world.root.path().join("screen")).expect("screen"))
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("paige claude starts");
+    let screen = std::fs::File::create(world.root.path().join("screen")).expect("screen");
+    let mut claude = paige_claude_in_script(&world, screen.into()).spawn().expect("paige claude starts");
     let screen = || std::fs::read_to_string(world.root.path().join("screen")).unwrap_or_default();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while !typed.exists() {
@@ -299,30 +280,11 @@ fn paige_claude_started_before_the_session_is_typed_the_kickoff_once_when_it_is_
 /// `script` plays the terminal and is killed; a `claude` on PATH stands in, writing its pid.
 #[test]
 fn closing_the_terminal_paige_claude_runs_in_ends_it_and_its_claude_code() {
-    use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
-    let mut world = World::ready();
-    learner_project(&world);
-    let bin = world.root.path().join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
+    let (world, paige) = world_with_standin_claude("touch \"$CLAUDE_CONFIG_DIR/pid\"; exec sleep 300");
     let pid_file = world.data_dir().join("claude/pid");
-    let script = "#!/bin/sh\nstty raw -echo\ntouch \"$CLAUDE_CONFIG_DIR/pid\"\nprintf '> '\nexec sleep 300\n";
-    std::fs::write(bin.join("claude"), script).expect("claude");
-    std::fs::set_permissions(bin.join("claude"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    world.set("PATH", &format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()));
-    let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready in", Duration::from_secs(10));
-    let line = format!("{} claude", crate::PAIGE);
-    let mut terminal = std::process::Command::new("script");
-    terminal
-        .args(["-qec", &line, "/dev/null"])
-        .current_dir(world.cwd())
-        .env_clear()
-        .envs(world.env.iter().cloned())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .process_group(0);
+    let mut terminal = paige_claude_in_script(&world, std::process::Stdio::null());
+    terminal.process_group(0);
     // The shell in that terminal ignores hang-ups (started under `nohup`, as CI runs are):
     // when the terminal goes, no SIGHUP reaches `paige claude`; only its input ends.
     // SAFETY: signal(2) between fork and exec, async-signal-safe.
@@ -363,4 +325,36 @@ fn closing_the_terminal_paige_claude_runs_in_ends_it_and_its_claude_code() {
         std::thread::sleep(Duration::from_millis(100));
     }
     drop(paige);
+}
+
+/// A ready world whose `claude` on PATH is a stand-in — it puts its terminal in raw mode,
+/// draws a prompt, then runs `then` — and its `paige serve`, started.
+fn world_with_standin_claude(then: &str) -> (World, crate::Running) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut world = World::ready();
+    learner_project(&world);
+    let bin = world.root.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let script = format!("#!/bin/sh\nstty raw -echo\nprintf '> '\n{then}\n");
+    std::fs::write(bin.join("claude"), script).expect("claude");
+    std::fs::set_permissions(bin.join("claude"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    world.set("PATH", &format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()));
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+    (world, paige)
+}
+
+/// `paige claude` in a terminal `script` makes, its input held open, its screen to `screen`.
+fn paige_claude_in_script(world: &World, screen: std::process::Stdio) -> std::process::Command {
+    let line = format!("{} claude", crate::PAIGE);
+    let mut terminal = std::process::Command::new("script");
+    terminal
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(world.cwd())
+        .env_clear()
+        .envs(world.env.iter().cloned())
+        .stdin(std::process::Stdio::piped())
+        .stdout(screen)
+        .stderr(std::process::Stdio::null());
+    terminal
 }
