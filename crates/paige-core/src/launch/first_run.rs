@@ -63,8 +63,8 @@ pub fn settle(state: &mut Value, project_dir: &Path, key: Option<&str>, signed_i
             said.push("trusted this folder for Claude Code (Paige's view of it is read-only)".to_owned());
         }
     }
-    if let Some(key) = key.filter(|k| k.len() >= KEY_TAIL) {
-        let tail = &key[key.len() - KEY_TAIL..];
+    // The environment's text: a tail that would split a character is not a key's.
+    if let Some(tail) = key.and_then(|k| k.get(k.len().checked_sub(KEY_TAIL)?..)) {
         let responses = root.entry("customApiKeyResponses").or_insert_with(|| json!({"approved": [], "rejected": []}));
         let known = ["approved", "rejected"]
             .iter()

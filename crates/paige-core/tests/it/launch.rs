@@ -573,6 +573,10 @@ fn claude_codes_first_screens_are_answered_for_the_project_and_the_key_and_the_l
     assert_eq!(given["customApiKeyResponses"], json!({"approved": [tail], "rejected": []}), "the learner's answer");
     assert!(!said.contains("ANTHROPIC_API_KEY"), "{said}");
     assert_eq!(settle(&mut fresh.clone(), project, Some(key), false), None, "answered once, nothing to change");
+    // Text from the environment, not a key: a tail that would split a character is left alone.
+    let mut odd = json!({});
+    let said = settle(&mut odd, project, Some("€€€€€€€"), false).expect("the folder trusted");
+    assert!(odd.get("customApiKeyResponses").is_none() && !said.contains("KEY"), "{odd}");
 
     let dir = tempfile::tempdir().expect("dir");
     let config = dir.path().join("claude");
