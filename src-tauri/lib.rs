@@ -152,10 +152,11 @@ async fn export_learning_record<R: Runtime>(
         .map_err(|err| CommandError::new(CommandErrorCode::Dialog, format!("cannot save there: {err}")))?;
     let core = backend.core.clone();
     let target = path.clone();
-    let summary = tauri::async_runtime::spawn_blocking(move || core.export_record_to(&target, since.as_deref()))
-        .await
-        .map_err(|err| CommandError::new(CommandErrorCode::Internal, err.to_string()))?
-        .map_err(CommandError::with(CommandErrorCode::Record))?;
+    let summary =
+        tauri::async_runtime::spawn_blocking(move || core.coaching().export_record_to(&target, since.as_deref()))
+            .await
+            .map_err(|err| CommandError::new(CommandErrorCode::Internal, err.to_string()))?
+            .map_err(CommandError::with(CommandErrorCode::Record))?;
     Ok(Some(SavedRecord {
         path: path.display().to_string(),
         lines: summary.lines,

@@ -55,13 +55,13 @@ fn complete_phases(
                 .expect("plan");
             let phases: Vec<_> = stored.into_iter().map(|(p, _)| p).collect();
             core.learning().keep_baselines(&phases);
-            core.update_phase(1, PhaseStatus::Active).expect("active");
+            core.coaching().update_phase(1, PhaseStatus::Active).expect("active");
             if change {
                 let edited = format!("{base}    if field_{run}.is_empty() {{ return Err(Error::Empty); }}\n");
                 std::fs::write(project.join("src/parser.rs"), edited).expect("edit");
             }
             let started = Instant::now();
-            core.update_phase(1, PhaseStatus::Complete).expect("complete");
+            core.coaching().update_phase(1, PhaseStatus::Complete).expect("complete");
             started.elapsed()
         })
         .collect()
@@ -77,7 +77,7 @@ fn main() {
         ..Config::new(project.path().to_owned(), data.path().to_owned(), "sk-bench")
     };
     let core = Arc::new(Core::open(config, Arc::new(SystemClock)).expect("core"));
-    let session = core.start_session(Some(30), Some("bench".into())).expect("session").id;
+    let session = core.coaching().start_session(Some(30), Some("bench".into())).expect("session").id;
     core.mute_observer(true);
 
     let (base_p50, base_p90) = stats(complete_phases(&core, &session, project.path(), &[], false));

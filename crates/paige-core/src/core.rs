@@ -32,24 +32,18 @@ pub struct Core {
     watcher: Mutex<Option<Watcher>>,
     terminals: Arc<crate::terminal::Terminals>,
     detector: Arc<crate::detector::Detector>,
-    /// Each session's wrap-up, run once (`coaching/wrapup.rs`).
-    wrapups: crate::coaching_state::WrapUps,
-    /// The transcript the last hook named, for a UI `session:end`.
-    last_transcript: crate::coaching_state::LastTranscript,
-    /// The newest kickoff delivery: an older one still waiting gives way to it.
-    kickoff_generation: crate::coaching_state::Deliveries,
     /// The phases' step checks (`checks/`).
     checks: Arc<crate::checks::StepChecks>,
     /// The live session's Observer (`observer/`).
     observer: Arc<crate::observer::Observer>,
-    /// The intake interview (`intake/`).
-    intake: Arc<crate::intake::Intake>,
     /// The dashboard (`dashboard/`): its kept model answers and the UIs showing it.
     dashboard: Arc<crate::dashboard::Dashboard>,
-    /// The learning signals (`learning/`): comprehension checks, reliance, solutions shown.
-    learning: Arc<crate::learning::Learning>,
-    /// Spaced review (`review/`).
-    reviews: Arc<crate::review::Reviews>,
+    /// The coaching session and all that hangs off it (`coaching/`).
+    coaching: Arc<crate::coaching::Coaching>,
+    /// The editor's unsaved changes as diffs (`diffs.rs`).
+    diffs: Arc<crate::diffs::Diffs>,
+    /// The hook engine (`governance/`).
+    governance: crate::governance::Governance,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +105,27 @@ impl Core {
         let observer = crate::observer::Observer::new(ctx.clone(), terminals.clone(), config.limits.observer);
         let learning = crate::learning::Learning::new(ctx.clone());
         let reviews = crate::review::Reviews::new(ctx.clone());
+        let diffs = crate::diffs::Diffs::new(ctx.clone(), config.limits.max_diff_bytes);
+        let coaching = crate::coaching::Coaching::new(
+            ctx.clone(),
+            crate::coaching::CoachingSettings::of(&config),
+            crate::coaching::Uses {
+                terminals: terminals.clone(),
+                checks: checks.clone(),
+                observer: observer.clone(),
+                intake,
+                dashboard: dashboard.clone(),
+                learning,
+                reviews,
+            },
+        );
+        let governance = crate::governance::Governance::new(
+            ctx.clone(),
+            crate::governance::GovernanceSettings::of(&config),
+            detector.clone(),
+            coaching.clone(),
+            diffs.clone(),
+        );
         Ok(Core {
             started_at: clock.now(),
             config,
@@ -118,15 +133,12 @@ impl Core {
             watcher: Mutex::new(None),
             terminals,
             detector,
-            wrapups: Default::default(),
-            last_transcript: Default::default(),
-            kickoff_generation: Default::default(),
             checks,
             observer,
-            intake,
             dashboard,
-            learning,
-            reviews,
+            coaching,
+            diffs,
+            governance,
         })
     }
 
@@ -145,12 +157,27 @@ impl Core {
 
     /// Spaced review (`review/`).
     pub fn reviews(&self) -> &Arc<crate::review::Reviews> {
-        &self.reviews
+        self.coaching.reviews()
     }
 
     /// The learning signals (`learning/`).
     pub fn learning(&self) -> &Arc<crate::learning::Learning> {
-        &self.learning
+        self.coaching.learning()
+    }
+
+    /// The hook engine (`governance/`).
+    pub(crate) fn governance(&self) -> &crate::governance::Governance {
+        &self.governance
+    }
+
+    /// The editor's unsaved changes as diffs (`diffs.rs`).
+    pub(crate) fn diff_cache(&self) -> &Arc<crate::diffs::Diffs> {
+        &self.diffs
+    }
+
+    /// The coaching session and all that hangs off it (`coaching/`).
+    pub fn coaching(&self) -> &Arc<crate::coaching::Coaching> {
+        &self.coaching
     }
 
     /// The dashboard (`dashboard/`).
@@ -167,7 +194,7 @@ impl Core {
         refresh: bool,
     ) -> Result<(), DbError> {
         // What the learner found hard becomes review items before the count is read.
-        if let Err(err) = self.reviews.sync() {
+        if let Err(err) = self.coaching.reviews().sync() {
             tracing::warn!("cannot make the review items: {err}");
         }
         self.dashboard.request(from, period, refresh)
@@ -201,11 +228,6 @@ impl Core {
         &self.ctx.root
     }
 
-    /// What every feature may use: the database, the model client, the clock, the bus…
-    pub(crate) fn ctx(&self) -> &Arc<crate::ctx::Ctx> {
-        &self.ctx
-    }
-
     pub(crate) fn detector(&self) -> &Arc<crate::detector::Detector> {
         &self.detector
     }
@@ -229,6 +251,20 @@ impl Core {
     /// now is kept first, so a restore loses nothing either. Returns the file's path.
     pub fn restore_version(&self, id: i64) -> Result<String, crate::detector::DetectorError> {
         self.detector.restore_version(id)
+    }
+
+    /// The active session, if any.
+    pub fn active_session(&self) -> Option<crate::db::Session> {
+        self.ctx.active_session()
+    }
+
+    /// Appends to the active session's timeline (`Ctx::log_action`).
+    pub fn log_action(
+        &self,
+        action_type: crate::db::ActionType,
+        data: serde_json::Value,
+    ) -> Option<crate::db::ActionEntry> {
+        self.ctx.log_action(action_type, data)
     }
 
     pub fn db(&self) -> &Db {
@@ -471,18 +507,6 @@ impl Core {
         self.ctx.tasks()
     }
 
-    pub(crate) fn wrapups(&self) -> &crate::coaching_state::WrapUps {
-        &self.wrapups
-    }
-
-    pub(crate) fn kickoff_generation(&self) -> &std::sync::atomic::AtomicU64 {
-        &self.kickoff_generation.0
-    }
-
-    pub(crate) fn last_transcript(&self) -> &crate::coaching_state::LastTranscript {
-        &self.last_transcript
-    }
-
     /// The phases' step checks (`checks/`).
     pub(crate) fn checks(&self) -> &Arc<crate::checks::StepChecks> {
         &self.checks
@@ -491,11 +515,6 @@ impl Core {
     /// The latest step check of `phase_id`, if one ran.
     pub fn phase_check(&self, phase_id: &str) -> Option<crate::checks::PhaseCheck> {
         self.checks.phase_check(phase_id)
-    }
-
-    /// The Observer (`observer/`): Paige's watch over the live session.
-    pub(crate) fn observer(&self) -> &Arc<crate::observer::Observer> {
-        &self.observer
     }
 
     /// What `observer:status` says now.
@@ -526,11 +545,6 @@ impl Core {
         context: &crate::prompts::observer_triage::TriageContext,
     ) -> Result<crate::prompts::observer_triage::ObserverTriageResponse, ApiError> {
         self.observer.triage(session_id, context).await
-    }
-
-    /// The intake interview (`intake/`).
-    pub(crate) fn intake(&self) -> &Arc<crate::intake::Intake> {
-        &self.intake
     }
 }
 

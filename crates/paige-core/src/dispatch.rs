@@ -147,7 +147,7 @@ impl Core {
                     ActionType::HintLevelChange,
                     json!({ "level": h.level, "previousLevel": h.previous_level }),
                 );
-                self.change_hint_level(h.level);
+                self.coaching().change_hint_level(h.level);
                 None
             }
             ClientMessage::UserIdleStart(i) => {
@@ -173,7 +173,7 @@ impl Core {
                 })
             }
             // The wrap-up runs in the background; `session:completed` follows.
-            ClientMessage::SessionEnd(_) => self.end_session_from_ui().err().map(|err| {
+            ClientMessage::SessionEnd(_) => self.coaching().end_session_from_ui().err().map(|err| {
                 let code = match err {
                     crate::coaching::WrapUpError::NoActiveSession => ErrorCode::InvalidMessage,
                     _ => ErrorCode::Internal,
@@ -188,16 +188,16 @@ impl Core {
                     title: start.title,
                     description: start.description,
                 };
-                match self.begin_coaching_session(request) {
+                match self.coaching().begin_coaching_session(request) {
                     Ok(_) => {
-                        self.intake().for_first_session(from);
+                        self.coaching().intake().for_first_session(from);
                         None
                     }
                     Err(err) => Some(session_error(err, "session:start")),
                 }
             }
             ClientMessage::SessionResume(resume) => {
-                self.resume_session(&resume.session_id).err().map(|err| session_error(err, "session:resume"))
+                self.coaching().resume_session(&resume.session_id).err().map(|err| session_error(err, "session:resume"))
             }
             // EC-70: without a session there is no Observer; ignored with a warning.
             ClientMessage::ObserverMute(mute) => {
@@ -238,17 +238,25 @@ impl Core {
                 self.refresh_dashboard_issues();
                 None
             }
-            ClientMessage::SessionList(_) => Some(ServerMessage::SessionOptions(self.session_options())),
-            ClientMessage::CoachingShowMe(_) => self.show_me().err().map(ServerMessage::CoachingWorkedExampleError),
+            ClientMessage::SessionList(_) => Some(ServerMessage::SessionOptions(self.coaching().session_options())),
+            ClientMessage::CoachingShowMe(_) => {
+                self.coaching().show_me().err().map(ServerMessage::CoachingWorkedExampleError)
+            }
             // `coaching:phase_update` follows for every UI; only a refusal answers the sender.
-            ClientMessage::CoachingPhaseDone(done) => self.learner_completes_phase(done.phase).err().map(|err| {
-                let code = match err {
-                    crate::agent::AgentError::Project(_) | crate::agent::AgentError::Db(_) => ErrorCode::Internal,
-                    _ => ErrorCode::InvalidMessage,
-                };
-                ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": "coaching:phase_done" })))
-            }),
-            ClientMessage::CoachingReplan(_) => self.request_replan().err().map(|err| {
+            ClientMessage::CoachingPhaseDone(done) => {
+                self.coaching().learner_completes_phase(done.phase).err().map(|err| {
+                    let code = match err {
+                        crate::agent::AgentError::Project(_) | crate::agent::AgentError::Db(_) => ErrorCode::Internal,
+                        _ => ErrorCode::InvalidMessage,
+                    };
+                    ServerMessage::ConnectionError(error(
+                        code,
+                        err.to_string(),
+                        json!({ "type": "coaching:phase_done" }),
+                    ))
+                })
+            }
+            ClientMessage::CoachingReplan(_) => self.coaching().request_replan().err().map(|err| {
                 ServerMessage::ConnectionError(error(
                     ErrorCode::InvalidMessage,
                     err.to_string(),
@@ -256,18 +264,18 @@ impl Core {
                 ))
             }),
             // The interview's state answers the sender; its questions and scores follow for every UI.
-            ClientMessage::IntakeStart(_) => self.intake().start(from).err().map(ServerMessage::IntakeError),
+            ClientMessage::IntakeStart(_) => self.coaching().intake().start(from).err().map(ServerMessage::IntakeError),
             ClientMessage::IntakeTyping(typing) => {
-                self.intake().typing(typing.typing);
+                self.coaching().intake().typing(typing.typing);
                 None
             }
-            ClientMessage::IntakeSkip(_) => self.intake().skip().err().map(ServerMessage::IntakeError),
+            ClientMessage::IntakeSkip(_) => self.coaching().intake().skip().err().map(ServerMessage::IntakeError),
             ClientMessage::IntakeAnswer(answer) => {
-                self.intake().answer(answer.text).err().map(ServerMessage::IntakeError)
+                self.coaching().intake().answer(answer.text).err().map(ServerMessage::IntakeError)
             }
             // The check follows for every UI (`learning:check`); only a refusal answers the sender.
             ClientMessage::LearningAnswer(answer) => {
-                self.answer_comprehension(&answer.question_id, &answer.answer).err().map(|err| {
+                self.coaching().answer_comprehension(&answer.question_id, &answer.answer).err().map(|err| {
                     ServerMessage::LearningError(LearningErrorView {
                         question_id: Some(answer.question_id),
                         phase: None,
@@ -275,38 +283,44 @@ impl Core {
                     })
                 })
             }
-            ClientMessage::LearningSkip(LearningPhase { phase }) => self.skip_comprehension(phase).err().map(|err| {
-                ServerMessage::LearningError(LearningErrorView {
-                    question_id: None,
-                    phase: Some(phase),
-                    error: err.to_string(),
+            ClientMessage::LearningSkip(LearningPhase { phase }) => {
+                self.coaching().skip_comprehension(phase).err().map(|err| {
+                    ServerMessage::LearningError(LearningErrorView {
+                        question_id: None,
+                        phase: Some(phase),
+                        error: err.to_string(),
+                    })
                 })
-            }),
-            ClientMessage::LearningRetry(LearningPhase { phase }) => self.retry_comprehension(phase).err().map(|err| {
-                ServerMessage::LearningError(LearningErrorView {
-                    question_id: None,
-                    phase: Some(phase),
-                    error: err.to_string(),
+            }
+            ClientMessage::LearningRetry(LearningPhase { phase }) => {
+                self.coaching().retry_comprehension(phase).err().map(|err| {
+                    ServerMessage::LearningError(LearningErrorView {
+                        question_id: None,
+                        phase: Some(phase),
+                        error: err.to_string(),
+                    })
                 })
-            }),
-            ClientMessage::ReviewsList(_) => Some(match self.reviews_due() {
+            }
+            ClientMessage::ReviewsList(_) => Some(match self.coaching().reviews_due() {
                 Ok(due) => ServerMessage::ReviewsDue(due),
                 Err(err) => ServerMessage::ReviewsError(ReviewErrorView { item_id: None, error: err.to_string() }),
             }),
             // The question and the grade are model calls: they follow, to the sender.
             ClientMessage::ReviewsStart(start) => {
-                self.start_spaced_review(from, start.item_id);
+                self.coaching().start_spaced_review(from, start.item_id);
                 None
             }
             ClientMessage::ReviewsAnswer(answer) => {
-                self.answer_spaced_review(from, answer.item_id, answer.answer);
+                self.coaching().answer_spaced_review(from, answer.item_id, answer.answer);
                 None
             }
             // Reads the whole history and signs it: a blocking frame (`may_block`).
-            ClientMessage::RecordExport(export) => Some(match self.export_record_text(export.since.as_deref()) {
-                Ok(exported) => ServerMessage::RecordExported(exported),
-                Err(error) => ServerMessage::RecordError(RecordError { error }),
-            }),
+            ClientMessage::RecordExport(export) => {
+                Some(match self.coaching().export_record_text(export.since.as_deref()) {
+                    Ok(exported) => ServerMessage::RecordExported(exported),
+                    Err(error) => ServerMessage::RecordError(RecordError { error }),
+                })
+            }
             // A UI without a terminal (the browser UI of `paige serve` never sends it): the
             // sender's mistake, not a missing feature.
             ClientMessage::TerminalInput(_) => Some(ServerMessage::ConnectionError(error(
@@ -348,16 +362,16 @@ impl Core {
         }
         // A UI that connects mid-session (a reload, a second window) gets the session as it
         // stands, for itself only: nothing is resumed, logged or reopened elsewhere.
-        if let Some(state) = self.live_session_state() {
+        if let Some(state) = self.coaching().live_session_state() {
             self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::SessionStarted(state) });
         }
-        for message in self.intake().rejoin() {
+        for message in self.coaching().intake().rejoin() {
             self.emit(crate::event::Event::UiTo { connection: from, message });
         }
         if let Some(check) = self.checks().current_step_check() {
             self.emit(crate::event::Event::UiTo { connection: from, message: ServerMessage::CoachingStepCheck(check) });
         }
-        for message in self.learning_rejoin() {
+        for message in self.coaching().learning_rejoin() {
             self.emit(crate::event::Event::UiTo { connection: from, message });
         }
         // The Observer's state as the backend holds it (the mute toggle shows this, not a guess).
@@ -458,7 +472,7 @@ fn session_error(err: crate::SessionError, type_name: &str) -> ServerMessage {
         AlreadyActive(_) | NothingToWorkOn | NotFound(_) | NotResumable(..) | WrappingUp(_) => {
             ErrorCode::InvalidMessage
         }
-        NoActiveSession | NoRuntime | Core(_) => ErrorCode::Internal,
+        NoActiveSession | NoRuntime | Db(_) => ErrorCode::Internal,
     };
     ServerMessage::ConnectionError(error(code, err.to_string(), json!({ "type": type_name })))
 }

@@ -154,3 +154,41 @@ mod tests {
         assert!(parse_payload::<Value>(b"{\"prompt\": ").is_err(), "what is not JSON stays an error");
     }
 }
+
+/// A hook payload as Claude Code sends it (2.1.330). Unknown fields are ignored; every
+/// field is optional so a payload from another version still decodes.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HookInput {
+    #[serde(default)]
+    pub session_id: String,
+    #[serde(default)]
+    pub transcript_path: Option<std::path::PathBuf>,
+    #[serde(default)]
+    pub cwd: Option<std::path::PathBuf>,
+    #[serde(default)]
+    pub hook_event_name: Option<String>,
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    #[serde(default)]
+    pub tool_input: Option<serde_json::Value>,
+    /// Claude Code's id of the tool call; pairs a PreToolUse with its PostToolUse.
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    #[serde(default)]
+    pub tool_response: Option<serde_json::Value>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+    /// SessionEnd: why the session ended (`clear`, `logout`, `prompt_input_exit`, `other`…).
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Stop: the text of Claude Code's last message in the turn.
+    #[serde(default)]
+    pub last_assistant_message: Option<String>,
+    /// Not Claude Code's: when `paige hook` stops waiting for the answer (its
+    /// `X-Paige-Answer-Within-Ms`), after which Claude Code has been told the call is denied.
+    /// A PreToolUse decided later must not open a watch window for a call that never runs.
+    #[serde(skip)]
+    pub answer_by: Option<std::time::Instant>,
+}

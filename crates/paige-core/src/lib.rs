@@ -3,7 +3,6 @@
 //! Adapters hold a [`Core`] and call plain functions on it; everything the core pushes
 //! comes out as one closed [`Event`] enum.
 
-mod activity;
 mod agent;
 pub mod api;
 pub mod buffers;
@@ -18,14 +17,15 @@ pub mod ctx;
 pub mod dashboard;
 pub mod db;
 pub mod detector;
+pub mod diffs;
 mod dispatch;
 pub mod event;
 pub mod explain;
 pub mod files;
 pub mod github;
 pub mod governance;
-mod guard_check;
 pub mod hook_event;
+mod hooks;
 pub mod intake;
 pub mod launch;
 pub mod learning;
@@ -47,12 +47,13 @@ mod sync;
 pub mod terminal;
 mod timed_call;
 pub mod token;
+pub mod transcript;
 pub mod vocab;
 
 pub use crate::core::{Core, CoreError};
-pub use activity::{BUFFER_SUMMARY_INTERVAL, SessionError};
 pub use agent::{AgentError, BufferView, PhaseView, StateItem};
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use coaching::{BUFFER_SUMMARY_INTERVAL, Coaching, SessionError};
 pub use config::{Config, ConfigError, ConfigOverrides};
 pub use event::Event;
 pub use limits::Limits;

@@ -202,3 +202,14 @@ impl Live {
         self.watch_notice.iter().chain(&self.agent_notice).chain(&self.guard_notice).cloned().collect()
     }
 }
+
+/// Why a file operation on the project failed: the path, the file, or the editor's buffer.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error(transparent)]
+    Path(#[from] crate::files::PathError),
+    #[error(transparent)]
+    File(#[from] crate::files::FileError),
+    #[error(transparent)]
+    Buffer(#[from] BufferError),
+}

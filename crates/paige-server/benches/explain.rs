@@ -37,7 +37,7 @@ async fn main() {
         ..Config::new(project.path().to_owned(), data.path().to_owned(), "bench")
     };
     let core = Arc::new(Core::open(config, Arc::new(SystemClock)).expect("core"));
-    core.start_session(None, Some("bench".into())).expect("session");
+    core.coaching().start_session(None, Some("bench".into())).expect("session");
     let conn = core.connect();
     let context: String = source.lines().take(100).collect::<Vec<_>>().join("\n");
     let frame = json!({"type": "user:explain", "payload": {

@@ -71,8 +71,8 @@ async fn main() {
     ] {
         let mut lags = Vec::with_capacity(RUNS);
         for _ in 0..RUNS {
-            core.end_session(SessionStatus::Abandoned).ok();
-            core.start_session(None, Some("Add a weather widget".into())).expect("session");
+            core.coaching().end_session(SessionStatus::Abandoned).ok();
+            core.coaching().start_session(None, Some("Add a weather widget".into())).expect("session");
             lags.push(run(&mut socket, case).await);
         }
         let max = lags.iter().copied().fold(f64::MIN, f64::max);

@@ -37,7 +37,7 @@ async fn main() {
     // Every trigger evaluated: no flow-state suppression in a tight loop.
     config.limits.observer.flow_actions = usize::MAX;
     let core = Arc::new(Core::open(config, Arc::new(SystemClock)).expect("core"));
-    let session = core.start_session(None, Some("bench".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("bench".into())).expect("session").id;
     let conn = core.connect();
     let open = json!({"type": "file:open", "payload": {"path": "src/lib.rs"}}).to_string();
     for _ in 0..20 {

@@ -69,18 +69,18 @@ async fn main() {
     })
     .await
     .expect("memories");
-    let session = core.start_session(None, None).expect("session").id;
+    let session = core.coaching().start_session(None, None).expect("session").id;
     let input = paige_core::coaching::PipelineInput {
         plan_text: "1. read\n2. write\n3. test".into(),
         issue_summary: "error handling in the parser".into(),
         issue_number: None,
     };
     // Warm up: the model loads, connections open.
-    core.run_coaching_pipeline(input.clone()).await.expect("pipeline");
+    core.coaching().run_coaching_pipeline(input.clone()).await.expect("pipeline");
     let (mut totals, mut model) = (Vec::new(), Vec::new());
     for _ in 0..RUNS {
         let started = Instant::now();
-        core.run_coaching_pipeline(input.clone()).await.expect("pipeline");
+        core.coaching().run_coaching_pipeline(input.clone()).await.expect("pipeline");
         totals.push(started.elapsed().as_secs_f64() * 1000.0);
         // The model's share: the latency the client logged for this run's calls.
         let calls = core.db().api_calls_for_session(&session).expect("api calls");

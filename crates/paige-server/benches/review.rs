@@ -41,7 +41,7 @@ async fn main() {
         ..Config::new(project.path().to_owned(), data.path().to_owned(), "bench")
     };
     let core = Arc::new(Core::open(config, Arc::new(SystemClock)).expect("core"));
-    let session = core.start_session(None, Some("bench".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("bench".into())).expect("session").id;
     core.mute_observer(true);
     let gap = core
         .db()

@@ -85,13 +85,13 @@ async fn main() {
     };
     let core = Arc::new(Core::open(config, Arc::new(SystemClock)).expect("core"));
     core.start_watcher().expect("watcher");
-    core.start_session(None, None).expect("session");
+    core.coaching().start_session(None, None).expect("session");
     let input = paige_core::coaching::PipelineInput {
         plan_text: "1. make sum add".into(),
         issue_summary: "sum".into(),
         issue_number: None,
     };
-    core.run_coaching_pipeline(input).await.expect("pipeline");
+    core.coaching().run_coaching_pipeline(input).await.expect("pipeline");
     let server = paige_server::app(core.clone(), TOKEN);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let port = listener.local_addr().expect("addr").port();

@@ -20,7 +20,7 @@ async fn main() {
     std::fs::write(project.path().join("big.rs"), &content).expect("file");
     let config = Config::new(project.path().to_owned(), data.path().to_owned(), "bench");
     let core = Arc::new(Core::open(config, Arc::new(SystemClock)).expect("core"));
-    core.start_session(None, None).expect("session");
+    core.coaching().start_session(None, None).expect("session");
     let (mut socket, served) = common::serve(core.clone()).await;
     socket.send(Message::Text(r#"{"type":"file:open","payload":{"path":"big.rs"}}"#.into())).await.expect("open");
     // Every 10th update is a large paste, so significant-change rows are written too.

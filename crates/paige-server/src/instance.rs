@@ -75,7 +75,9 @@ impl Instance {
         // The learner's session goes on where the last run left it.
         {
             let core = core.clone();
-            tokio::task::spawn_blocking(move || core.resume_after_restart()).await.context("resuming failed")?;
+            tokio::task::spawn_blocking(move || core.coaching().resume_after_restart())
+                .await
+                .context("resuming failed")?;
         }
         // Watching walks the project's folders, and the change detector's prime walks its
         // files: both in the background, so the server answers at once.

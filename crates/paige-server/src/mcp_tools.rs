@@ -283,7 +283,13 @@ impl PaigeMcp {
             LineStyle::Warning => HintStyle::Warning,
         };
         respond(
-            self.core.highlight_lines(HighlightLines { path: p.path, start, end, style, hover_text: p.hover_text }),
+            self.core.coaching().highlight_lines(HighlightLines {
+                path: p.path,
+                start,
+                end,
+                style,
+                hover_text: p.hover_text,
+            }),
             |h| json!({ "success": true, "path": h.path, "start": h.start, "end": h.end }),
         )
     }
@@ -298,7 +304,10 @@ impl PaigeMcp {
         Parameters(p): Parameters<OptionalPathParam>,
     ) -> CallToolResult {
         self.logged("paige_clear_highlights", &parts);
-        respond(self.core.clear_highlights(p.path.as_deref()), |path| json!({ "success": true, "path": path }))
+        respond(
+            self.core.coaching().clear_highlights(p.path.as_deref()),
+            |path| json!({ "success": true, "path": path }),
+        )
     }
 
     #[tool(
@@ -325,7 +334,7 @@ impl PaigeMcp {
             })
             .collect();
         respond(
-            self.core.hint_files(hints),
+            self.core.coaching().hint_files(hints),
             |hints| json!({ "success": true, "paths": hints.iter().map(|h| &h.path).collect::<Vec<_>>() }),
         )
     }
@@ -340,7 +349,7 @@ impl PaigeMcp {
         _: Parameters<NoParams>,
     ) -> CallToolResult {
         self.logged("paige_clear_hints", &parts);
-        self.core.clear_hints();
+        self.core.coaching().clear_hints();
         json_result(json!({ "success": true }))
     }
 
@@ -360,7 +369,7 @@ impl PaigeMcp {
             PhaseStatusParam::Complete => PhaseStatus::Complete,
         };
         respond(
-            self.core.update_phase(p.phase, status),
+            self.core.coaching().update_phase(p.phase, status),
             |phase| json!({ "success": true, "phase": { "id": phase.id, "number": phase.number, "title": phase.title, "status": phase.status } }),
         )
     }
@@ -390,7 +399,7 @@ impl PaigeMcp {
             MessageType::Hint => MessageKind::Hint,
         };
         respond(
-            self.core.show_message(CoachingMessage { message: p.message, kind, anchor }),
+            self.core.coaching().show_message(CoachingMessage { message: p.message, kind, anchor }),
             |()| json!({ "success": true }),
         )
     }
@@ -406,7 +415,7 @@ impl PaigeMcp {
     ) -> CallToolResult {
         self.logged("paige_show_issue_context", &parts);
         let issue = IssueContext { number: p.number, title: p.title, summary: p.summary, labels: p.labels, url: p.url };
-        respond(self.core.show_issue_context(issue), |()| json!({ "success": true }))
+        respond(self.core.coaching().show_issue_context(issue), |()| json!({ "success": true }))
     }
 
     #[tool(
@@ -425,7 +434,7 @@ impl PaigeMcp {
         if let Some(n) = p.issue_number.filter(|n| *n < 1) {
             return tool_error(AgentError::Invalid(format!("issueNumber {n} is not an issue number")));
         }
-        if let Err(err) = self.core.require_session() {
+        if let Err(err) = self.core.coaching().require_session() {
             return tool_error(err);
         }
         let input = paige_core::coaching::PipelineInput {
@@ -433,7 +442,7 @@ impl PaigeMcp {
             issue_summary: p.issue_summary,
             issue_number: p.issue_number,
         };
-        match self.core.run_coaching_pipeline(input).await {
+        match self.core.coaching().run_coaching_pipeline(input).await {
             Ok(output) => json_result(serde_json::to_value(output).unwrap_or_default()),
             Err(err) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
         }
@@ -454,7 +463,7 @@ impl PaigeMcp {
         }
         // Without an active session this is "No active session", unless the session was
         // just wrapped up: then the first wrap-up's result again (EC-62).
-        match self.core.end_session_with_wrapup(&p.session_transcript).await {
+        match self.core.coaching().end_session_with_wrapup(&p.session_transcript).await {
             Ok(wrapup) => json_result(serde_json::to_value(wrapup).unwrap_or_default()),
             Err(paige_core::coaching::WrapUpError::NoActiveSession) => tool_error(AgentError::NoActiveSession),
             Err(err) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
@@ -468,7 +477,7 @@ impl PaigeMcp {
         if self.core.active_session().is_some() {
             let mcp_session = parts.0.headers.get("mcp-session-id").and_then(|v| v.to_str().ok());
             self.core.log_action(ActionType::McpToolCall, json!({ "toolName": tool, "sessionId": mcp_session }));
-            self.core.agent_activity(tool, "");
+            self.core.coaching().agent_activity(tool, "");
         }
     }
 }

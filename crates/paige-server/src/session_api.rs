@@ -39,7 +39,7 @@ pub(crate) async fn show(State(state): State<AppState>) -> Json<serde_json::Valu
 /// an active session that has no plan yet, else null.
 pub(crate) async fn kickoff(State(state): State<AppState>) -> Response {
     let core = state.core.clone();
-    match crate::blocking::run(move || core.kickoff_for_claude_code()).await {
+    match crate::blocking::run(move || core.coaching().kickoff_for_claude_code()).await {
         Some(kickoff) => Json(json!({ "kickoff": kickoff })).into_response(),
         None => internal(),
     }
@@ -50,7 +50,7 @@ pub(crate) async fn kickoff(State(state): State<AppState>) -> Response {
 /// phase-done note), each given once; else `text: null`.
 pub(crate) async fn claim(State(state): State<AppState>) -> Response {
     let core = state.core.clone();
-    match crate::blocking::run(move || core.claim_delivery()).await {
+    match crate::blocking::run(move || core.coaching().claim_delivery()).await {
         Some(Some((kind, text))) => Json(json!({ "kind": kind, "text": text })).into_response(),
         Some(None) => Json(json!({ "text": null })).into_response(),
         None => internal(),
@@ -67,7 +67,7 @@ pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<Start
         title: request.issue_title,
         description: request.description,
     };
-    let started = crate::blocking::run(move || core.begin_coaching_session(request));
+    let started = crate::blocking::run(move || core.coaching().begin_coaching_session(request));
     let Some(started) = started.await else { return internal() };
     match started {
         Ok(session) => (StatusCode::CREATED, Json(json!({ "session": session }))).into_response(),
@@ -83,7 +83,9 @@ pub(crate) async fn end(State(state): State<AppState>, body: Option<Json<EndRequ
         return HttpError::bad_request("status must be completed or abandoned").into_response();
     }
     let core = state.core.clone();
-    let Some(ended) = crate::blocking::run(move || core.end_session(status)).await else { return internal() };
+    let Some(ended) = crate::blocking::run(move || core.coaching().end_session(status)).await else {
+        return internal();
+    };
     match ended {
         Ok(session) => Json(json!({ "session": session })).into_response(),
         Err(err @ SessionError::NoActiveSession) => HttpError::not_found(err.to_string()).into_response(),

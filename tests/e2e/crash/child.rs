@@ -85,7 +85,7 @@ impl Workload {
     /// bound to the intent: what the writes below go to.
     fn start(core: Arc<Core>, run: usize) -> Workload {
         let events = core.subscribe();
-        let session = core.start_session(None, Some(format!("crash run {run}"))).expect("session").id;
+        let session = core.coaching().start_session(None, Some(format!("crash run {run}"))).expect("session").id;
         let ui = core.connect();
         let db = core.db();
         let gap = db

@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use crate::core::Core;
+use super::Coaching;
 use crate::db::{Phase, PhaseStatus};
 use crate::learning::{CheckOutcome, FadingStep, LearningError};
 
-impl Core {
+impl Coaching {
     /// `phase` completed: its check is prepared in the background, on the session's token.
     pub(crate) fn check_comprehension(&self, session_id: &str, phase: &Phase) {
         let Some(cancel) = self.live().session().filter(|s| s.session.id == session_id).map(|s| s.cancel.clone())
@@ -59,15 +59,13 @@ impl Core {
         Ok(())
     }
 
-    /// After a hook in coach mode: the learner's prompt is classified and kept
+    /// After a hook in coach mode (only there: `after_hook`): the learner's prompt is classified and kept
     /// (UserPromptSubmit); the code blocks of Claude Code's reply are kept to compare the
     /// learner's next edits with (Stop: the transcript's last turn, else the hook's
     /// `last_assistant_message`).
-    pub(crate) fn hook_learning(&self, event: crate::governance::HookEvent, input: &crate::governance::HookInput) {
-        use crate::governance::HookEvent;
-        if !matches!(event, HookEvent::UserPromptSubmit | HookEvent::Stop)
-            || !matches!(self.governance_enabled(), Ok(false))
-        {
+    pub(crate) fn hook_learning(&self, event: crate::hook_event::HookEvent, input: &crate::hook_event::HookInput) {
+        use crate::hook_event::HookEvent;
+        if !matches!(event, HookEvent::UserPromptSubmit | HookEvent::Stop) {
             return;
         }
         match event {
@@ -77,8 +75,7 @@ impl Core {
                 }
             }
             _ => {
-                let from_transcript =
-                    input.transcript_path.as_deref().and_then(crate::governance::transcript::last_turn_text);
+                let from_transcript = input.transcript_path.as_deref().and_then(crate::transcript::last_turn_text);
                 let reply =
                     from_transcript.filter(|t| !t.trim().is_empty()).or_else(|| input.last_assistant_message.clone());
                 if let Some(reply) = reply {

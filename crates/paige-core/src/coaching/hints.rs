@@ -3,7 +3,7 @@
 //! `hint_escalated` progress event when it rises (what the wrap-up and the Dreyfus
 //! assessment read), and redraws the editor's and explorer's hints at the new level.
 
-use crate::Core;
+use super::Coaching;
 use crate::db::{HintLevel, Phase, ProgressEventType};
 
 /// How much a level reveals, for telling a rise from a fall.
@@ -16,7 +16,7 @@ fn rank(level: HintLevel) -> u8 {
     }
 }
 
-impl Core {
+impl Coaching {
     /// The learner chose `level` for the phase in progress (the active one, else the first
     /// pending one of the session's latest plan). `None` without a session, plan or phase;
     /// nothing changes then but the action log.

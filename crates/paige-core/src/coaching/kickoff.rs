@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::core::Core;
+use super::Coaching;
 use crate::db::ActionType;
 use crate::prompts::coach_kickoff::NextPhase;
 
@@ -24,7 +24,7 @@ const POLL: Duration = Duration::from_millis(500);
 /// left to the SessionStart context and the learner.
 const WAIT: Duration = Duration::from_secs(30 * 60);
 
-impl Core {
+impl Coaching {
     /// What Claude Code should be told now to start the active session: `None` without one,
     /// once it has a plan, or while its intake interview runs.
     pub fn coaching_kickoff(&self) -> Option<String> {
@@ -89,7 +89,7 @@ impl Core {
     fn type_into_claude_code(
         self: &Arc<Self>,
         kind: &'static str,
-        text: impl Fn(&Core, &str) -> Delivery + Send + 'static,
+        text: impl Fn(&Coaching, &str) -> Delivery + Send + 'static,
     ) {
         let Some(session) = self.active_session() else { return };
         let (core, cancel) = (self.clone(), self.shutdown_token());

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::agent::AgentError;
-use crate::core::Core;
+use super::AgentError;
+use super::Coaching;
 use crate::db::{ActionType, PhaseStatus};
-use crate::governance::{HookEvent, HookInput};
+use crate::hook_event::{HookEvent, HookInput};
 use crate::protocol::{AgentActivity, CoachingMessage, MessageKind, ServerMessage};
 
 /// The longest `detail` sent with an activity (characters).
@@ -27,7 +27,7 @@ pub enum ReplanError {
     HasPlan,
 }
 
-impl Core {
+impl Coaching {
     /// After a PreToolUse hook: the tool call, to the panel while the session has no plan.
     pub(crate) fn hook_activity(&self, event: HookEvent, input: &HookInput) {
         if event != HookEvent::PreToolUse {

@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use serde_json::json;
 
+use super::Coaching;
+use super::activity::{SessionError, SessionWork};
 use super::github::{GH_DEADLINE, Gh};
-use crate::activity::{SessionError, SessionWork};
-use crate::core::Core;
 use crate::db::{ActionType, HintLevel, PhaseStatus, Session, SessionStatus};
 use crate::protocol::{
     IssueContext, MessageKind, ResumableSession, ServerMessage, SessionOptions, SessionResumed, SessionStarted,
@@ -30,7 +30,7 @@ pub struct StartRequest {
 /// The newest actions replayed to find the files a resumed session had open.
 const MAX_REPLAYED_ACTIONS: usize = 5000;
 
-impl Core {
+impl Coaching {
     /// Starts a session for `request`, setting the active one aside first.
     pub fn begin_coaching_session(self: &Arc<Self>, request: StartRequest) -> Result<Session, SessionError> {
         let typed = |s: Option<String>| s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::Core;
+use super::Coaching;
 use crate::api::{ApiError, CallOptions};
 use crate::db::{ActionType, DbError, HintLevel, HintSpan, HintStyle, NewPhase, NewPhaseHint, Phase, PhaseHint};
 use crate::prompts::coach_agent::{self, CoachAgentResponse, CoachingMemory, FileHintStyle, LineHintStyle};
@@ -64,11 +64,11 @@ pub enum PipelineError {
     Db(#[from] DbError),
 }
 
-impl Core {
+impl Coaching {
     /// Runs the pipeline for the active session. Model calls are awaited; memory and SQLite
     /// run on the blocking pool. Two calls at once are independent: each stores its own plan.
     pub async fn run_coaching_pipeline(
-        self: &Arc<Core>,
+        self: &Arc<Coaching>,
         input: PipelineInput,
     ) -> Result<PipelineOutput, PipelineError> {
         let session = self.active_session().ok_or(PipelineError::NoActiveSession)?;
@@ -246,7 +246,7 @@ fn memory_connection(connection: Option<String>, given: &[CoachingMemory]) -> Op
 
 /// The learner's stages for the coach agent: "novice" with no assessment yet, else each
 /// skill area with its stage.
-fn dreyfus_summary(core: &Core) -> String {
+fn dreyfus_summary(core: &Coaching) -> String {
     match core.db().dreyfus_assessments() {
         Ok(assessments) if !assessments.is_empty() => {
             assessments.iter().map(|a| format!("{}: {}", a.skill_area, a.stage.as_str())).collect::<Vec<_>>().join(", ")
@@ -274,7 +274,7 @@ pub(crate) fn summary(phase: &Phase) -> PhaseSummary {
 
 /// Each phase's starting hint level after the learner's history in its skill area
 /// (`fading.rs`); a history that cannot be read leaves the coach agent's level.
-fn faded(core: &Core, mut rows: Vec<(NewPhase, Vec<NewPhaseHint>)>) -> Vec<(NewPhase, Vec<NewPhaseHint>)> {
+fn faded(core: &Coaching, mut rows: Vec<(NewPhase, Vec<NewPhaseHint>)>) -> Vec<(NewPhase, Vec<NewPhaseHint>)> {
     for (phase, _) in &mut rows {
         let Some(area) = phase.skill_area.clone() else { continue };
         match core.db().skill_area_history(&area, super::fading::STREAK) {

@@ -4,13 +4,13 @@
 use chrono::SecondsFormat;
 use serde_json::Value;
 
+use super::Coaching;
 use super::wrapup::{MAX_ACTIONS, MAX_EXISTING_GAPS, StoredGaps, topic_key};
-use crate::core::Core;
 use crate::db::{GapFilter, Phase, PhaseStatus, ProgressEvent, ProgressEventType, Session};
 use crate::prompts::memory_summarisation as summary;
 use crate::prompts::{dreyfus_assessment as dreyfus, knowledge_gap_extraction as gaps};
 
-impl Core {
+impl Coaching {
     /// The session's timeline, phases and their progress events; what cannot be read is
     /// left out with a warning (the wrap-up still runs).
     pub(super) fn session_record(&self, session_id: &str) -> SessionRecord {
@@ -75,7 +75,7 @@ impl SessionRecord {
         }
     }
 
-    pub(super) fn gap_extraction_message(&self, core: &Core) -> String {
+    pub(super) fn gap_extraction_message(&self, core: &Coaching) -> String {
         let actions: Vec<gaps::ActionEntry> = self
             .actions
             .iter()
@@ -108,7 +108,7 @@ impl SessionRecord {
     /// The evidence per skill area: an area with phases in this session gets its own phases'
     /// hints, completion, comprehension answers and solutions typed (issue 30); every other
     /// known area and gap topic gets the session's figures, as before phases named areas.
-    pub(super) fn dreyfus_message(&self, core: &Core, found: &StoredGaps) -> String {
+    pub(super) fn dreyfus_message(&self, core: &Coaching, found: &StoredGaps) -> String {
         let current = core.db().dreyfus_assessments().unwrap_or_default();
         let sessions = core.db().sessions().map(|all| all.len() as i64).unwrap_or(1);
         let mut areas: Vec<String> = Vec::new();
@@ -134,7 +134,7 @@ impl SessionRecord {
     }
 
     /// One area's evidence: from its own phases when the session had some, else the session's.
-    fn area_evidence(&self, core: &Core, skill_area: String, sessions: i64) -> dreyfus::SkillEvidence {
+    fn area_evidence(&self, core: &Coaching, skill_area: String, sessions: i64) -> dreyfus::SkillEvidence {
         let own: Vec<&Phase> = self
             .phases
             .iter()
@@ -174,7 +174,7 @@ impl SessionRecord {
 }
 
 /// The comprehension answers and solutions typed of `phases`.
-fn learning_evidence(core: &Core, phases: &[&Phase]) -> (Option<dreyfus::ComprehensionEvidence>, Option<i64>) {
+fn learning_evidence(core: &Coaching, phases: &[&Phase]) -> (Option<dreyfus::ComprehensionEvidence>, Option<i64>) {
     let mut evidence = dreyfus::ComprehensionEvidence {
         correct: 0,
         partial: 0,

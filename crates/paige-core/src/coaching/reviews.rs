@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use crate::core::Core;
+use super::Coaching;
 use crate::event::Event;
 use crate::protocol::{ConnectionId, ReviewDue, ReviewErrorView, ServerMessage};
 
-impl Core {
+impl Coaching {
     /// `reviews:list`: review items made of what is new, then what is due.
     pub fn reviews_due(&self) -> Result<ReviewDue, crate::db::DbError> {
         self.reviews().sync()?;
@@ -27,7 +27,7 @@ impl Core {
                     Err(err) => ServerMessage::ReviewsError(ReviewErrorView { item_id: Some(item_id), error: err.to_string() }),
                 },
             };
-            core.emit(Event::UiTo { connection: from, message });
+            core.ctx().emit(Event::UiTo { connection: from, message });
         });
     }
 
@@ -44,12 +44,14 @@ impl Core {
                 Ok(graded) => ServerMessage::ReviewsGraded(graded),
                 Err(err) => {
                     let error = ReviewErrorView { item_id: Some(item_id), error: err.to_string() };
-                    return core.emit(Event::UiTo { connection: from, message: ServerMessage::ReviewsError(error) });
+                    return core
+                        .ctx()
+                        .emit(Event::UiTo { connection: from, message: ServerMessage::ReviewsError(error) });
                 }
             };
-            core.emit(Event::UiTo { connection: from, message });
+            core.ctx().emit(Event::UiTo { connection: from, message });
             match core.reviews().due() {
-                Ok(due) => core.emit(Event::UiTo { connection: from, message: ServerMessage::ReviewsDue(due) }),
+                Ok(due) => core.ctx().emit(Event::UiTo { connection: from, message: ServerMessage::ReviewsDue(due) }),
                 Err(err) => tracing::warn!("cannot list the reviews due: {err}"),
             }
         });

@@ -11,31 +11,35 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::Coaching;
 use super::{MAX_TRANSCRIPT_BYTES, last_bytes};
-use crate::Core;
-use crate::governance::HookInput;
+use crate::hook_event::HookInput;
 
 /// How much of the transcript file is read: its end, where the session finished.
 const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
 
-impl Core {
+impl Coaching {
     /// After every hook: remembers its `transcript_path` (what a later end of the session
     /// wraps up from); shows a tool call in the panel while the session waits for its plan.
     /// Claude Code's `SessionEnd` does not end the coaching session (issue 40): the learner
     /// may restart Claude Code, or start it in another terminal, and go on; the session ends
     /// when they end it (the panel, `paige_end_session`) or is abandoned when left idle.
-    pub fn after_hook(self: &Arc<Core>, event: crate::governance::HookEvent, input: &HookInput) {
+    /// `coach_mode`: the project is not governed, so the learner's prompts and Claude Code's
+    /// replies count as the learner's learning signals.
+    pub fn after_hook(self: &Arc<Coaching>, event: crate::hook_event::HookEvent, input: &HookInput, coach_mode: bool) {
         if let Some(path) = &input.transcript_path {
             *self.last_transcript().0.locked() = Some(path.clone());
         }
         self.hook_activity(event, input);
-        self.hook_learning(event, input);
+        if coach_mode {
+            self.hook_learning(event, input);
+        }
         match event {
-            crate::governance::HookEvent::SessionStart => self.ctx().publish(crate::event::Domain::ClaudeCodeAttached),
-            crate::governance::HookEvent::SessionEnd => self.ctx().publish(crate::event::Domain::ClaudeCodeDetached),
+            crate::hook_event::HookEvent::SessionStart => self.ctx().publish(crate::event::Domain::ClaudeCodeAttached),
+            crate::hook_event::HookEvent::SessionEnd => self.ctx().publish(crate::event::Domain::ClaudeCodeDetached),
             _ => {}
         }
-        if event == crate::governance::HookEvent::SessionEnd
+        if event == crate::hook_event::HookEvent::SessionEnd
             && input.reason.as_deref() != Some("clear")
             && self.active_session().is_some()
         {
@@ -51,14 +55,14 @@ impl Core {
 
     /// The UI's `session:end`: the wrap-up starts in the background, from the transcript the
     /// last hook named (else the action log).
-    pub fn end_session_from_ui(self: &Arc<Core>) -> Result<(), super::WrapUpError> {
+    pub fn end_session_from_ui(self: &Arc<Coaching>) -> Result<(), super::WrapUpError> {
         let path = self.last_transcript().0.locked().clone();
         self.begin_wrapup(&self.transcript_from(path.as_deref()))
     }
 
     /// The condensed transcript at `path`, or the action log when there is none to read.
     fn transcript_from(&self, path: Option<&Path>) -> String {
-        let transcript = match path.map(|path| crate::governance::transcript::read_end(path, MAX_READ_BYTES)) {
+        let transcript = match path.map(|path| crate::transcript::read_end(path, MAX_READ_BYTES)) {
             Some(Ok(jsonl)) => condense(&jsonl),
             Some(Err(err)) => {
                 tracing::warn!("cannot read Claude Code's transcript: {err}; wrapping up from the action log");

@@ -9,13 +9,13 @@ use std::sync::Arc;
 
 use serde_json::json;
 
+use super::Coaching;
 use crate::api::CallOptions;
-use crate::core::Core;
 use crate::db::{ActionType, Phase, ProgressEventType};
 use crate::prompts::worked_example::{self as prompt, WorkedExampleResponse};
 use crate::protocol::{ServerMessage, WorkedExample, WorkedExampleError};
 
-impl Core {
+impl Coaching {
     /// Starts a worked example for the phase in progress; `coaching:worked_example` (or
     /// `coaching:worked_example_error`) follows for every UI. Refused at once, with why,
     /// without a session or a phase.

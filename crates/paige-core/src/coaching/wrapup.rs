@@ -6,7 +6,7 @@
 //! `kata_specs`) → Dreyfus assessment (Sonnet: upserts, the previous stage kept in the
 //! evidence) → memory summarisation (Haiku: memories into the memory store). Each model step
 //! is best-effort: a failure is logged and counts 0. Then, always: the session ends
-//! `completed` (`session_ended` logged by [`Core::end_session`]), `session:completed` is
+//! `completed` (`session_ended` logged by [`Coaching::end_session`]), `session:completed` is
 //! broadcast, and the counts are returned.
 //!
 //! Exactly once per session: the wrap-up runs as owned background work (on the core's task
@@ -24,10 +24,10 @@ use serde_json::json;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::Coaching;
 use crate::api::{CallOptions, StructuredOutput};
 use crate::coaching_state::Outcome;
 pub use crate::coaching_state::{WrapUp, WrapUpError};
-use crate::core::Core;
 use crate::db::{
     ActionType, GapFilter, KataConstraint, NewDreyfusAssessment, NewKataSpec, NewKnowledgeGap, Session, SessionStatus,
 };
@@ -45,12 +45,12 @@ pub(super) const MAX_ACTIONS: usize = 300;
 /// The most frequent known gaps the gap extraction sees.
 pub(super) const MAX_EXISTING_GAPS: usize = 100;
 
-impl Core {
+impl Coaching {
     /// Wraps up the active session once (see the module doc) and returns what it did; a
     /// second call, while the first runs or after, makes no model call and returns the first
     /// result. `transcript` is cut to its last [`MAX_TRANSCRIPT_BYTES`] before any model
     /// sees it.
-    pub async fn end_session_with_wrapup(self: &Arc<Core>, transcript: &str) -> Result<WrapUp, WrapUpError> {
+    pub async fn end_session_with_wrapup(self: &Arc<Coaching>, transcript: &str) -> Result<WrapUp, WrapUpError> {
         let (session_id, mut outcome) = self.wrapup_for(transcript)?;
         let result = match outcome.wait_for(Option::is_some).await {
             Ok(done) => done.clone().unwrap_or(Err(WrapUpError::Interrupted)),
@@ -63,12 +63,12 @@ impl Core {
     }
 
     /// Starts the wrap-up without waiting for it (a hook must answer at once).
-    pub(crate) fn begin_wrapup(self: &Arc<Core>, transcript: &str) -> Result<(), WrapUpError> {
+    pub(crate) fn begin_wrapup(self: &Arc<Coaching>, transcript: &str) -> Result<(), WrapUpError> {
         self.wrapup_for(transcript).map(|_| ())
     }
 
     /// The run of the session a call means: joined if it exists, else started.
-    fn wrapup_for(self: &Arc<Core>, transcript: &str) -> Result<(String, watch::Receiver<Outcome>), WrapUpError> {
+    fn wrapup_for(self: &Arc<Coaching>, transcript: &str) -> Result<(String, watch::Receiver<Outcome>), WrapUpError> {
         let mut state = self.wrapups().state();
         let active = self.active_session();
         let session_id = match (&active, &state.last) {
@@ -162,7 +162,7 @@ impl Core {
     /// Wraps up a session left idle past the limit, in the background, then marks it
     /// `abandoned` (no transcript: Claude Code's is gone). `false` when its wrap-up already
     /// runs or ran.
-    pub(crate) fn begin_abandon_wrapup(self: &Arc<Core>, session: Session) -> bool {
+    pub(crate) fn begin_abandon_wrapup(self: &Arc<Coaching>, session: Session) -> bool {
         let mut state = self.wrapups().state();
         if state.runs.contains_key(&session.id) {
             return false;
@@ -193,7 +193,7 @@ impl Core {
     /// The wrap-up's model calls, then the session ends with `status`: `completed` (told to
     /// every UI) or `abandoned` (an idle session set aside: logged only).
     async fn run_wrapup(
-        self: &Arc<Core>,
+        self: &Arc<Coaching>,
         session: Session,
         transcript: &str,
         status: SessionStatus,
@@ -455,7 +455,7 @@ impl Core {
         Ok(())
     }
 
-    /// Ends the session `completed`: through [`Core::end_session`] while it is the active
+    /// Ends the session `completed`: through [`Coaching::end_session`] while it is the active
     /// one; if something else ended it meanwhile, its row is marked completed directly.
     fn complete_session(&self, session_id: &str) -> Result<(), WrapUpError> {
         let failed = |err: &dyn std::fmt::Display| WrapUpError::EndFailed(err.to_string());

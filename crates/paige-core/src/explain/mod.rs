@@ -45,7 +45,7 @@ impl Core {
 
     async fn answer_explain(&self, request: UserExplain) {
         let phase = self.active_session().and_then(|session| {
-            let plan = self.current_plan(&session.id).ok().flatten()?;
+            let plan = self.db().current_plan(&session.id).ok().flatten()?;
             let phases = self.db().phases_for_plan(&plan.id).ok()?;
             crate::coaching::current_phase(&phases).cloned()
         });

@@ -6,12 +6,12 @@
 //! does not know yet are denied with a coaching reason. The persona, the session state and
 //! the learner's unsaved diffs are added as context.
 
+use super::Governance;
 use super::bash::Effect;
 use super::tools::ToolCall;
 use super::{HookDecision, HookEvent};
-use crate::Core;
 
-impl Core {
+impl Governance {
     pub(super) fn coach(&self, event: HookEvent, call: &ToolCall) -> HookDecision {
         let deny = |reason: String| HookDecision::Deny { reason };
         match (event, call) {
@@ -50,7 +50,7 @@ impl Core {
                     crate::prompts::coach_persona::SYSTEM_PROMPT.trim_end(),
                     self.coach_state(),
                     // A session without a plan: what to do first (issue 28's kickoff).
-                    self.coaching_kickoff().map(|k| format!("\n\n{k}")).unwrap_or_default()
+                    self.coaching().coaching_kickoff().map(|k| format!("\n\n{k}")).unwrap_or_default()
                 ),
             },
             (HookEvent::UserPromptSubmit, _) => HookDecision::Context { context: self.coach_prompt_context() },
@@ -87,7 +87,7 @@ impl Core {
             })
             .unwrap_or_else(|| "no phase yet".into());
         let mut state = format!("Session state: issue {issue}; {phase}.");
-        if let Some(intake) = self.intake().context() {
+        if let Some(intake) = self.coaching().intake().context() {
             state.push(' ');
             state.push_str(&intake);
         }

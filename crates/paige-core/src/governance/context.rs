@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
+use super::Governance;
 use super::intents::{Intent, Orchestration};
 use super::ledger;
-use crate::Core;
 use crate::files::ProjectRoot;
 
 /// The lessons file agents add to (the Shared Brain's first file).
@@ -51,7 +51,7 @@ impl IntentContext {
     }
 }
 
-impl Core {
+impl Governance {
     pub(super) fn intent_context(&self, orch: &Orchestration, intent: &Intent) -> IntentContext {
         let entries = ledger::read_all(&orch.trace_path()).unwrap_or_default();
         IntentContext {

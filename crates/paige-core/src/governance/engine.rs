@@ -6,12 +6,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::Governance;
 use super::context::IntentContext;
 use super::intents::{self, Intent, IntentStatus, IntentsFile, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
 use super::tools::ToolCall;
 use super::{GovernanceError, HookDecision, HookEvent, HookInput};
-use crate::Core;
 use crate::db::{AgentSession, AgentState};
 
 /// This many identical calls in a row pass; the next trips the circuit breaker.
@@ -22,7 +22,7 @@ pub const FAILURE_LESSON_AT: i64 = 3;
 /// Claude Code runs hooks of parallel tool calls concurrently, so they take turns.
 static GOVERNED: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-impl Core {
+impl Governance {
     fn orchestration(&self) -> Orchestration {
         Orchestration::new(self.project_root().path())
     }

@@ -3,12 +3,12 @@
 //! (an edit, a truncation, another tool's rewrite) rebuilds it from the file, the source of
 //! truth. So a decision costs the same with a 100,000-line ledger as with an empty one.
 
+use super::Governance;
 use super::ledger::{self, TraceEntry, TraceKind};
 use super::{GovernanceError, Orchestration};
-use crate::Core;
 use crate::db::{IndexedMutation, LedgerHead};
 
-impl Core {
+impl Governance {
     pub(super) fn ledger_index(&self, orch: &Orchestration) -> Result<(), GovernanceError> {
         let path = orch.trace_path();
         let project = orch.project_root();

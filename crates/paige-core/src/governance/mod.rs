@@ -1,7 +1,7 @@
 //! The hook engine: the single gateway for every tool call Claude Code makes in a project.
 //!
 //! `paige hook <event>` forwards each Claude Code hook payload to the running Paige, which
-//! calls [`Core::handle_hook`]. Two modes:
+//! calls [`Core::handle_hook`](crate::Core::handle_hook). Two modes:
 //! - **coach** (no `.orchestration/`, never had one): the learner writes the code — the
 //!   Write/Edit family and mutating Bash are denied with a coaching reason; SessionStart and
 //!   UserPromptSubmit add Paige's persona, the session state and the unsaved diffs;
@@ -13,6 +13,7 @@ pub mod bash;
 mod coach;
 mod context;
 mod engine;
+mod feature;
 pub use engine::repetition_key;
 mod index;
 pub mod intents;
@@ -22,7 +23,6 @@ mod record;
 mod scope;
 mod session;
 pub mod tools;
-pub(crate) mod transcript;
 mod watch;
 
 use std::path::PathBuf;
@@ -30,49 +30,13 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use context::IntentContext;
+pub use feature::{Governance, GovernanceSettings};
 pub use intents::{Budget, Intent, IntentStatus, IntentsFile, Orchestration};
 pub use tools::{SELECT_TOOL, ToolCall};
 
-pub use crate::hook_event::{HOOK_TIMEOUT_SECS, HookEvent, SETTLE_HOOK_TIMEOUT_SECS};
+pub use crate::hook_event::{HOOK_TIMEOUT_SECS, HookEvent, HookInput, SETTLE_HOOK_TIMEOUT_SECS};
 pub use crate::launch::claude_settings;
-
-/// A hook payload as Claude Code sends it (2.1.330). Unknown fields are ignored; every
-/// field is optional so a payload from another version still decodes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct HookInput {
-    #[serde(default)]
-    pub session_id: String,
-    #[serde(default)]
-    pub transcript_path: Option<PathBuf>,
-    #[serde(default)]
-    pub cwd: Option<PathBuf>,
-    #[serde(default)]
-    pub hook_event_name: Option<String>,
-    #[serde(default)]
-    pub tool_name: Option<String>,
-    #[serde(default)]
-    pub tool_input: Option<serde_json::Value>,
-    /// Claude Code's id of the tool call; pairs a PreToolUse with its PostToolUse.
-    #[serde(default)]
-    pub tool_use_id: Option<String>,
-    #[serde(default)]
-    pub tool_response: Option<serde_json::Value>,
-    #[serde(default)]
-    pub prompt: Option<String>,
-    #[serde(default)]
-    pub source: Option<String>,
-    /// SessionEnd: why the session ended (`clear`, `logout`, `prompt_input_exit`, `other`…).
-    #[serde(default)]
-    pub reason: Option<String>,
-    /// Stop: the text of Claude Code's last message in the turn.
-    #[serde(default)]
-    pub last_assistant_message: Option<String>,
-    /// Not Claude Code's: when `paige hook` stops waiting for the answer (its
-    /// `X-Paige-Answer-Within-Ms`), after which Claude Code has been told the call is denied.
-    /// A PreToolUse decided later must not open a watch window for a call that never runs.
-    #[serde(skip)]
-    pub answer_by: Option<std::time::Instant>,
-}
+pub(crate) use crate::transcript;
 
 impl HookInput {
     /// The tool call, parsed once.

@@ -1,15 +1,15 @@
 //! What governed mode writes down: ledger entries for denials and breaker trips, blocking an
 //! intent, lessons in the Shared Brain (`AGENT.md`), and `intent_map.md`.
 
+use super::Governance;
 use super::context::LESSONS;
 use super::intents::{IntentStatus, IntentsFile, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
 use super::tools::ToolCall;
 use super::{GovernanceError, HookDecision};
-use crate::Core;
 use crate::db::AgentSession;
 
-impl Core {
+impl Governance {
     /// `intent_map.md` from the ledger's index, brought up to date first.
     pub(super) fn write_intent_map(&self, orch: &Orchestration, file: &IntentsFile) -> Result<(), GovernanceError> {
         self.ledger_index(orch)?;

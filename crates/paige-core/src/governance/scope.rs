@@ -3,14 +3,14 @@
 //! intent the ledger's index records writing it), and not changed on disk since the session
 //! last read it.
 
+use super::Governance;
 use super::GovernanceError;
 use super::intents::{self, Intent, IntentStatus, IntentsFile, Orchestration};
 use super::ledger;
 use super::tools::ToolCall;
-use crate::Core;
 use crate::db::AgentSession;
 
-impl Core {
+impl Governance {
     /// Why the write may not happen, or `None` when it may (calls other than writes may).
     pub(super) fn check_write(
         &self,

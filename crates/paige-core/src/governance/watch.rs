@@ -8,14 +8,14 @@
 //! A window opens only for a call Claude Code's own transcript shows (`transcript::names_call`):
 //! a forged pair of hook payloads around the learner's save names none, and undoes nothing.
 
+use super::Governance;
 use super::intents::{self, Orchestration};
 use super::ledger::{self, NewTrace, TraceKind};
 use super::tools::ToolCall;
 use super::{GovernanceError, HookDecision, HookEvent, HookInput};
-use crate::Core;
 use crate::detector::{self, End, Outcome, Settled, Verdict};
 
-impl Core {
+impl Governance {
     /// Runs after the mode's own decision for the same hook.
     pub(super) fn watch(
         &self,
@@ -30,7 +30,7 @@ impl Core {
         let end = match event {
             // In the jail no call can write a learner file: in coach mode there is nothing to
             // watch, and nothing the learner changes meanwhile is ever taken for the agent's.
-            HookEvent::PreToolUse if !governed && self.agent_jailed() => return Ok(decision),
+            HookEvent::PreToolUse if !governed && self.config().agent_jailed => return Ok(decision),
             HookEvent::PreToolUse if call.is_watched() && decision == HookDecision::None => {
                 let tool = input.tool_name.as_deref().unwrap_or_default();
                 let path = input.transcript_path.as_deref();

@@ -44,7 +44,7 @@ async fn elapse(t: &TestCore, secs: u64) {
 #[tokio::test(start_paused = true)]
 async fn summary_every_30_seconds_only_for_files_edited_since() {
     let t = test_core(&[("a.rs", "a".repeat(1000).as_str()), ("b.rs", "fn b() {}\n")]);
-    let session = t.core.start_session(Some(7), None).expect("session").id;
+    let session = t.core.coaching().start_session(Some(7), None).expect("session").id;
     open(&t.core, "a.rs");
     open(&t.core, "b.rs");
     edit(&t.core, "a.rs", "a".repeat(1010));
@@ -69,7 +69,7 @@ async fn summary_every_30_seconds_only_for_files_edited_since() {
 #[tokio::test(start_paused = true)]
 async fn significant_change_thresholds_are_exclusive_at_both_edges() {
     let t = test_core(&[("big.rs", "x".repeat(2000).as_str()), ("small.rs", "y".repeat(100).as_str())]);
-    let session = t.core.start_session(None, None).expect("session").id;
+    let session = t.core.coaching().start_session(None, None).expect("session").id;
     open(&t.core, "big.rs");
     open(&t.core, "small.rs");
 
@@ -95,11 +95,11 @@ async fn significant_change_thresholds_are_exclusive_at_both_edges() {
 async fn ending_the_session_stops_its_timer() {
     let t = test_core(&[("a.rs", "hello\n")]);
     open(&t.core, "a.rs");
-    t.core.start_session(None, None).expect("first session");
+    t.core.coaching().start_session(None, None).expect("first session");
     edit(&t.core, "a.rs", "hello!\n".into());
     elapse(&t, 10).await;
-    t.core.end_session(SessionStatus::Completed).expect("end");
-    let second = t.core.start_session(None, None).expect("second session").id;
+    t.core.coaching().end_session(SessionStatus::Completed).expect("end");
+    let second = t.core.coaching().start_session(None, None).expect("second session").id;
     edit(&t.core, "a.rs", "hello!!\n".into());
 
     elapse(&t, 25).await; // t = 35 s: the first session's timer would have fired at 30 s
@@ -112,17 +112,17 @@ async fn ending_the_session_stops_its_timer() {
 async fn edits_since_the_last_summary_are_summarised_in_the_session_they_were_made_in_when_it_ends() {
     let t = test_core(&[("a.rs", "hello\n")]);
     open(&t.core, "a.rs");
-    let first = t.core.start_session(None, None).expect("first session").id;
+    let first = t.core.coaching().start_session(None, None).expect("first session").id;
     edit(&t.core, "a.rs", "hello!\n".into());
     elapse(&t, 10).await;
-    t.core.end_session(SessionStatus::Completed).expect("end");
+    t.core.coaching().end_session(SessionStatus::Completed).expect("end");
     let summaries = actions(&t, &first, ActionType::BufferSummary);
     assert_eq!(summaries.len(), 1, "the last 10 s of edits are not lost at the end");
     assert_eq!(summaries[0].data, Some(json!({"path": "a.rs", "editCount": 1, "charDelta": 1, "charCount": 7})));
     let last: Vec<ActionType> =
         t.core.db().recent_actions(&first, 2, None).expect("log").iter().map(|a| a.action_type).collect();
     assert_eq!(last, [ActionType::SessionEnded, ActionType::BufferSummary], "summarised before the end is logged");
-    let second = t.core.start_session(None, None).expect("second session").id;
+    let second = t.core.coaching().start_session(None, None).expect("second session").id;
     elapse(&t, 30).await;
     assert!(actions(&t, &second, ActionType::BufferSummary).is_empty(), "nothing left over for the next session");
 }
@@ -138,7 +138,7 @@ async fn actions_without_a_session_are_discarded_not_errors() {
 #[tokio::test(start_paused = true)]
 async fn shutdown_stops_the_timer_and_returns() {
     let t = test_core(&[]);
-    t.core.start_session(None, None).expect("session");
+    t.core.coaching().start_session(None, None).expect("session");
     let core: Arc<Core> = t.core.clone();
     tokio::time::timeout(Duration::from_secs(1), core.shutdown())
         .await
@@ -153,7 +153,7 @@ async fn concurrent_starts_leave_exactly_one_active_session() {
     let starts: Vec<_> = (0..8)
         .map(|_| {
             let core = t.core.clone();
-            tokio::spawn(async move { core.start_session(None, None).is_ok() })
+            tokio::spawn(async move { core.coaching().start_session(None, None).is_ok() })
         })
         .collect();
     let mut won = 0;

@@ -354,7 +354,7 @@ async fn coach_mode_session_start_adds_the_persona_and_the_session_state() {
     let text = context(&g.hook("SessionStart", A, json!({}))).to_owned();
     assert!(text.contains(paige_core::prompts::coach_persona::SYSTEM_PROMPT.trim()), "persona included");
     assert!(text.contains("Session state: no coaching session"), "{text}");
-    let session = g.core.start_session(Some(42), Some("Add a weather widget".into())).expect("session");
+    let session = g.core.coaching().start_session(Some(42), Some("Add a weather widget".into())).expect("session");
     let text = context(&g.hook("SessionStart", A, json!({}))).to_owned();
     assert!(text.contains("#42 Add a weather widget") && text.contains("no phase yet"), "{text}");
     let plan = g.core.db().create_plan(&session.id, "1. fetch").expect("plan");

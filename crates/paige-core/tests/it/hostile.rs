@@ -437,7 +437,7 @@ fn a_transcript_path_naming_a_fifo_or_a_huge_file_never_hangs_a_hook_or_the_wrap
     let core = g.core.clone();
     // The UI's end of session condenses the transcript the last hook named: the FIFO.
     within_5s("a wrap-up from a FIFO transcript", move || {
-        core.end_session_from_ui().map(|_| ()).map_err(|e| e.to_string())
+        core.coaching().end_session_from_ui().map(|_| ()).map_err(|e| e.to_string())
     })
     .ok();
     let (_g, on_huge) = within_5s("a hook whose transcript is 1 GiB", move || {

@@ -42,7 +42,7 @@ fn the_kickoff_names_the_work_the_interviews_task_and_the_tools_to_plan_with() {
 async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_once_it_has_drawn_its_prompt_and_is_quiet()
  {
     let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
-    assert_eq!(t.core.coaching_kickoff(), None, "no session, no kickoff");
+    assert_eq!(t.core.coaching().coaching_kickoff(), None, "no session, no kickoff");
     let typed = t.project.path().join("typed");
     // Stands in for Claude Code: a terminal that takes nudges and keeps what it is sent. Like
     // Claude Code it takes a moment to start, its terminal still cooked (a paste typed then
@@ -51,8 +51,8 @@ async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_
     let conn = t.core.connect();
     let _output = t.core.open_terminal(conn, &command).expect("terminal");
     let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
-    t.core.begin_coaching_session(request).expect("session");
-    let kickoff = t.core.coaching_kickoff().expect("a session without a plan has a kickoff");
+    t.core.coaching().begin_coaching_session(request).expect("session");
+    let kickoff = t.core.coaching().coaching_kickoff().expect("a session without a plan has a kickoff");
     assert!(kickoff.contains("Greet the user"));
     let deadline = Instant::now() + Duration::from_secs(15);
     let got = loop {
@@ -74,9 +74,9 @@ async fn asking_claude_code_to_plan_again_while_a_kickoff_waits_types_it_once_no
     let conn = t.core.connect();
     let _output = t.core.open_terminal(conn, &command).expect("terminal");
     let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
-    t.core.begin_coaching_session(request).expect("session");
+    t.core.coaching().begin_coaching_session(request).expect("session");
     // The learner asks again before the first kickoff was typed: both deliveries wait.
-    t.core.request_replan().expect("replan");
+    t.core.coaching().request_replan().expect("replan");
     let deadline = Instant::now() + Duration::from_secs(15);
     while !std::fs::read_to_string(&typed).unwrap_or_default().contains("\u{1b}[201~\r") && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -101,15 +101,15 @@ async fn prompts_paige_typed_into_claude_code_are_never_counted_as_the_learners(
     let conn = t.core.connect();
     let _output = t.core.open_terminal(conn, &command).expect("terminal");
     let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
-    let session = t.core.begin_coaching_session(request).expect("session").id;
-    let kickoff = t.core.coaching_kickoff().expect("a kickoff");
+    let session = t.core.coaching().begin_coaching_session(request).expect("session").id;
+    let kickoff = t.core.coaching().coaching_kickoff().expect("a kickoff");
     let deadline = Instant::now() + Duration::from_secs(15);
     while !std::fs::read_to_string(&typed).unwrap_or_default().contains("\u{1b}[201~\r") {
         assert!(Instant::now() < deadline, "the kickoff was never pasted");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // `paige claude` started now would be given the kickoff as its first prompt.
-    assert_eq!(t.core.kickoff_for_claude_code().as_deref(), Some(kickoff.as_str()));
+    assert_eq!(t.core.coaching().kickoff_for_claude_code().as_deref(), Some(kickoff.as_str()));
     let submit = |prompt: &str| {
         let input = HookInput { session_id: "cc".into(), prompt: Some(prompt.into()), ..HookInput::default() };
         t.core.handle_hook(HookEvent::UserPromptSubmit, &input);
@@ -148,13 +148,13 @@ async fn prompts_paige_typed_into_claude_code_are_never_counted_as_the_learners(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_terminal_of_the_apps_each_delivery_is_claimed_once_by_paige_claude() {
     let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
-    assert_eq!(t.core.claim_delivery(), None, "no session, nothing to type");
+    assert_eq!(t.core.coaching().claim_delivery(), None, "no session, nothing to type");
     let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
-    t.core.begin_coaching_session(request).expect("session");
-    let kickoff = t.core.coaching_kickoff().expect("kickoff");
+    t.core.coaching().begin_coaching_session(request).expect("session");
+    let kickoff = t.core.coaching().coaching_kickoff().expect("kickoff");
     let deadline = Instant::now() + Duration::from_secs(10);
     let claimed = loop {
-        if let Some(claimed) = t.core.claim_delivery() {
+        if let Some(claimed) = t.core.coaching().claim_delivery() {
             break claimed;
         }
         assert!(Instant::now() < deadline, "the kickoff was never offered");
@@ -163,15 +163,15 @@ async fn without_a_terminal_of_the_apps_each_delivery_is_claimed_once_by_paige_c
     assert_eq!(claimed, ("kickoff".to_owned(), kickoff.clone()));
     assert_eq!(t.core.db().prompt_author(&kickoff).expect("author"), paige_core::db::Author::Paige);
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    assert_eq!(t.core.claim_delivery(), None, "given once");
+    assert_eq!(t.core.coaching().claim_delivery(), None, "given once");
 
     // Asked again (replan): offered again — unless a `paige claude` starting now takes it as
     // its first prompt, which withdraws it.
-    t.core.request_replan().expect("replan");
+    t.core.coaching().request_replan().expect("replan");
     // At once, before the replan's kickoff is offered (its delivery waits a moment first).
-    assert_eq!(t.core.kickoff_for_claude_code().as_deref(), Some(kickoff.as_str()));
+    assert_eq!(t.core.coaching().kickoff_for_claude_code().as_deref(), Some(kickoff.as_str()));
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert_eq!(t.core.claim_delivery(), None, "the Claude Code that started with it is not typed it again");
+    assert_eq!(t.core.coaching().claim_delivery(), None, "the Claude Code that started with it is not typed it again");
 }
 
 /// Issue 40, item 6: what Claude Code is told names only tools the Claude Code Paige runs
@@ -222,7 +222,7 @@ async fn claude_code_attaching_and_leaving_are_domain_events_and_leaving_ends_no
     use paige_core::event::{Domain, Event};
     use paige_core::governance::{HookEvent, HookInput};
     let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
-    let session = t.core.start_session(None, Some("Greet".into())).expect("session").id;
+    let session = t.core.coaching().start_session(None, Some("Greet".into())).expect("session").id;
     let mut events = t.core.subscribe();
     let input = HookInput { session_id: "cc".into(), ..HookInput::default() };
     t.core.after_hook(HookEvent::SessionStart, &input);
@@ -246,7 +246,7 @@ async fn the_planning_activity_shows_each_call_once_and_not_claude_codes_tool_lo
     use paige_core::governance::{HookEvent, HookInput};
     use paige_core::protocol::ServerMessage;
     let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
-    t.core.start_session(None, Some("Greet".into())).expect("session");
+    t.core.coaching().start_session(None, Some("Greet".into())).expect("session");
     let mut events = t.core.subscribe();
     for (tool, input) in [
         ("ToolSearch", serde_json::json!({"query": "select:mcp__paige__paige_run_coaching_pipeline"})),

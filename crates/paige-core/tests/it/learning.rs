@@ -37,7 +37,7 @@ async fn world() -> World {
         ..Config::new(project.path().to_owned(), data.path().to_owned(), "sk-test")
     };
     let core = Arc::new(Core::open(config, super::clock()).expect("core"));
-    let session = core.start_session(Some(30), Some("Refuse empty users".into())).expect("session").id;
+    let session = core.coaching().start_session(Some(30), Some("Refuse empty users".into())).expect("session").id;
     assert!(core.mute_observer(true));
     let phase = |n: i64| {
         let (mut phase, hints) = super::new_phase(n, "src/auth.rs", "login");
@@ -48,7 +48,7 @@ async fn world() -> World {
         core.db().create_plan_with_phases(&session, "1. guard\n2. test", vec![phase(1), phase(2)]).expect("plan");
     let phases: Vec<_> = stored.into_iter().map(|(p, _)| p).collect();
     core.learning().keep_baselines(&phases);
-    core.update_phase(1, paige_core::db::PhaseStatus::Active).expect("phase 1 active");
+    core.coaching().update_phase(1, paige_core::db::PhaseStatus::Active).expect("phase 1 active");
     World { fake, core, project, data }
 }
 
@@ -114,7 +114,7 @@ async fn a_completed_phase_asks_about_the_learners_own_diff_and_a_wrong_answer_m
     std::fs::write(w.project.path().join("src/auth.rs"), AUTH_DONE).expect("the learner's change");
 
     let started = Instant::now();
-    w.core.learner_completes_phase(1).expect("phase 1 done");
+    w.core.coaching().learner_completes_phase(1).expect("phase 1 done");
     let returned = started.elapsed();
     let preparing = check_in(&mut events, 1, CheckState::Preparing).await;
     assert!(preparing.questions.is_empty());
@@ -158,7 +158,7 @@ async fn a_failing_or_empty_model_answer_leaves_a_note_with_retry_and_an_unchang
     let w = world().await;
     let mut events = w.core.subscribe();
     // Phase 1 completes without a change: nothing to ask, no model call.
-    w.core.learner_completes_phase(1).expect("phase 1 done");
+    w.core.coaching().learner_completes_phase(1).expect("phase 1 done");
     let nothing = check_in(&mut events, 1, CheckState::NothingToAsk).await;
     assert!(nothing.note.is_some());
     // Phase 2: the model fails; the check is skipped with a visible note, the phase still completes.
@@ -167,7 +167,7 @@ async fn a_failing_or_empty_model_answer_leaves_a_note_with_retry_and_an_unchang
     w.fake.once(Matcher::call_type("comprehension_check"), Reply::server_error());
     w.fake.once(Matcher::call_type("comprehension_check"), Reply::text("not json at all"));
     std::fs::write(w.project.path().join("src/auth.rs"), AUTH_DONE).expect("the learner's change");
-    w.core.learner_completes_phase(2).expect("phase 2 done");
+    w.core.coaching().learner_completes_phase(2).expect("phase 2 done");
     let failed = check_in(&mut events, 2, CheckState::Failed).await;
     let note = failed.note.expect("a note");
     assert!(note.starts_with("Paige could not write the questions"), "{note}");
@@ -192,13 +192,13 @@ async fn questions_never_answered_expire_when_the_session_ends_and_count_as_skip
     let mut events = w.core.subscribe();
     let huge: String = (0..20_000).map(|i| format!("    let v{i} = {i};\n")).collect();
     std::fs::write(w.project.path().join("src/auth.rs"), format!("{AUTH_DONE}{huge}")).expect("a huge change");
-    w.core.learner_completes_phase(1).expect("phase 1 done");
+    w.core.coaching().learner_completes_phase(1).expect("phase 1 done");
     check_in(&mut events, 1, CheckState::Ready).await;
     let asked =
         w.fake.message_requests().into_iter().find(|r| r.call_type() == Some("comprehension_check")).expect("asked");
     let diff = message(&asked)["learner_diff"].as_str().expect("diff").to_owned();
     assert!(diff.len() <= paige_core::learning::MAX_DIFF_BYTES + 200, "capped: {} bytes", diff.len());
-    w.core.end_session(paige_core::db::SessionStatus::Completed).expect("ended");
+    w.core.coaching().end_session(paige_core::db::SessionStatus::Completed).expect("ended");
     let tally = w.core.db().grade_tally(None).expect("tally");
     assert_eq!((tally.skipped, tally.correct, tally.incorrect), (1, 0, 0));
     let state = w.core.dashboard_state(paige_core::protocol::Period::All).expect("dashboard");
@@ -380,11 +380,11 @@ async fn the_wrap_ups_dreyfus_assessment_gets_each_skill_areas_own_comprehension
     w.fake.always(Matcher::call_type("memory_summarisation"), Reply::json(&json!({"memories": []})));
     let mut events = w.core.subscribe();
     std::fs::write(w.project.path().join("src/auth.rs"), AUTH_DONE).expect("the learner's change");
-    w.core.learner_completes_phase(1).expect("phase 1 done");
+    w.core.coaching().learner_completes_phase(1).expect("phase 1 done");
     let ready = check_in(&mut events, 1, CheckState::Ready).await;
     frame(&w.core, "learning:answer", json!({"questionId": ready.questions[0].id, "answer": "no idea"}));
     check_in(&mut events, 1, CheckState::Done).await;
-    w.core.end_session_with_wrapup("").await.expect("wrapped up");
+    w.core.coaching().end_session_with_wrapup("").await.expect("wrapped up");
     let asked =
         w.fake.message_requests().into_iter().find(|r| r.call_type() == Some("dreyfus_assessment")).expect("asked");
     let evidence = message(&asked)["accumulated_evidence"].as_array().expect("evidence").clone();
@@ -422,7 +422,7 @@ async fn a_wrong_answer_then_a_skip_still_makes_the_next_phase_more_specific_wit
     w.fake.always(Matcher::call_type("comprehension_grade"), grader_from_the_answer());
     let mut events = w.core.subscribe();
     std::fs::write(w.project.path().join("src/auth.rs"), AUTH_DONE).expect("the learner's change");
-    w.core.learner_completes_phase(1).expect("phase 1 done");
+    w.core.coaching().learner_completes_phase(1).expect("phase 1 done");
     let ready = check_in(&mut events, 1, CheckState::Ready).await;
     assert_eq!(ready.questions.len(), 2, "{ready:?}");
     let first = ready.questions[0].id.clone();

@@ -40,7 +40,7 @@ async fn step_check_when(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_observer_keeps_the_step_checks_it_hears_of_and_its_snapshot_carries_the_phase_in_progresss() {
     let t = super::test_core(&[("src/main.rs", "fn main() {}\n")]);
-    let session = t.core.start_session(Some(3), Some("Greet".into())).expect("session").id;
+    let session = t.core.coaching().start_session(Some(3), Some("Greet".into())).expect("session").id;
     assert!(t.core.observer_status().active, "a session starts its Observer");
     t.core
         .db()
@@ -72,7 +72,7 @@ async fn the_observer_keeps_the_step_checks_it_hears_of_and_its_snapshot_carries
     assert_eq!(step_check_when(&t, &session, Option::is_none).await, None);
 
     // Once the session ends its Observer stops, and with it what it kept.
-    t.core.end_session(paige_core::db::SessionStatus::Completed).expect("end");
+    t.core.coaching().end_session(paige_core::db::SessionStatus::Completed).expect("end");
     assert!(!t.core.observer_status().active);
     assert_eq!(t.core.triage_context(&session, None, false).step_check, None);
 }

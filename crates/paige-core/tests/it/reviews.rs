@@ -59,7 +59,7 @@ async fn world() -> World {
     };
     let clock = super::clock();
     let core = Arc::new(Core::open(config, clock.clone()).expect("core"));
-    let session = core.start_session(Some(31), Some("Review".into())).expect("session").id;
+    let session = core.coaching().start_session(Some(31), Some("Review".into())).expect("session").id;
     assert!(core.mute_observer(true));
     World { fail_questions, _fake: fake, core, clock, session, _dirs: (project, data) }
 }

@@ -50,7 +50,7 @@ async fn a_saved_expected_file_runs_the_phases_check_and_the_result_is_kept_on_t
         return;
     }
     let t = super::test_core(&node_project());
-    let session = t.core.start_session(Some(4), Some("Make sum add".into())).expect("session").id;
+    let session = t.core.coaching().start_session(Some(4), Some("Make sum add".into())).expect("session").id;
     let (_, phases) = t
         .core
         .db()

@@ -88,7 +88,7 @@ async fn world() -> World {
     };
     let memory = Memory::new(Box::new(ListStore::default()), Err("no model in these tests".into()));
     let core = Arc::new(Core::open(config, clock()).expect("core").with_memory(memory));
-    let session = core.start_session(Some(15), Some("Retry failed uploads".into())).expect("session").id;
+    let session = core.coaching().start_session(Some(15), Some("Retry failed uploads".into())).expect("session").id;
     // The learner muted the Observer: the model requests here are the wrap-up's alone.
     assert!(core.mute_observer(true));
     let db = core.db();
@@ -163,7 +163,10 @@ impl World {
     }
 
     async fn wrap_up(&self) -> Result<WrapUp, WrapUpError> {
-        self.core.end_session_with_wrapup("learner: why does my upload hang?\ncoach: what happens on reject?").await
+        self.core
+            .coaching()
+            .end_session_with_wrapup("learner: why does my upload hang?\ncoach: what happens on reject?")
+            .await
     }
 }
 
@@ -357,7 +360,7 @@ async fn a_session_with_no_plan_and_no_work_ends_abandoned_without_a_wrap_up() {
     let _first = w.wrap_up().await.expect("first");
     let before = w.requests();
     let mut events = w.core.subscribe();
-    let idle = w.core.start_session(None, Some("Nothing done".into())).expect("session").id;
+    let idle = w.core.coaching().start_session(None, Some("Nothing done".into())).expect("session").id;
     // Paige's own typing into Claude Code is not the learner's work.
     w.core.db().record_delivery(Some(&idle), "kickoff", "plan it").expect("delivery");
     let ended = w.wrap_up().await.expect("ended");
@@ -386,7 +389,7 @@ async fn a_kata_named_again_by_a_later_wrap_up_is_not_kept_twice() {
     w.script_success();
     let first = w.wrap_up().await.expect("first");
     assert_eq!(first.kata_specs, 1);
-    w.core.start_session(None, Some("More retries".into())).expect("next session");
+    w.core.coaching().start_session(None, Some("More retries".into())).expect("next session");
     w.core.log_action(ActionType::FileSave, json!({ "path": "src/upload.ts" }));
     let second = w.wrap_up().await.expect("second");
     assert_eq!(second.kata_specs, 0, "the same kata again");
@@ -401,7 +404,7 @@ async fn a_session_started_after_a_wrap_up_gets_its_own() {
     let w = world().await;
     w.script_success();
     let first = w.wrap_up().await.expect("first");
-    let next = w.core.start_session(None, Some("Next issue".into())).expect("next session").id;
+    let next = w.core.coaching().start_session(None, Some("Next issue".into())).expect("next session").id;
     w.core.log_action(ActionType::FileSave, json!({ "path": "src/next.ts" }));
 
     let second = w.wrap_up().await.expect("second session wrapped up");
@@ -416,7 +419,7 @@ async fn a_session_started_after_a_wrap_up_gets_its_own() {
 async fn without_an_active_session_the_wrap_up_is_refused_and_asks_no_model() {
     let w = world().await;
     w.script_success();
-    w.core.end_session(SessionStatus::Abandoned).expect("ended without a wrap-up");
+    w.core.coaching().end_session(SessionStatus::Abandoned).expect("ended without a wrap-up");
     assert_eq!(w.wrap_up().await, Err(WrapUpError::NoActiveSession));
     assert_eq!(WrapUpError::NoActiveSession.to_string(), "No active session");
     assert_eq!(w.requests(), 0);
@@ -459,7 +462,7 @@ async fn a_long_transcript_reaches_the_model_as_its_last_100_kb() {
     let w = world().await;
     w.script_success();
     let transcript = format!("{}THE END", "é".repeat(150 * 1024));
-    w.core.end_session_with_wrapup(&transcript).await.expect("wrapped up");
+    w.core.coaching().end_session_with_wrapup(&transcript).await.expect("wrapped up");
     let request = w.fake.message_requests().into_iter().find(|r| r.call_type() == Some("memory_summarisation"));
     let sent: Value =
         serde_json::from_str(request.expect("summarisation").user_message().expect("message")).expect("json");

@@ -89,7 +89,7 @@ pub(crate) async fn planned_node(
     let server = crate::serve_fixture(Fixture::new(core, clock, (project, data))).await;
     // As `paige serve` runs: the watcher keeps the change detector's journal.
     server.fixture.core.start_watcher().expect("watcher");
-    server.fixture.core.start_session(None, Some("Sum".into())).expect("session");
+    server.fixture.core.coaching().start_session(None, Some("Sum".into())).expect("session");
     let client = session_client(&server).await;
     ok(&call(
         &client,
@@ -328,7 +328,7 @@ async fn a_check_running_when_the_session_ends_is_killed_and_its_result_dropped(
     let pid_file = outside.path().join("pid");
     save(&mut socket, "src/sum.js", &hanging(&pid_file)).await;
     let pid: i32 = wait_for_file(&pid_file, CHECK).await.parse().expect("pid");
-    server.fixture.core.end_session(paige_core::db::SessionStatus::Completed).expect("ended");
+    server.fixture.core.coaching().end_session(paige_core::db::SessionStatus::Completed).expect("ended");
     assert!(gone(pid), "the session's check process {pid} was killed");
     let (checks, _) = until_checked(&mut socket, Duration::from_millis(800)).await;
     assert!(checks.iter().all(|c| c["status"] == "running"), "no result after the session ended: {checks:?}");

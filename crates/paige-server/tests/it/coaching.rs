@@ -77,7 +77,7 @@ async fn the_pipeline_stores_the_coached_phases_announces_the_plan_and_shows_the
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
     let server = crate::coaching_server(&fake).await;
     remember(&server, "OAuth callback race condition: the token arrived after the redirect").await;
-    let session = server.fixture.core.start_session(Some(7), Some("Login fails".into())).expect("session");
+    let session = server.fixture.core.coaching().start_session(Some(7), Some("Login fails".into())).expect("session");
     let mut socket = ui(&server).await;
     let client = session_client(&server).await;
     let result = call(&client, "paige_run_coaching_pipeline", args()).await;
@@ -140,7 +140,7 @@ async fn when_the_coach_agent_fails_claude_code_gets_the_error_and_nothing_is_st
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("coach_agent"), Reply::error(400, "invalid_request_error", "plan too vague"));
     let server = crate::coaching_server(&fake).await;
-    let session = server.fixture.core.start_session(None, None).expect("session");
+    let session = server.fixture.core.coaching().start_session(None, None).expect("session");
     let client = session_client(&server).await;
     let result = call(&client, "paige_run_coaching_pipeline", args()).await;
     let text = error_text(&result);
@@ -157,7 +157,7 @@ async fn a_failing_memory_filter_means_coaching_without_memories() {
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
     let server = crate::coaching_server(&fake).await;
     remember(&server, "useEffect cleanup for intervals").await;
-    server.fixture.core.start_session(None, None).expect("session");
+    server.fixture.core.coaching().start_session(None, None).expect("session");
     let client = session_client(&server).await;
     let result = call(&client, "paige_run_coaching_pipeline", args()).await;
     assert_eq!(ok(&result)["phases"].as_array().map(Vec::len), Some(2));
@@ -174,7 +174,7 @@ async fn zero_phases_from_the_coach_is_an_empty_plan_stored_and_an_empty_list() 
     let empty = json!({"phases": [], "memory_connection": null, "estimated_difficulty": "beginner"});
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&empty));
     let server = crate::coaching_server(&fake).await;
-    let session = server.fixture.core.start_session(None, None).expect("session");
+    let session = server.fixture.core.coaching().start_session(None, None).expect("session");
     let mut socket = ui(&server).await;
     let client = session_client(&server).await;
     let result = call(&client, "paige_run_coaching_pipeline", args()).await;
@@ -196,7 +196,7 @@ async fn a_memory_connection_the_coach_invents_without_memories_is_dropped() {
     // No memory is stored: the coach is given none, yet names a connection.
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
     let server = crate::coaching_server(&fake).await;
-    server.fixture.core.start_session(None, None).expect("session");
+    server.fixture.core.coaching().start_session(None, None).expect("session");
     let mut socket = ui(&server).await;
     let client = session_client(&server).await;
     let result = call(&client, "paige_run_coaching_pipeline", args()).await;
@@ -216,7 +216,7 @@ async fn two_pipeline_runs_in_one_session_store_two_plans() {
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
     let server = crate::coaching_server(&fake).await;
-    let session = server.fixture.core.start_session(None, None).expect("session");
+    let session = server.fixture.core.coaching().start_session(None, None).expect("session");
     let client = session_client(&server).await;
     let (a, b) = tokio::join!(
         call(&client, "paige_run_coaching_pipeline", args()),
@@ -241,7 +241,7 @@ async fn planned() -> (FakeAnthropic, Running, rmcp::service::RunningService<rmc
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
     let server = crate::coaching_server(&fake).await;
-    server.fixture.core.start_session(None, None).expect("session");
+    server.fixture.core.coaching().start_session(None, None).expect("session");
     let client = session_client(&server).await;
     ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
     (fake, server, client)
@@ -321,7 +321,7 @@ async fn the_dashboard_shows_the_live_session_as_it_goes_on_without_asking_again
     let first = all_frames(&mut socket, Duration::from_millis(500)).await;
     assert_eq!(pushed(&first), [json!([])], "nothing in progress yet");
 
-    let session = server.fixture.core.start_session(None, Some("Say bonjour".into())).expect("session").id;
+    let session = server.fixture.core.coaching().start_session(None, Some("Say bonjour".into())).expect("session").id;
     let frames = all_frames(&mut socket, Duration::from_millis(800)).await;
     let live = pushed(&frames).pop().expect("pushed when the session started");
     assert_eq!(live[0]["id"], session.as_str());

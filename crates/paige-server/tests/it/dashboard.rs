@@ -232,7 +232,7 @@ async fn state_comes_first_then_issues_and_materials_run_in_parallel_and_dashboa
     let bin = tempfile::tempdir().expect("bin");
     let server = server(&fake, Some(gh_stand_in(bin.path(), &two_issues())), None).await;
     let core = server.fixture.core.clone();
-    let session = core.start_session(Some(12), Some("Greet the user by name".into())).expect("session").id;
+    let session = core.coaching().start_session(Some(12), Some("Greet the user by name".into())).expect("session").id;
     gap(&server, &session, "lifetimes", Severity::High);
     let mut socket = ui(&server).await;
     let started = Instant::now();
@@ -302,7 +302,7 @@ async fn the_issue_assessment_is_given_issues_stages_sessions_gaps_and_memories(
     issues[0]["body"] = json!("é".repeat(5000));
     let server = server(&fake, Some(gh_stand_in(bin.path(), &issues)), None).await;
     let core = server.fixture.core.clone();
-    let done = core.start_session(Some(3), Some("Fix the greeting".into())).expect("session").id;
+    let done = core.coaching().start_session(Some(3), Some("Fix the greeting".into())).expect("session").id;
     gap(&server, &done, "string formatting", Severity::Medium);
     core.db().end_session(&done, paige_core::db::SessionStatus::Completed).expect("ended");
     core.db()

@@ -74,15 +74,15 @@ async fn ten_loads_make_two_model_calls_until_a_session_completes_a_refresh_or_a
     assert_eq!(model_calls(&fake), (1, 1));
 
     // A completed session: new gaps and stages, so both are asked again, once.
-    let completed = core.start_session(None, Some("work".into())).expect("session").id;
-    core.end_session(SessionStatus::Completed).expect("completed");
+    let completed = core.coaching().start_session(None, Some("work".into())).expect("session").id;
+    core.coaching().end_session(SessionStatus::Completed).expect("completed");
     dashboard_frames(&mut socket, Duration::from_millis(300), |_| false).await;
     load(&mut socket, json!({})).await;
     load(&mut socket, json!({"statsPeriod": "7d"})).await;
     assert_eq!(model_calls(&fake), (2, 2), "a completed session asks again");
     // A session that is abandoned changes nothing the model was told.
-    core.start_session(None, Some("more".into())).expect("session");
-    core.end_session(SessionStatus::Abandoned).expect("abandoned");
+    core.coaching().start_session(None, Some("more".into())).expect("session");
+    core.coaching().end_session(SessionStatus::Abandoned).expect("abandoned");
     dashboard_frames(&mut socket, Duration::from_millis(300), |_| false).await;
     load(&mut socket, json!({})).await;
     assert_eq!(model_calls(&fake), (2, 2), "an abandoned session keeps the answers");
@@ -166,7 +166,7 @@ async fn a_session_that_completes_pushes_the_dashboard_state_again_to_each_ui_sh
     let bin = tempfile::tempdir().expect("bin");
     let server = dashboard_server(&fake, bin.path()).await;
     let core = server.fixture.core.clone();
-    let session = core.start_session(None, Some("work".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("work".into())).expect("session").id;
     let mut week = ui(&server).await;
     let frames = load(&mut week, json!({"statsPeriod": "7d"})).await;
     let before = payload(&frames, "dashboard:state");
@@ -190,7 +190,7 @@ async fn a_session_that_completes_pushes_the_dashboard_state_again_to_each_ui_sh
         })
         .expect("assessed");
     server.fixture.clock.advance(Span::minutes(20));
-    core.end_session(SessionStatus::Completed).expect("completed");
+    core.coaching().end_session(SessionStatus::Completed).expect("completed");
     for (socket, period) in [(&mut week, "7d"), (&mut all, "all")] {
         let frames = dashboard_frames(socket, Duration::from_secs(2), |f| f.len() == 1).await;
         assert_eq!(kinds(&frames), ["dashboard:state"], "pushed without a request");

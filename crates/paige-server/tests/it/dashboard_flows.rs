@@ -245,7 +245,7 @@ async fn failed_model_calls_after_their_retry_are_errors_and_dashboard_loaded_sa
     let bin = tempfile::tempdir().expect("bin");
     let server = server(&fake, Some(gh_stand_in(bin.path(), &two_issues())), None).await;
     let core = server.fixture.core.clone();
-    let session = core.start_session(None, Some("work".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("work".into())).expect("session").id;
     gap(&server, &session, "lifetimes", Severity::High);
     let mut socket = ui(&server).await;
     request(&mut socket, Some("30d")).await;
@@ -312,7 +312,7 @@ async fn materials_research_the_top_five_open_gaps_with_web_search_and_keep_only
     let server = server(&fake, None, None).await;
     let core = server.fixture.core.clone();
     std::fs::write(core.project_root().path().join("Cargo.toml"), "[package]\nname = \"p\"\n").expect("manifest");
-    let session = core.start_session(None, Some("work".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("work".into())).expect("session").id;
     let low = gap(&server, &session, "low often", Severity::Low);
     for _ in 0..5 {
         core.db().record_gap_encounter(&low).expect("seen");
@@ -363,7 +363,7 @@ async fn when_the_web_search_finds_nothing_the_recommendations_keep_their_advice
     let answer = Reply::json(&materials(&["https://doc.rust-lang.org/book/"])).with_blocks_before(search_blocks(&[]));
     fake.always(Matcher::call_type("learning_materials"), answer);
     let server = server(&fake, None, None).await;
-    let session = server.fixture.core.start_session(None, Some("w".into())).expect("session").id;
+    let session = server.fixture.core.coaching().start_session(None, Some("w".into())).expect("session").id;
     gap(&server, &session, "lifetimes", Severity::High);
     let mut socket = ui(&server).await;
     request(&mut socket, None).await;
@@ -380,7 +380,7 @@ async fn when_the_web_search_finds_nothing_the_recommendations_keep_their_advice
 async fn with_every_gap_addressed_no_materials_are_researched_or_sent() {
     let fake = FakeAnthropic::start().await.expect("fake");
     let server = server(&fake, None, None).await;
-    let session = server.fixture.core.start_session(None, Some("w".into())).expect("session").id;
+    let session = server.fixture.core.coaching().start_session(None, Some("w".into())).expect("session").id;
     let done = gap(&server, &session, "lifetimes", Severity::High);
     server.fixture.core.db().set_gap_addressed(&done, true).expect("addressed");
     let mut socket = ui(&server).await;
@@ -400,7 +400,7 @@ async fn refresh_reruns_only_the_issue_assessment() {
     fake.always(Matcher::call_type("learning_materials"), Reply::json(&materials(&[])));
     let bin = tempfile::tempdir().expect("bin");
     let server = server(&fake, Some(gh_stand_in(bin.path(), &two_issues())), None).await;
-    let session = server.fixture.core.start_session(None, Some("w".into())).expect("session").id;
+    let session = server.fixture.core.coaching().start_session(None, Some("w".into())).expect("session").id;
     gap(&server, &session, "lifetimes", Severity::High);
     let mut socket = ui(&server).await;
     request(&mut socket, None).await;
@@ -421,7 +421,7 @@ async fn concurrent_requests_share_one_run_and_a_refresh_during_a_load_runs_to_i
     fake.always(Matcher::call_type("learning_materials"), Reply::json(&materials(&[])));
     let bin = tempfile::tempdir().expect("bin");
     let server = server(&fake, Some(gh_stand_in(bin.path(), &two_issues())), None).await;
-    let session = server.fixture.core.start_session(None, Some("w".into())).expect("session").id;
+    let session = server.fixture.core.coaching().start_session(None, Some("w".into())).expect("session").id;
     gap(&server, &session, "lifetimes", Severity::High);
     let mut socket = ui(&server).await;
     request(&mut socket, Some("7d")).await;

@@ -86,7 +86,7 @@ async fn in_a_session_the_phase_and_the_learners_stage_shape_the_call_and_both_a
             evidence: "moves and borrows".into(),
         })
         .expect("assessed");
-    let session = core.start_session(Some(7), Some("Login race".into())).expect("session").id;
+    let session = core.coaching().start_session(Some(7), Some("Login race".into())).expect("session").id;
     let client = session_client(&server).await;
     ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
     // The Observer, watching the session, stays quiet: this test is about the explanation.

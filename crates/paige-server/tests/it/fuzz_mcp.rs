@@ -217,7 +217,7 @@ pub(crate) async fn server(fake: &FakeAnthropic) -> (crate::Running, PathBuf) {
 
 /// An active session with a two-phase plan, so the session tools get past "No active session".
 pub(crate) fn start_session_with_a_plan(core: &Arc<Core>) {
-    let session = core.start_session(Some(42), Some("Fuzz".into())).expect("session");
+    let session = core.coaching().start_session(Some(42), Some("Fuzz".into())).expect("session");
     let plan = core.db().create_plan(&session.id, "1. a\n2. b").expect("plan");
     for number in 1..=2 {
         let phase = NewPhase {

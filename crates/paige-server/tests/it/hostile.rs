@@ -231,7 +231,7 @@ async fn mcp_open_file_never_shows_a_file_outside_the_project_during_a_symlink_s
     std::fs::create_dir(root.join("d")).expect("d");
     std::fs::write(root.join("d/f.txt"), "inside").expect("inside");
     std::os::unix::fs::symlink(outside.path(), root.join("s")).expect("symlink");
-    server.fixture.core.start_session(Some(1), None).expect("session");
+    server.fixture.core.coaching().start_session(Some(1), None).expect("session");
     let mut ui = crate::tools::ui(&server).await;
     let client = session_client(&server).await;
     let stop = Arc::new(AtomicBool::new(false));
@@ -281,7 +281,7 @@ async fn hint_directories_and_message_anchors_pass_the_path_guard() {
     let server = running_with(Limits::default()).await;
     std::fs::create_dir_all(server.fixture.core.project_root().path().join("src")).expect("src");
     std::fs::write(server.fixture.core.project_root().path().join("src/a.rs"), "fn a() {}\n").expect("a");
-    server.fixture.core.start_session(Some(1), None).expect("session");
+    server.fixture.core.coaching().start_session(Some(1), None).expect("session");
     let mut ui = crate::tools::ui(&server).await;
     let client = session_client(&server).await;
     let hint = call(

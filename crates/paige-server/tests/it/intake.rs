@@ -48,7 +48,7 @@ pub(crate) async fn interview(fake: &FakeAnthropic, timebox: Duration) -> (Runni
         config.limits.intake_timebox = timebox;
     })
     .await;
-    server.fixture.core.start_session(None, Some("Add a weather widget".into())).expect("session");
+    server.fixture.core.coaching().start_session(None, Some("Add a weather widget".into())).expect("session");
     let mut socket = ui(&server).await;
     all_frames(&mut socket, Duration::from_millis(200)).await;
     send(&mut socket, "intake:start", json!({})).await;
@@ -313,7 +313,7 @@ async fn a_learners_first_session_opens_with_the_interview_and_later_ones_only_w
     send(&mut socket, "session:start", json!({"title": "Add a weather widget"})).await;
     let frames = through(&mut socket, "intake:reply_done").await;
     assert_eq!(of(&frames, "intake:reply_done"), [json!({"turn": 1, "text": BACKGROUND_QUESTIONS[0]})]);
-    server.fixture.core.end_session(paige_core::db::SessionStatus::Completed).expect("ended");
+    server.fixture.core.coaching().end_session(paige_core::db::SessionStatus::Completed).expect("ended");
     send(&mut socket, "session:start", json!({"title": "Fix the login race"})).await;
     let frames = through(&mut socket, "session:started").await;
     assert!(of(&frames, "intake:state").is_empty(), "a second session starts without the interview");
@@ -341,7 +341,7 @@ async fn after_a_restart_the_interview_is_rebuilt_from_its_events_and_its_timebo
     let core = std::sync::Arc::new(paige_core::Core::open(config, clock.clone()).expect("reopens"));
     let dirs = (tempfile::tempdir().expect("dir"), tempfile::tempdir().expect("dir"));
     let restarted = crate::serve_fixture(crate::Fixture::new(core.clone(), clock.clone(), dirs)).await;
-    core.resume_session(&session).expect("resumed");
+    core.coaching().resume_session(&session).expect("resumed");
     let mut socket = ui(&restarted).await;
     send(&mut socket, "intake:start", json!({})).await;
     let frames = through(&mut socket, "intake:state").await;

@@ -187,7 +187,7 @@ async fn across_100_interviews_no_held_out_coding_invitation_reaches_the_learner
     let mut tally = Tally::default();
     let mut shown_harmless = 0;
     for interview in 0..INTERVIEWS {
-        core.start_session(None, Some("Add a weather widget".into())).expect("session");
+        core.coaching().start_session(None, Some("Add a weather widget".into())).expect("session");
         let mut frames = Vec::new();
         send(&mut socket, "intake:start", json!({})).await;
         frames_until(&mut socket, &mut frames, |f| is_reply_done(f, 1)).await;
@@ -260,7 +260,7 @@ async fn across_100_interviews_no_held_out_coding_invitation_reaches_the_learner
                 _ => {}
             }
         }
-        core.end_session(paige_core::db::SessionStatus::Abandoned).expect("session ends");
+        core.coaching().end_session(paige_core::db::SessionStatus::Abandoned).expect("session ends");
     }
 
     println!(

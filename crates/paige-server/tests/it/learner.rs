@@ -48,7 +48,7 @@ async fn planned(fake: &FakeAnthropic) -> (Running, String) {
     );
     let server = crate::coaching_server(fake).await;
     let core = server.fixture.core.clone();
-    let session = core.start_session(Some(7), Some("Login fails".into())).expect("session").id;
+    let session = core.coaching().start_session(Some(7), Some("Login fails".into())).expect("session").id;
     let client = session_client(&server).await;
     ok(&call(&client, "paige_run_coaching_pipeline", crate::coaching::args()).await);
     (server, session)
@@ -63,7 +63,8 @@ async fn claude_codes_tool_calls_reach_the_panel_while_the_plan_is_awaited_and_s
         Reply::json(&json!({"relevant_memories": [], "discarded": []})),
     );
     let server = crate::coaching_server(&fake).await;
-    let session = server.fixture.core.start_session(Some(7), Some("Login fails".into())).expect("session").id;
+    let session =
+        server.fixture.core.coaching().start_session(Some(7), Some("Login fails".into())).expect("session").id;
     let mut ui = connect(&server).await;
     let path = server.fixture.core.project_root().path().join("src/auth.rs");
     pre_tool_use(&server, "Read", json!({"file_path": path})).await;
@@ -160,14 +161,14 @@ async fn asking_claude_code_to_plan_again_is_logged_and_said_and_refused_once_a_
     let mut ui = connect(&server).await;
     send(&mut ui, json!({"type": "coaching:replan", "payload": {}})).await;
     assert_eq!(next_of(&mut ui, "connection:error").await["payload"]["context"]["type"], "coaching:replan");
-    let session = core.start_session(None, Some("Greet".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("Greet".into())).expect("session").id;
     send(&mut ui, json!({"type": "coaching:replan", "payload": {}})).await;
     // No terminal runs Claude Code here (the browser UI): the notice says how to start it.
     let notice = next_of(&mut ui, "coaching:message").await;
     assert!(notice["payload"]["message"].as_str().is_some_and(|m| m.contains("paige claude")), "{notice}");
     let logged = core.db().recent_actions(&session, 5, Some(ActionType::CoachingMessage)).expect("log");
     assert!(logged.iter().any(|a| a.data.as_ref().is_some_and(|d| d["kind"] == "replan")), "{logged:?}");
-    assert!(core.coaching_kickoff().is_some(), "the kickoff is there to deliver again");
+    assert!(core.coaching().coaching_kickoff().is_some(), "the kickoff is there to deliver again");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,14 +202,17 @@ async fn skipping_the_first_sessions_interview_logs_it_hands_over_and_lets_the_k
     send(&mut ui, json!({"type": "session:start", "payload": {"title": "Greet the user"}})).await;
     // The interview runs: Paige's first question is out.
     next_of(&mut ui, "intake:reply_done").await;
-    assert_eq!(core.coaching_kickoff(), None, "the kickoff waits for the interview");
+    assert_eq!(core.coaching().coaching_kickoff(), None, "the kickoff waits for the interview");
     send(&mut ui, json!({"type": "intake:skip", "payload": {}})).await;
     let transition = next_of(&mut ui, "intake:transition").await;
     assert_eq!(transition["payload"]["reason"], "skipped");
     let session = core.active_session().expect("session").id;
     let logged = core.db().recent_actions(&session, 5, Some(ActionType::IntakeTransition)).expect("log");
     assert_eq!(logged[0].data, Some(json!({"reason": "skipped"})));
-    assert!(core.coaching_kickoff().is_some_and(|k| k.contains("Greet the user")), "Claude Code can be told now");
+    assert!(
+        core.coaching().coaching_kickoff().is_some_and(|k| k.contains("Greet the user")),
+        "Claude Code can be told now"
+    );
     // Skipped twice: nothing runs to skip.
     send(&mut ui, json!({"type": "intake:skip", "payload": {}})).await;
     let error = next_of(&mut ui, "intake:error").await;

@@ -92,7 +92,7 @@ async fn a_coach_agent_overloaded_past_its_deadline_fails_the_pipeline_for_claud
     // Overloaded, slowly: six attempts with their back-offs would take over 5 s.
     fake.always(Matcher::call_type("coach_agent"), Reply::overloaded().delayed(Duration::from_millis(250)));
     let server = server_within(&fake, Duration::from_millis(1500), |_| {}).await;
-    let session = server.fixture.core.start_session(None, None).expect("session");
+    let session = server.fixture.core.coaching().start_session(None, None).expect("session");
     let mut socket = ui(&server).await;
     let client = session_client(&server).await;
     let started = Instant::now();
@@ -129,7 +129,7 @@ async fn a_triage_that_never_answers_ends_at_its_deadline_and_the_observer_looks
     .await;
     let core = &server.fixture.core;
     std::fs::write(core.project_root().path().join("src/notes.md"), "notes\n").expect("file");
-    core.start_session(None, Some("Work".into())).expect("session");
+    core.coaching().start_session(None, Some("Work".into())).expect("session");
     ok(&call(&session_client(&server).await, "paige_run_coaching_pipeline", args()).await);
     let mut socket = ui(&server).await;
     send(&mut socket, "file:open", json!({"path": "src/notes.md"})).await;
@@ -186,7 +186,7 @@ async fn materials_continue_a_paused_web_search_and_keep_the_links_it_found() {
     fake.always(Matcher::call_type("learning_materials"), Reply::json(&materials(&[book])));
     let server = server_within(&fake, Duration::from_secs(5), |_| {}).await;
     let core = server.fixture.core.clone();
-    let session = core.start_session(None, Some("work".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("work".into())).expect("session").id;
     gap(&server, &session, "lifetimes", Severity::High);
     let mut socket = ui(&server).await;
     request(&mut socket, None).await;
@@ -211,7 +211,7 @@ async fn materials_that_keep_searching_past_their_deadline_are_a_materials_error
     );
     let server = server_within(&fake, Duration::from_millis(500), |_| {}).await;
     let core = server.fixture.core.clone();
-    let session = core.start_session(None, Some("work".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("work".into())).expect("session").id;
     gap(&server, &session, "lifetimes", Severity::High);
     let mut socket = ui(&server).await;
     request(&mut socket, None).await;
@@ -236,7 +236,7 @@ async fn a_wrap_up_step_that_stalls_ends_at_its_deadline_counted_as_zero_and_the
     crate::wrapup::script(&fake);
     let server = server_within(&fake, Duration::from_millis(500), |_| {}).await;
     let core = server.fixture.core.clone();
-    let session = core.start_session(None, Some("work".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("work".into())).expect("session").id;
     core.log_action(paige_core::db::ActionType::FileSave, json!({"path": "src/lib.rs"}));
     let client = session_client(&server).await;
     let started = Instant::now();

@@ -54,7 +54,7 @@ async fn watched(reply: Reply) -> (FakeAnthropic, Running) {
     })
     .await;
     std::fs::write(server.fixture.core.project_root().path().join("src/notes.md"), "notes\n").expect("file");
-    server.fixture.core.start_session(Some(7), Some("Login race".into())).expect("session");
+    server.fixture.core.coaching().start_session(Some(7), Some("Login race".into())).expect("session");
     let client = session_client(&server).await;
     ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
     (fake, server)
@@ -88,10 +88,10 @@ async fn the_observer_starts_with_the_session_and_stops_when_it_ends() {
     let server = crate::coaching_server(&fake).await;
     let mut socket = ui(&server).await;
     let core = &server.fixture.core;
-    core.start_session(None, Some("Work".into())).expect("session");
+    core.coaching().start_session(None, Some("Work".into())).expect("session");
     let status = crate::tools::frames_of(&mut socket, "observer:status", Duration::from_millis(300)).await;
     assert_eq!(status, [json!({"active": true, "muted": false, "lastEvaluation": null})]);
-    core.end_session(paige_core::db::SessionStatus::Completed).expect("ended");
+    core.coaching().end_session(paige_core::db::SessionStatus::Completed).expect("ended");
     let status = crate::tools::frames_of(&mut socket, "observer:status", Duration::from_millis(300)).await;
     assert_eq!(status, [json!({"active": false, "muted": false, "lastEvaluation": null})]);
 }
@@ -253,7 +253,7 @@ async fn a_failing_triage_leaves_the_observer_watching() {
     fake.always(Matcher::call_type("observer_triage"), Reply::json(&triage(true, 0.9, "wrong_file")));
     let server = crate::coaching_server_with(&fake, |config| config.limits.observer = settings()).await;
     std::fs::write(server.fixture.core.project_root().path().join("src/notes.md"), "notes\n").expect("file");
-    server.fixture.core.start_session(None, Some("Work".into())).expect("session");
+    server.fixture.core.coaching().start_session(None, Some("Work".into())).expect("session");
     let mut socket = ui(&server).await;
     send(&mut socket, "file:open", json!({"path": "src/notes.md"})).await;
     until(|| triage_calls(&fake).len() == 1).await;
@@ -274,7 +274,7 @@ async fn a_triage_answer_arriving_after_the_session_ended_is_discarded() {
     let session = server.fixture.core.active_session().expect("session").id;
     send(&mut socket, "file:open", json!({"path": "src/notes.md"})).await;
     until(|| !fake.message_requests().iter().all(|r| r.call_type() != Some("observer_triage"))).await;
-    server.fixture.core.end_session(paige_core::db::SessionStatus::Completed).expect("ended");
+    server.fixture.core.coaching().end_session(paige_core::db::SessionStatus::Completed).expect("ended");
     let frames = all_frames(&mut socket, Duration::from_millis(1200)).await;
     assert!(of(&frames, "observer:nudge").is_empty(), "{frames:?}");
     let sent = server.fixture.core.db().recent_actions(&session, 50, Some(ActionType::NudgeSent)).expect("log");

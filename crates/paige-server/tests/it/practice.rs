@@ -111,7 +111,7 @@ async fn a_review_loads_the_kata_asks_at_the_topics_stage_appends_the_attempt_an
             evidence: "handles errors".into(),
         })
         .expect("assessed");
-    let session = core.start_session(None, Some("Practice".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("Practice".into())).expect("session").id;
     core.mute_observer(true);
     let mut socket = ui(&server).await;
     send(&mut socket, review(&kata, "for (;;) { await fetch(url) }", &[])).await;
@@ -247,7 +247,7 @@ async fn a_failure_after_the_retry_is_a_review_error_logged_unsuccessful_and_app
     let server = server(&fake).await;
     let core = &server.fixture.core;
     let kata = seed_kata(core, vec![]);
-    let session = core.start_session(None, Some("Practice".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("Practice".into())).expect("session").id;
     core.mute_observer(true);
     let mut socket = ui(&server).await;
     send(&mut socket, review(&kata, "x", &[])).await;

@@ -74,7 +74,7 @@ async fn starting_from_typed_work_tells_every_ui_the_session_and_what_it_is_abou
         assert_eq!(of(&frames, "fs:tree").len(), 1);
     }
     // Neither an issue nor a title: refused, with why, and nothing starts.
-    core.end_session(SessionStatus::Completed).expect("end");
+    core.coaching().end_session(SessionStatus::Completed).expect("end");
     send(&mut first, "session:start", json!({"title": "   "})).await;
     let refused = crate::tools::frames_of(&mut first, "connection:error", Duration::from_millis(400)).await;
     assert_eq!(refused[0]["code"], "INVALID_MESSAGE");
@@ -336,7 +336,7 @@ async fn after_three_phases_without_help_the_next_phase_of_that_skill_starts_one
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coached_in("Error Handling")));
     let server = server_with_gh(&fake, None).await;
     practised(&server, false);
-    server.fixture.core.start_session(None, Some("Next".into())).expect("session");
+    server.fixture.core.coaching().start_session(None, Some("Next".into())).expect("session");
     let mut socket = ui(&server).await;
     let client = session_client(&server).await;
     let output = ok(&call(&client, "paige_run_coaching_pipeline", args()).await).clone();
@@ -358,7 +358,7 @@ async fn after_a_phase_that_needed_help_the_next_phase_of_that_skill_starts_one_
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&reply));
     let server = server_with_gh(&fake, None).await;
     practised(&server, true);
-    server.fixture.core.start_session(None, Some("Next".into())).expect("session");
+    server.fixture.core.coaching().start_session(None, Some("Next".into())).expect("session");
     let client = session_client(&server).await;
     let output = ok(&call(&client, "paige_run_coaching_pipeline", args()).await).clone();
     assert_eq!(output["phases"][0]["hintLevel"], "region");
@@ -408,7 +408,7 @@ async fn just_show_me_broadcasts_a_worked_example_records_the_signal_and_changes
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coached_in("async")));
     fake.always(Matcher::call_type("worked_example"), Reply::json(&worked_example_reply()));
     let server = server_with_gh(&fake, None).await;
-    server.fixture.core.start_session(None, Some("Login race".into())).expect("session");
+    server.fixture.core.coaching().start_session(None, Some("Login race".into())).expect("session");
     let client = session_client(&server).await;
     ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
     let before = snapshot(server.fixture.core.project_root().path());
@@ -448,7 +448,7 @@ async fn just_show_me_reports_a_failing_model_so_the_panel_can_offer_a_retry() {
         Reply::json(&json!({"title": "t", "explanation": "e", "language": "rust", "example_code": "  ", "steps": []})),
     );
     let server = server_with_gh(&fake, None).await;
-    server.fixture.core.start_session(None, Some("Login race".into())).expect("session");
+    server.fixture.core.coaching().start_session(None, Some("Login race".into())).expect("session");
     let client = session_client(&server).await;
     ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
     let mut socket = ui(&server).await;
@@ -469,7 +469,7 @@ async fn just_show_me_without_a_session_or_a_plan_says_so_at_once_and_calls_no_m
     let refused =
         crate::tools::frames_of(&mut socket, "coaching:worked_example_error", Duration::from_millis(400)).await;
     assert!(refused[0]["error"].as_str().is_some_and(|e| e.contains("Start a session first")), "{refused:?}");
-    server.fixture.core.start_session(None, Some("No plan yet".into())).expect("session");
+    server.fixture.core.coaching().start_session(None, Some("No plan yet".into())).expect("session");
     send(&mut socket, "coaching:show_me", json!({})).await;
     let refused =
         crate::tools::frames_of(&mut socket, "coaching:worked_example_error", Duration::from_millis(400)).await;
@@ -482,7 +482,7 @@ async fn a_ui_that_connects_mid_session_gets_the_session_as_it_stands_and_no_oth
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coached_in("async")));
     let server = server_with_gh(&fake, None).await;
-    let session = server.fixture.core.start_session(Some(7), Some("Login race".into())).expect("session");
+    let session = server.fixture.core.coaching().start_session(Some(7), Some("Login race".into())).expect("session");
     let client = session_client(&server).await;
     ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
     let mut first = ui(&server).await;
@@ -511,13 +511,13 @@ async fn ending_a_session_tells_every_ui_how_it_ended_and_how_far_it_got() {
     let fake = FakeAnthropic::start().await.expect("fake");
     fake.always(Matcher::call_type("coach_agent"), Reply::json(&coach_reply()));
     let server = server_with_gh(&fake, None).await;
-    let session = server.fixture.core.start_session(None, Some("Login race".into())).expect("session");
+    let session = server.fixture.core.coaching().start_session(None, Some("Login race".into())).expect("session");
     let client = session_client(&server).await;
     ok(&call(&client, "paige_run_coaching_pipeline", args()).await);
     ok(&call(&client, "paige_update_phase", json!({"phase": 1, "status": "complete"})).await);
     let mut socket = ui(&server).await;
     server.fixture.clock.advance(chrono::Duration::minutes(25));
-    server.fixture.core.end_session(SessionStatus::Abandoned).expect("ended");
+    server.fixture.core.coaching().end_session(SessionStatus::Abandoned).expect("ended");
     let ended = crate::tools::frames_of(&mut socket, "session:ended", Duration::from_millis(400)).await;
     assert_eq!(
         ended[0]["summary"],

@@ -141,7 +141,7 @@ async fn both_eras_list_the_14_coaching_tools_with_model_friendly_schemas() {
 async fn no_tool_can_write_a_file() {
     let server = running().await;
     write(&server, "src/a.rs", "fn a() {}\n");
-    server.fixture.core.start_session(Some(1), None).expect("session");
+    server.fixture.core.coaching().start_session(Some(1), None).expect("session");
     edit(&server, "src/a.rs", "fn a() { changed }\n");
     let client = stateless_client(&server).await;
     let before = snapshot(server.fixture.core.project_root().path());
@@ -267,7 +267,7 @@ async fn huge_diffs_are_truncated_with_a_marker() {
 async fn highlights_accumulate_as_separate_broadcasts_and_are_logged() {
     let server = running().await;
     write(&server, "src/auth.ts", "1\n2\n3\n4\n5\n");
-    let session = server.fixture.core.start_session(None, None).expect("session");
+    let session = server.fixture.core.coaching().start_session(None, None).expect("session");
     let client = session_client(&server).await;
     let mut socket = ui(&server).await;
     ok(&call(
@@ -312,7 +312,7 @@ async fn file_hints_glow_and_clear() {
     let server = running().await;
     write(&server, "src/auth.ts", "x");
     write(&server, "src/handlers/oauth.ts", "y");
-    let session = server.fixture.core.start_session(None, None).expect("session");
+    let session = server.fixture.core.coaching().start_session(None, None).expect("session");
     let client = stateless_client(&server).await;
     let mut socket = ui(&server).await;
     let hints = json!({"hints": [{"path": "src/auth.ts", "style": "suggested"}, {"path": "src/handlers/oauth.ts", "style": "critical", "directories": ["src/handlers"]}]});
@@ -351,7 +351,7 @@ async fn session_tools_need_an_active_session() {
 async fn update_phase_moves_the_phase_and_tells_the_ui() {
     let server = running().await;
     let core = &server.fixture.core;
-    let session = core.start_session(Some(42), Some("OAuth race".into())).expect("session");
+    let session = core.coaching().start_session(Some(42), Some("OAuth race".into())).expect("session");
     let plan = core.db().create_plan(&session.id, "1. a\n2. b").expect("plan");
     for n in 1..=2 {
         core.db()
@@ -409,7 +409,7 @@ async fn update_phase_moves_the_phase_and_tells_the_ui() {
 #[tokio::test]
 async fn messages_and_issue_context_reach_the_ui() {
     let server = running().await;
-    let session = server.fixture.core.start_session(None, None).expect("session");
+    let session = server.fixture.core.coaching().start_session(None, None).expect("session");
     let client = stateless_client(&server).await;
     let mut socket = ui(&server).await;
     ok(&call(&client, "paige_show_message", json!({"message": "Nice work!", "type": "success"})).await);
@@ -438,7 +438,7 @@ async fn messages_and_issue_context_reach_the_ui() {
 #[tokio::test]
 async fn tools_without_their_feature_say_what_is_missing_instead_of_faking_success() {
     let server = running().await;
-    server.fixture.core.start_session(None, None).expect("session");
+    server.fixture.core.coaching().start_session(None, None).expect("session");
     let client = session_client(&server).await;
     let empty = call(&client, "paige_run_coaching_pipeline", json!({"planText": " ", "issueSummary": "s"})).await;
     assert!(error_text(&empty).contains("must not be empty"));

@@ -41,7 +41,7 @@ async fn end_session_over_mcp_wraps_up_once_remembers_in_the_embedded_store_and_
     script(&fake);
     let server = crate::coaching_server(&fake).await;
     let core = server.fixture.core.clone();
-    let session = core.start_session(Some(7), Some("OAuth redirect race".into())).expect("session").id;
+    let session = core.coaching().start_session(Some(7), Some("OAuth redirect race".into())).expect("session").id;
     core.db().create_plan(&session, "1. Find the race").expect("a plan: something to wrap up");
     let mut socket = ui(&server).await;
     let client = session_client(&server).await;
@@ -107,14 +107,14 @@ async fn claude_codes_session_end_leaves_the_session_open_and_its_transcript_is_
     script(&fake);
     let server = crate::coaching_server(&fake).await;
     let core = server.fixture.core.clone();
-    let session = core.start_session(None, Some("List the sources".into())).expect("session").id;
+    let session = core.coaching().start_session(None, Some("List the sources".into())).expect("session").id;
     core.db().create_plan(&session, "1. Find the race").expect("a plan: something to wrap up");
     let (status, body) = session_end(&server, "other", &transcript()).await;
     assert_eq!(status, 200, "{body}");
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(core.active_session().map(|s| s.id), Some(session.clone()), "the session stays open");
     assert!(fake.message_requests().is_empty(), "nothing wrapped up");
-    core.end_session_from_ui().expect("the learner ends it");
+    core.coaching().end_session_from_ui().expect("the learner ends it");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while core.db().session(&session).expect("session").status != SessionStatus::Completed {
         assert!(std::time::Instant::now() < deadline, "the wrap-up did not complete");
@@ -134,7 +134,7 @@ async fn a_session_end_after_clear_leaves_the_coaching_session_going() {
     script(&fake);
     let server = crate::coaching_server(&fake).await;
     let core = server.fixture.core.clone();
-    let session = core.start_session(None, None).expect("session").id;
+    let session = core.coaching().start_session(None, None).expect("session").id;
     let (status, _) = session_end(&server, "clear", &transcript()).await;
     assert_eq!(status, 200);
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -158,7 +158,7 @@ async fn the_uis_session_end_wraps_up_from_the_transcript_the_last_hook_named() 
     let fake = FakeAnthropic::start().await.expect("fake");
     script(&fake);
     let server = crate::coaching_server(&fake).await;
-    let session = server.fixture.core.start_session(None, None).expect("session").id;
+    let session = server.fixture.core.coaching().start_session(None, None).expect("session").id;
     // Any hook names the transcript; here Claude Code's prompt.
     let prompt = json!({"session_id": "s", "transcript_path": transcript(), "hook_event_name": "UserPromptSubmit", "prompt": "hi"});
     let response = reqwest::Client::new()

@@ -79,7 +79,7 @@ async fn hello_is_answered_with_init() {
 async fn file_open_sends_content_and_logs_the_action() {
     let server = running().await;
     write(&server, "src/app.js", "let x = 1;\n");
-    let session = server.fixture.core.start_session(Some(1), Some("t".into())).expect("session");
+    let session = server.fixture.core.coaching().start_session(Some(1), Some("t".into())).expect("session");
     let mut socket = connect(&server).await;
     hello(&mut socket).await;
     send(&mut socket, json!({"type": "file:open", "payload": {"path": "src/app.js"}})).await;
@@ -195,7 +195,7 @@ async fn watcher_changes_and_session_start_reach_the_ui() {
     server.fixture.core.start_watcher().expect("watcher");
     let mut socket = connect(&server).await;
     hello(&mut socket).await;
-    server.fixture.core.start_session(None, None).expect("session");
+    server.fixture.core.coaching().start_session(None, None).expect("session");
     let tree = next_of(&mut socket, "fs:tree").await;
     assert_eq!(tree["payload"]["root"]["type"], "directory");
     write(&server, "fresh.txt", "new");

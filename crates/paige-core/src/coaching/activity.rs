@@ -3,10 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::core::{Core, CoreError};
-use crate::db::{ActionEntry, ActionType, HintLevel, NewSession, Session, SessionStatus};
+use super::Coaching;
+use crate::db::{ActionType, HintLevel, NewSession, Session, SessionStatus};
 use crate::protocol::{IssueContext, ServerMessage, SessionEnded, SessionStarted, SessionSummary};
 
 /// How often dirty buffers are summarised into the action log.
@@ -38,29 +38,10 @@ pub enum SessionError {
     #[error("no async runtime to run the session's background work on")]
     NoRuntime,
     #[error(transparent)]
-    Core(#[from] CoreError),
+    Db(#[from] crate::db::DbError),
 }
 
-impl From<crate::db::DbError> for SessionError {
-    fn from(err: crate::db::DbError) -> Self {
-        SessionError::Core(err.into())
-    }
-}
-
-impl Core {
-    /// The active session, if any.
-    pub fn active_session(&self) -> Option<Session> {
-        self.live().session().map(|s| s.session.clone())
-    }
-
-    /// Appends to the active session's timeline and tells subscribers. With no active session
-    /// the action is discarded with a warning (EC-17), but for the few the spec logs outside a
-    /// session (then with none); a database error is logged, not raised:
-    /// losing one timeline row must never fail the user's action.
-    pub fn log_action(&self, action_type: ActionType, data: Value) -> Option<ActionEntry> {
-        self.ctx().log_action(action_type, data)
-    }
-
+impl Coaching {
     /// Starts a coaching session: a `sessions` row, `session_started` logged, the periodic
     /// buffer summaries started, and the project tree pushed to the UI (`fs:tree`). Refused
     /// while another is active (the UI's start sets that one aside first: `lifecycle.rs`).

@@ -1,6 +1,8 @@
 //! The core's terminals: one per UI connection (a desktop window), as `impl Core` entry
 //! points over [`crate::terminal`], which knows nothing of the core.
 
+mod guard_check;
+
 use crate::core::Core;
 use crate::protocol::{ConnectionId, TerminalSize};
 use crate::sync::Locked;
@@ -12,7 +14,7 @@ impl Core {
     /// flood would crowd out UI messages). A terminal the connection had is killed first.
     pub fn open_terminal(&self, id: ConnectionId, command: &AgentCommand) -> std::io::Result<TerminalOutput> {
         self.close_terminal(id);
-        let size = self.terminal_size().unwrap_or(TerminalSize { cols: 80, rows: 24 });
+        let size = self.live().terminal_size().unwrap_or(TerminalSize { cols: 80, rows: 24 });
         let (terminal, output) = Terminal::spawn_with_output(command, size)?;
         tracing::info!(connection = id.0, pid = ?terminal.pid(), "terminal started: {:?}", command.program);
         if let Some(previous) = self.terminals().insert(id, terminal) {
@@ -27,11 +29,6 @@ impl Core {
             terminal.kill();
             tracing::info!(connection = id.0, "terminal closed");
         }
-    }
-
-    /// The terminal a nudge is typed into (`terminal.rs`: `Terminals::nudge_target`).
-    pub(crate) fn nudge_terminal(&self) -> Option<std::sync::Arc<Terminal>> {
-        self.terminals().nudge_target()
     }
 
     pub fn has_terminal(&self, id: ConnectionId) -> bool {
@@ -50,7 +47,7 @@ impl Core {
         if !input.contains(['\r', '\n']) {
             return Ok(());
         }
-        let size = self.terminal_size().unwrap_or(TerminalSize { cols: 80, rows: 24 });
+        let size = self.live().terminal_size().unwrap_or(TerminalSize { cols: 80, rows: 24 });
         let restarted = terminal.restart(size).map_err(|err| format!("cannot start the terminal again: {err}"))?;
         tracing::info!(connection = id.0, pid = ?restarted.pid(), "terminal started again");
         if let Some(previous) = self.terminals().insert(id, restarted) {
@@ -92,7 +89,7 @@ impl Core {
         use crate::launch::AgentMode;
         use crate::protocol::MessageKind;
         let confinement = self.config().agent_jail.clone();
-        let (mode, notice) = match self.governance_enabled() {
+        let (mode, notice) = match self.governance().governance_enabled() {
             Ok(true) => (
                 AgentMode::Governed,
                 (

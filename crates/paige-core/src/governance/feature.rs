@@ -1,0 +1,98 @@
+//! `Governance`, the hook engine as a feature object (issue 40): `Core::open` builds it with
+//! the change detector, the coaching feature (coach mode's context names the session and
+//! its phase) and the editor's diffs. `Core` keeps the four entry points adapters call
+//! (`hooks.rs`); everything else is here.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::ctx::Ctx;
+use crate::db::{ActionEntry, ActionType, Db, Session};
+use crate::files::ProjectRoot;
+use crate::protocol::ServerMessage;
+
+/// What the hook engine reads of Paige's configuration.
+#[derive(Clone)]
+pub struct GovernanceSettings {
+    /// Where the learner's settings (coach mode's allowed MCP tools) are kept.
+    pub data_dir: PathBuf,
+    pub limits: crate::limits::Limits,
+    /// Whether Claude Code runs in a jail that shows it the project read-only: then coach
+    /// mode opens no watch window (nothing it runs can write).
+    pub agent_jailed: bool,
+}
+
+impl GovernanceSettings {
+    pub fn of(config: &crate::config::Config) -> Self {
+        GovernanceSettings {
+            data_dir: config.data_dir.clone(),
+            limits: config.limits.clone(),
+            agent_jailed: config.agent_jail.read_only(),
+        }
+    }
+}
+
+/// The hook engine: see the module docs.
+pub struct Governance {
+    ctx: Arc<Ctx>,
+    settings: GovernanceSettings,
+    detector: Arc<crate::detector::Detector>,
+    coaching: Arc<crate::coaching::Coaching>,
+    diffs: Arc<crate::diffs::Diffs>,
+}
+
+impl Governance {
+    pub(crate) fn new(
+        ctx: Arc<Ctx>,
+        settings: GovernanceSettings,
+        detector: Arc<crate::detector::Detector>,
+        coaching: Arc<crate::coaching::Coaching>,
+        diffs: Arc<crate::diffs::Diffs>,
+    ) -> Governance {
+        Governance { ctx, settings, detector, coaching, diffs }
+    }
+
+    pub(crate) fn config(&self) -> &GovernanceSettings {
+        &self.settings
+    }
+
+    pub(crate) fn db(&self) -> &Db {
+        &self.ctx.db
+    }
+
+    pub(crate) fn now(&self) -> DateTime<Utc> {
+        self.ctx.now()
+    }
+
+    pub(crate) fn project_root(&self) -> &ProjectRoot {
+        &self.ctx.root
+    }
+
+    pub(crate) fn broadcast(&self, message: ServerMessage) {
+        self.ctx.broadcast(message);
+    }
+
+    pub(crate) fn active_session(&self) -> Option<Session> {
+        self.ctx.active_session()
+    }
+
+    pub(crate) fn log_action(&self, action_type: ActionType, data: Value) -> Option<ActionEntry> {
+        self.ctx.log_action(action_type, data)
+    }
+
+    pub(crate) fn detector(&self) -> &Arc<crate::detector::Detector> {
+        &self.detector
+    }
+
+    pub(crate) fn coaching(&self) -> &Arc<crate::coaching::Coaching> {
+        &self.coaching
+    }
+
+    /// The learner's unsaved changes, for coach mode's context.
+    pub(crate) fn dirty_diffs(&self) -> Vec<crate::diffs::FileDiff> {
+        self.diffs.dirty()
+    }
+}
