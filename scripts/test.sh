@@ -20,6 +20,9 @@ export PAIGE_MODEL_DIR="$tools_dir/models"
 # The fuzz tests' cases per target (default 48): ~6 s of paige-core's and ~10 s of
 # paige-server's test time on a 2-core machine; raise it for a longer hunt.
 export PAIGE_FUZZ_CASES="${PAIGE_FUZZ_CASES:-500}"
+# The session lifecycle's model-based test (issue 40): random interleavings of starts,
+# restarts, prompts, phases and ends (~1.6 s a case here).
+export PAIGE_LIFECYCLE_CASES="${PAIGE_LIFECYCLE_CASES:-32}"
 # Crash safety: how many times the write-heavy child is SIGKILLed (~0.7 s each here).
 export PAIGE_CRASH_KILLS="${PAIGE_CRASH_KILLS:-50}"
 # Load and soak: calls per MCP client (of 100) and the soak's length after its warm-up

@@ -38,6 +38,10 @@ pub struct Limits {
     /// `PAIGE_GH_TIMEOUT_MS`: how long the dashboard's `gh issue list` may take before Paige
     /// stops it and says GitHub did not answer; the coaching panel's calls wait no longer.
     pub gh_timeout: Duration,
+    /// `PAIGE_DELIVERY_POLL_MS`: how often a delivery waiting for Claude Code (the kickoff, a
+    /// phase-done note) looks at its terminal again; it first waits two of these, for an
+    /// interview that starts with the session.
+    pub delivery_poll: Duration,
     /// `PAIGE_EMBEDDER_IDLE_MS`: the embedding model's ~90 MB of weights are released after
     /// this long without an embed (reloaded on the next one).
     pub embedder_idle: Duration,
@@ -72,6 +76,7 @@ impl Default for Limits {
             session_abandon_after: Duration::from_secs(7 * 24 * 3600),
             step_check_timeout: Duration::from_secs(60),
             gh_timeout: Duration::from_secs(20),
+            delivery_poll: Duration::from_millis(500),
             embedder_idle: Duration::from_secs(5 * 60),
             observer: Default::default(),
             intake_timebox: Duration::from_secs(240),
@@ -141,6 +146,9 @@ impl Limits {
         }
         if let Some(n) = number("PAIGE_GH_TIMEOUT_MS", 100)? {
             limits.gh_timeout = Duration::from_millis(n);
+        }
+        if let Some(n) = number("PAIGE_DELIVERY_POLL_MS", 10)? {
+            limits.delivery_poll = Duration::from_millis(n);
         }
         if let Some(n) = number("PAIGE_EMBEDDER_IDLE_MS", 100)? {
             limits.embedder_idle = Duration::from_millis(n);

@@ -18,8 +18,6 @@ use super::Coaching;
 use crate::db::ActionType;
 use crate::prompts::coach_kickoff::NextPhase;
 
-/// How often a waiting kickoff looks at the terminal and the interview again.
-const POLL: Duration = Duration::from_millis(500);
 /// How long a kickoff waits for a quiet terminal and the end of the interview before it is
 /// left to the SessionStart context and the learner.
 const WAIT: Duration = Duration::from_secs(30 * 60);
@@ -93,7 +91,7 @@ impl Coaching {
     ) {
         let Some(session) = self.active_session() else { return };
         let (core, cancel) = (self.clone(), self.shutdown_token());
-        let quiet = self.config().limits.observer.quiet_output;
+        let (quiet, poll) = (self.config().limits.observer.quiet_output, self.config().limits.delivery_poll);
         let generation = self.kickoff_generation().fetch_add(1, Ordering::SeqCst) + 1;
         self.tasks().spawn(async move {
             let deadline = tokio::time::Instant::now() + WAIT;
@@ -101,7 +99,7 @@ impl Coaching {
             // the moment to begin, so a kickoff waits for its hand-over.
             tokio::select! {
                 _ = cancel.cancelled() => return,
-                _ = tokio::time::sleep(POLL * 2) => {}
+                _ = tokio::time::sleep(poll * 2) => {}
             }
             let typed = loop {
                 if core.active_session().map(|s| s.id) != Some(session.id.clone())
@@ -140,7 +138,7 @@ impl Coaching {
                 }
                 tokio::select! {
                     _ = cancel.cancelled() => break false,
-                    _ = tokio::time::sleep(POLL) => {}
+                    _ = tokio::time::sleep(poll) => {}
                 }
             };
             if !typed {

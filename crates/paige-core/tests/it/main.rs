@@ -27,6 +27,7 @@ mod launch;
 mod layers;
 mod learning;
 mod ledger;
+mod lifecycle;
 mod observer;
 mod path_guard;
 mod prompts;
