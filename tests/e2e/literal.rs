@@ -50,11 +50,21 @@ async fn a_claude_code_running_across_a_restart_of_paige_serve_still_plans_the_s
     literal_plans(Order::ClaudeFirstThenServeRestarted).await;
 }
 
+/// Issue 40's other restart: the session first, `paige claude` plans it; then the learner
+/// closes that terminal (Claude Code killed mid-session), marks phase 1 done in the panel,
+/// and starts `paige claude` again. The session is still live, and the new Claude Code —
+/// idle, told nothing by the learner — is given the phase-done note.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_restarted_mid_session_is_given_the_phase_done_note_the_learner_marked_meanwhile() {
+    literal_plans(Order::ClaudeRestartedMidSession).await;
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Order {
     SessionFirst,
     ClaudeFirst,
     ClaudeFirstThenServeRestarted,
+    ClaudeRestartedMidSession,
 }
 
 /// The UI starts a session (typed work, the first session's interview skipped) and
@@ -62,7 +72,7 @@ enum Order {
 /// Whichever way Claude Code got the kickoff, the plan comes, and the kickoff — the only
 /// prompt Claude Code had — is not counted as the learner's.
 async fn literal_plans(order: Order) {
-    let claude_first = order != Order::SessionFirst;
+    let claude_first = matches!(order, Order::ClaudeFirst | Order::ClaudeFirstThenServeRestarted);
     let Some(claude) = crate::claude::claude() else { return };
     assert!(Command::new("script").arg("--version").output().is_ok(), "`script` (util-linux) runs paige claude");
     let (fake, mut world) = crate::coaching::coaching_world().await;
@@ -146,11 +156,31 @@ async fn literal_plans(order: Order) {
         kinds.push(kind);
     }
     eprintln!("plan on screen {:?} after the hand-over ({order:?})", started.elapsed());
-    let mut terminal = terminal;
-    // SAFETY: kill(2) on the process group `script` leads (ours).
-    unsafe { libc::kill(-(terminal.id() as i32), libc::SIGKILL) };
-    let _ = terminal.wait();
+    let close = |mut terminal: std::process::Child| {
+        // SAFETY: kill(2) on the process group `script` leads (ours).
+        unsafe { libc::kill(-(terminal.id() as i32), libc::SIGKILL) };
+        let _ = terminal.wait();
+    };
+    close(terminal);
     let ready = ready.unwrap_or_else(|| panic!("no coaching:plan_ready; the UI got {kinds:?}"));
+    if order == Order::ClaudeRestartedMidSession {
+        // The terminal is gone; the learner marks phase 1 done, then starts Claude Code again.
+        socket.send(send("coaching:phase_done", json!({"phase": 1}))).await.expect("phase done");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let terminal = start_claude(&world);
+        let noted = Instant::now();
+        let told = || fake.requests().iter().any(|r| r.body.to_string().contains("marked phase 1 done"));
+        while !told() && noted.elapsed() < Duration::from_secs(90) {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        eprintln!("the restarted Claude Code was told of phase 1 after {:?}", noted.elapsed());
+        close(terminal);
+        assert!(told(), "the restarted Claude Code was given the phase-done note");
+        let marked = |r: &&paige_fake_anthropic::RecordedRequest| r.body.to_string().contains("marked phase 1 done");
+        let asked = fake.requests();
+        let first = asked.iter().find(marked).expect("told");
+        assert_eq!(first.body.to_string().matches("marked phase 1 done").count(), 1, "typed once");
+    }
     assert!(ready["payload"]["phases"].as_array().is_some_and(|p| !p.is_empty()), "{ready}");
     assert!(kinds.iter().any(|k| k == "coaching:agent_activity"), "the panel saw Claude Code work: {kinds:?}");
     let asked = fake.requests();
