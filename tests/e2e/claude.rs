@@ -139,9 +139,9 @@ fn real_claude_init_only_fires_session_start_through_paige_hook() {
     std::fs::remove_dir_all(world.project().join(".orchestration")).expect("rm");
     let payload = serde_json::json!({"session_id": "x", "hook_event_name": "PreToolUse", "tool_name": "Write",
         "tool_input": {"file_path": world.project().join("a.rs"), "content": "x"}});
-    let (status, _, stderr) = world.run_stdin(&["hook", "pre-tool-use"], &payload.to_string());
-    assert_eq!(status.code(), Some(2));
-    assert!(stderr.starts_with("Fail-Safe"), "{stderr}");
+    let (status, stdout, stderr) = world.run_stdin(&["hook", "pre-tool-use"], &payload.to_string());
+    let reason = crate::refusal(status, &stdout, &stderr);
+    assert!(reason.starts_with("Fail-Safe"), "{reason}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

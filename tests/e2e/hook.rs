@@ -195,9 +195,8 @@ fn in_coach_mode_a_running_paige_denies_writes_and_prints_nothing_for_reads() {
     let world = World::ready();
     let _paige = world.serve();
     let (status, stdout, stderr) = world.run_stdin(&["hook", "pre-tool-use"], &write_payload(&world));
-    assert_eq!(status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("coach mode"), "{stderr}");
-    assert!(stdout.is_empty());
+    let reason = crate::refusal(status, &stdout, &stderr);
+    assert!(reason.contains("coach mode"), "{reason}");
     let (status, stdout, stderr) = world.run_stdin(&["hook", "pre-tool-use"], &read_payload(&world));
     assert_eq!((status.code(), stdout.as_str()), (Some(0), ""), "{stderr}");
     let (status, stdout, _) = world.run_stdin(&["hook", "session-start"], &payload(&world, "SessionStart", json!({})));
@@ -219,9 +218,8 @@ fn hook_finds_paige_through_paige_url_and_token_and_a_wrong_token_fails_closed()
     direct.root = tempfile::tempdir().expect("dir");
     std::fs::create_dir_all(direct.cwd()).expect("cwd");
     direct.set("PAIGE_URL", &url).set("PAIGE_TOKEN", info["token"].as_str().expect("token"));
-    let (status, _, stderr) = direct.run_stdin(&["hook", "PreToolUse"], &write_payload(&world));
-    assert!(stderr.contains("coach mode"), "reached paige: {stderr}");
-    assert_eq!(status.code(), Some(2));
+    let (status, stdout, stderr) = direct.run_stdin(&["hook", "PreToolUse"], &write_payload(&world));
+    assert!(crate::refusal(status, &stdout, &stderr).contains("coach mode"), "reached paige: {stdout}");
     direct.set("PAIGE_TOKEN", "wrong");
     let (status, _, stderr) = direct.run_stdin(&["hook", "pre-tool-use"], &write_payload(&world));
     assert_eq!(status.code(), Some(2));
@@ -253,17 +251,16 @@ fn governed_handshake_write_and_blame_through_the_binary() {
         |event: &str, fixture: &str, patch: Value| world.run_stdin(&["hook", event], &payload(&world, fixture, patch));
     let (_, stdout, _) = hook("user-prompt-submit", "UserPromptSubmit", json!({}));
     assert!(stdout.contains("INT-001") && stdout.contains("select_active_intent"), "{stdout}");
-    let (status, _, stderr) = hook("pre-tool-use", "PreToolUse-Write", json!({}));
-    assert_eq!(status.code(), Some(2));
-    assert!(stderr.starts_with("State Violation: Reasoning Intercept Required"), "{stderr}");
+    let (status, stdout, stderr) = hook("pre-tool-use", "PreToolUse-Write", json!({}));
+    let reason = crate::refusal(status, &stdout, &stderr);
+    assert!(reason.starts_with("State Violation: Reasoning Intercept Required"), "{reason}");
     let select = json!({"tool_name": "mcp__paige__select_active_intent", "tool_input": {"intent_id": "INT-001"}});
     let (status, stdout, stderr) = hook("pre-tool-use", "PreToolUse-mcp-check", select.clone());
     assert_eq!((status.code(), stdout.as_str()), (Some(0), ""), "{stderr}");
     hook("post-tool-use", "PostToolUse-mcp-check", select);
     let file = world.project().join("src/weather/w.rs");
     let write = json!({"tool_input": {"file_path": file, "content": "fn w() {}\n"}});
-    let (status, _, stderr) = hook("pre-tool-use", "PreToolUse-Write", write.clone());
-    assert_eq!(status.code(), Some(0), "{stderr}");
+    crate::let_through(hook("pre-tool-use", "PreToolUse-Write", write.clone()));
     std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
     std::fs::write(&file, "fn w() {}\n").expect("write");
     hook("post-tool-use", "PostToolUse-Write-create", write);
@@ -372,20 +369,19 @@ fn intents_reset_unblocks_a_budget_trip_and_restarts_the_turn_count() {
     let bash = |cmd: &str| json!({"tool_name": "Bash", "tool_input": {"command": cmd}});
     let handshake = || {
         hook("user-prompt-submit", "UserPromptSubmit", json!({}));
-        let (status, _, stderr) = hook("pre-tool-use", "PreToolUse-mcp-check", select.clone());
-        assert_eq!(status.code(), Some(0), "{stderr}");
+        crate::let_through(hook("pre-tool-use", "PreToolUse-mcp-check", select.clone()));
         hook("post-tool-use", "PostToolUse-mcp-check", select.clone());
     };
     handshake();
-    assert_eq!(hook("pre-tool-use", "PreToolUse-Write", bash("ls 1")).0.code(), Some(0));
-    let (status, _, stderr) = hook("pre-tool-use", "PreToolUse-Write", bash("ls 2"));
-    assert_eq!(status.code(), Some(2));
-    assert!(stderr.starts_with("Budget Exceeded"), "{stderr}");
+    crate::let_through(hook("pre-tool-use", "PreToolUse-Write", bash("ls 1")));
+    let (status, stdout, stderr) = hook("pre-tool-use", "PreToolUse-Write", bash("ls 2"));
+    let reason = crate::refusal(status, &stdout, &stderr);
+    assert!(reason.starts_with("Budget Exceeded"), "{reason}");
     let (status, _, stderr) = world.run(&["intents", "reset", "INT-001", "--project", &project]);
     assert!(status.success(), "{stderr}");
     handshake();
-    let (status, _, stderr) = hook("pre-tool-use", "PreToolUse-Write", bash("ls 3"));
-    assert_eq!(status.code(), Some(0), "a fresh turn budget after reset: {stderr}");
+    // A fresh turn budget after the reset.
+    crate::let_through(hook("pre-tool-use", "PreToolUse-Write", bash("ls 3")));
 }
 
 #[test]

@@ -197,6 +197,29 @@ impl Drop for Running {
     }
 }
 
+/// The reason of a PreToolUse call Paige refused, in Claude Code's structured form: exit 0 and
+/// `permissionDecision: deny` on stdout (issue 41: an exit 2 shows as a "hook error" naming
+/// the hook's command). Panics on any other answer.
+pub fn refusal(status: std::process::ExitStatus, stdout: &str, stderr: &str) -> String {
+    assert_eq!(status.code(), Some(0), "a refusal is a decision, not an error; stderr: {stderr}");
+    let answer: serde_json::Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("a decision on stdout ({e}): {stdout:?}"));
+    let decision = &answer["hookSpecificOutput"];
+    assert_eq!(
+        (decision["hookEventName"].as_str(), decision["permissionDecision"].as_str()),
+        (Some("PreToolUse"), Some("deny")),
+        "{answer}"
+    );
+    decision["permissionDecisionReason"].as_str().expect("a reason").to_owned()
+}
+
+/// A PreToolUse call Paige let through: exit 0 and no refusal on stdout.
+pub fn let_through(answer: (std::process::ExitStatus, String, String)) {
+    let (status, stdout, stderr) = answer;
+    assert_eq!(status.code(), Some(0), "stderr: {stderr}");
+    assert!(!stdout.contains("permissionDecision"), "refused: {stdout}");
+}
+
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display())))
         .expect("valid JSON")

@@ -21,14 +21,14 @@ fn the_run_files_agent_token_lets_paige_hook_in_and_keeps_the_ui_routes_shut() {
     // a write in coach mode (not the fail-closed denial of an unanswered hook).
     let write = json!({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Write",
                        "tool_input": {"file_path": world.project().join("a.rs"), "content": "x"}});
-    let (status, _, stderr) = world.run_stdin(&["hook", "pre-tool-use"], &write.to_string());
-    assert_eq!(status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("coach mode") && !stderr.contains("fail closed"), "{stderr}");
+    let (status, stdout, stderr) = world.run_stdin(&["hook", "pre-tool-use"], &write.to_string());
+    let reason = crate::refusal(status, &stdout, &stderr);
+    assert!(reason.contains("coach mode") && !reason.contains("fail closed"), "{reason}");
 
     // As in Paige's terminal: PAIGE_URL and the agent token.
     world.set("PAIGE_URL", &format!("http://127.0.0.1:{}", info["port"])).set("PAIGE_TOKEN", agent);
-    let (status, _, stderr) = world.run_stdin(&["hook", "pre-tool-use"], &write.to_string());
-    assert!(status.code() == Some(2) && stderr.contains("coach mode"), "{stderr}");
+    let (status, stdout, stderr) = world.run_stdin(&["hook", "pre-tool-use"], &write.to_string());
+    assert!(crate::refusal(status, &stdout, &stderr).contains("coach mode"), "{stdout}");
     let (status, _, stderr) = world.run(&["session", "start", "--issue", "1", "--title", "t"]);
     assert!(!status.success());
     assert!(stderr.contains("the agent token may only post hook events and call MCP tools"), "{stderr}");

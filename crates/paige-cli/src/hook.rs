@@ -80,10 +80,14 @@ fn print_decision(event: HookEvent, decision: HookDecision) -> ExitCode {
     let mut out = std::io::stdout().lock();
     let printed = match decision {
         HookDecision::None => Ok(()),
-        HookDecision::Deny { reason } if event == HookEvent::PreToolUse => {
-            eprintln!("{reason}");
-            return ExitCode::from(2);
-        }
+        // Claude Code's structured refusal: it reads as Paige's, where an exit 2 shows as a
+        // "hook error" naming this command (issue 41). Writing it failing is exit 2 below.
+        HookDecision::Deny { reason } if event == HookEvent::PreToolUse => writeln!(
+            out,
+            "{}",
+            serde_json::json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                "permissionDecision": "deny", "permissionDecisionReason": reason}})
+        ),
         HookDecision::Stop { reason } => {
             let mut answer = serde_json::json!({"continue": false, "stopReason": reason});
             if event == HookEvent::PreToolUse {
