@@ -588,4 +588,11 @@ export class Toasts {
     this.host.append(toast);
     setTimeout(() => toast.remove(), TOAST_MS);
   }
+
+  /** Removes the toasts whose message starts with `prefix` (a notice whose moment passed). */
+  dismiss(prefix: string): void {
+    for (const toast of this.host.querySelectorAll<HTMLElement>(".toast")) {
+      if (toast.dataset.message?.startsWith(prefix)) toast.remove();
+    }
+  }
 }

@@ -35,7 +35,7 @@ app.innerHTML = `
         <div class="editor" data-testid="editor"></div>
         <div class="empty"></div>
       </div>
-      <div class="terminal" data-testid="terminal"></div>
+      <div class="terminal-pane" data-testid="terminal"></div>
     </section>
     <aside class="coaching" data-testid="coaching"></aside>
   </main>
@@ -128,10 +128,12 @@ q(".dashboard-button").addEventListener("click", () => {
 app.addEventListener(OPEN_KATA_EVENT, (event) => practice.openKata((event as CustomEvent<{ kataId: string }>).detail.kataId));
 const observer = new ObserverStatus(q(".observer"), transport);
 const toasts = new Toasts(q(".toasts"));
-const terminal = mountTerminal(q(".terminal"), transport);
+/** The notice `coaching/pipeline.rs` sends while it turns Claude Code's plan into phases. */
+const PLANNING_NOTICE = "Turning Claude Code's plan into phases";
+const terminal = mountTerminal(q(".terminal-pane"), transport);
 // The interview's hand-over: "Go to the terminal" gives it the keys.
 app.addEventListener(FOCUS_TERMINAL_EVENT, () => {
-  q(".terminal").scrollIntoView({ block: "nearest" });
+  q(".terminal-pane").scrollIntoView({ block: "nearest" });
   terminal.focus();
 });
 
@@ -191,9 +193,13 @@ function route(frame: ServerFrame): void {
       return coaching.agentActivity(frame.payload);
     case "coaching:issue_context":
       return coaching.issueContext(frame.payload);
+    // The "Turning Claude Code's plan into phases…" notice is over once the plan (or why
+    // there is none) shows in the panel: it does not linger over the terminal.
     case "coaching:plan_ready":
+      toasts.dismiss(PLANNING_NOTICE);
       return coaching.planReady(frame.payload);
     case "coaching:plan_failed":
+      toasts.dismiss(PLANNING_NOTICE);
       return coaching.planFailed(frame.payload);
     case "coaching:phase_update":
       return coaching.phaseUpdate(frame.payload);

@@ -454,6 +454,15 @@ describe("toasts", () => {
     expect(host.querySelectorAll(".toast").length).toBe(0);
   });
 
+  it("a notice whose moment passed is dismissed by its start, and only it", () => {
+    const host = document.createElement("div");
+    const toasts = new Toasts(host);
+    toasts.show("Turning Claude Code's plan into phases for you…", "info");
+    toasts.show("Coach mode: you write the code.", "info");
+    toasts.dismiss("Turning Claude Code's plan into phases");
+    expect([...host.querySelectorAll(".toast")].map((t) => t.textContent)).toEqual(["Coach mode: you write the code."]);
+  });
+
   it("a coaching message of several lines is shown whole, nothing folded", () => {
     const host = document.createElement("div");
     new Toasts(host).show("Look at login() first.\nThen the callback.", "hint");

@@ -68,6 +68,23 @@ const fake = await startFakeAnthropic({
   delays: { explain_this: 800, knowledge_gap_extraction: 1500, comprehension_check: 1000, comprehension_grade: 800, review_question: 800 },
 });
 /** One MCP tool call as Claude Code makes it (2026-07-28, stateless), with the agent token. */
+/** Fails when the page itself scrolls (the app is one window: its panels scroll inside),
+ * naming the elements that reach past the window's bottom. */
+async function noPageScroll(page, where) {
+  const over = await page.evaluate(() => {
+    const root = document.scrollingElement ?? document.documentElement;
+    const extra = root.scrollHeight - root.clientHeight;
+    if (extra <= 0) return null;
+    const past = [...document.querySelectorAll("body *")]
+      .filter((e) => e.getBoundingClientRect().bottom > innerHeight + 0.5 && getComputedStyle(e).position !== "fixed")
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].join(".")} bottom ${Math.round(e.getBoundingClientRect().bottom)}`);
+    return { extra, past };
+  });
+  if (over) throw new Error(`${where}: the page scrolls by ${over.extra} px; past the bottom (${innerHeightNote}): ${over.past.join("; ")}`);
+}
+const innerHeightNote = "the window's height";
+
 async function mcpCall(base, token, name, args) {
   const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "smoke", version: "1" } };
   const reply = await fetch(`${base}/mcp`, {
@@ -295,7 +312,7 @@ try {
     if (lines.some((l) => question && l.includes(question))) throw new Error(`the transcript repeats the coding question: ${JSON.stringify(lines)}`);
     await page.screenshot({ path: join(artifacts, "browser-intake.png") });
   });
-  await check("once the plan arrives it comes first, the finished interview folds away, and the hint levels sit in the current phase", async () => {
+  await check("once the plan arrives it comes first, the finished interview folds away, the planning notice goes, and the hint levels sit in the current phase", async () => {
     const asked = Date.now();
     const planned = mcpCall(base, info.agentToken, "paige_run_coaching_pipeline", { planText: "1. Find the greeting\n2. Say bonjour", issueSummary: "Greet in French" });
     await page.waitForSelector('[data-testid="phases"]', { timeout: 15_000 });
@@ -307,6 +324,12 @@ try {
     if (await page.locator('[data-testid="intake-fold"]').evaluate((d) => d.open)) throw new Error("the finished interview is unfolded");
     await page.waitForSelector('[data-testid="phase"][data-current="true"] [data-testid="hint-levels"]');
     if ((await page.locator('[data-testid="plan-waiting"]').count()) !== 0) throw new Error("still waiting for the plan");
+    // The "Turning Claude Code's plan into phases…" notice went with the plan's arrival.
+    const lingering = await page.locator('[data-testid="toast"]', { hasText: "Turning Claude Code's plan" }).count();
+    if (lingering !== 0) throw new Error("the planning notice lingers after the plan arrived");
+  });
+  await check("the window itself does not scroll with a session and its plan on screen: every panel scrolls inside", async () => {
+    await noPageScroll(page, "the coaching layout");
   });
   await check("a collapsed folder shows it holds the hinted file", async () => {
     await page.waitForSelector('[data-testid="tree-item"][data-path="src/greet.js"].hint-glow', { timeout: 10_000 });
@@ -433,6 +456,9 @@ try {
     if (shown !== "0") throw new Error(`solutions shown ${JSON.stringify(shown)}`);
     await page.locator('[data-testid="dash-learning"]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(artifacts, "browser-dashboard-learning.png") });
+  });
+  await check("the window itself does not scroll with the dashboard on screen", async () => {
+    await noPageScroll(page, "the dashboard");
   });
   // Spaced review (issue 31): what the session found hard — the concept answered wrong (and any
   // knowledge gap the wrap-up stored) — is due at once.
