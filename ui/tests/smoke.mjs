@@ -427,6 +427,17 @@ try {
     if (last?.reliance.delegation !== 1) throw new Error(`"build the project" is not delegation: ${JSON.stringify(last)}`);
     await page.locator('[data-testid="coaching"]').screenshot({ path: join(artifacts, "browser-learning-gauge.png") });
   });
+  await check("after a reload the panel shows the session as it stood: the typed description, the gauge and the answered check", async () => {
+    await page.reload();
+    await page.waitForSelector('[data-testid="conn-status"][data-state="open"]', { timeout: 15_000 });
+    await page.waitForSelector('[data-testid="session-title"]', { timeout: 10_000 });
+    const about = await page.locator(".session-about").textContent({ timeout: 5_000 });
+    if (about !== "bonjour instead of hello") throw new Error(`the description after a reload: ${JSON.stringify(about)}`);
+    await page.waitForSelector('[data-testid="learning-gauge"][data-total="2"]', { timeout: 10_000 });
+    await page.waitForSelector('[data-testid="learning-check"][data-phase="1"][data-state="done"]', { timeout: 10_000 });
+    const graded = await page.locator('[data-testid="learning-check"][data-phase="1"]').textContent();
+    if (!/Incorrect/.test(graded ?? "")) throw new Error(`the answered check after a reload: ${JSON.stringify(graded)}`);
+  });
   await check("ending from Claude Code (paige_end_session) shows the same wrap-up notice as the End button and puts the hints out", async () => {
     const ending = mcpCall(base, info.agentToken, "paige_end_session", { sessionTranscript: "Learner: done" });
     const notice = await page.locator('[data-testid="wrapping-up"]').textContent({ timeout: 5_000 });
@@ -615,6 +626,9 @@ try {
     if (frames.at(-1) !== "skipped") throw new Error(`transitions: ${JSON.stringify(frames)}`);
   });
   await check("a file created on disk appears in the explorer", async () => {
+    // Its folder open (a reload above closed it).
+    const icon = await page.locator('[data-testid="tree-item"][data-path="src"] .tree-icon').textContent();
+    if (icon === "▸") await page.click('[data-testid="tree-item"][data-path="src"]');
     writeFileSync(join(project, "src", "added.js"), "// new\n");
     await page.waitForSelector('[data-testid="tree-item"][data-path="src/added.js"]', { timeout: 15_000 });
   });

@@ -93,7 +93,7 @@ impl Coaching {
             Ok(Some(plan)) => self.db().phases_for_plan(&plan.id).unwrap_or_default(),
             _ => Vec::new(),
         };
-        let mut out = self.learning().open_checks(&session.id, &phases);
+        let mut out = self.learning().checks_to_show(&session.id, &phases);
         out.push(crate::protocol::ServerMessage::LearningSignals(self.learning().signals(&session.id)));
         out
     }

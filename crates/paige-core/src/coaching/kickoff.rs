@@ -35,15 +35,14 @@ impl Coaching {
             Some(Some(task)) => Some(task),
             None => None,
         };
-        let started = self.db().recent_actions(&session.id, 1, Some(ActionType::SessionStarted)).ok()?;
-        let data = started.first().and_then(|a| a.data.clone()).unwrap_or_default();
+        let description = self.typed_description(&session.id);
         let title = match (session.issue_number, session.issue_title.as_deref()) {
             (Some(n), Some(t)) => format!("Issue #{n}: {t}"),
             (Some(n), None) => format!("Issue #{n}"),
             (None, Some(t)) => t.to_owned(),
             (None, None) => "(no title)".to_owned(),
         };
-        Some(crate::prompts::coach_kickoff::render(&title, data["description"].as_str(), task.as_deref()))
+        Some(crate::prompts::coach_kickoff::render(&title, description.as_deref(), task.as_deref()))
     }
 
     /// The kickoff for a Claude Code that starts with it as its first prompt (`paige claude`

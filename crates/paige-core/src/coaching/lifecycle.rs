@@ -246,11 +246,18 @@ impl Coaching {
                 url: String::new(),
             }),
             title: session.issue_title.clone(),
-            description: None,
+            description: self.typed_description(&session.id),
             hint_level: current.map_or(HintLevel::None, |p| p.hint_level),
             phases: phases.iter().map(super::pipeline::summary).collect(),
             open_files: Some(open_files),
         }
+    }
+
+    /// What the learner typed to describe the session's work (kept with `session_started`).
+    pub(super) fn typed_description(&self, session_id: &str) -> Option<String> {
+        let started = self.db().recent_actions(session_id, 1, Some(ActionType::SessionStarted)).ok()?;
+        let data = started.into_iter().next()?.data?;
+        data["description"].as_str().map(str::to_owned)
     }
 
     /// The files the session's timeline leaves open (`file_open` without a later

@@ -341,12 +341,18 @@ impl Learning {
         }
     }
 
-    /// What a UI connecting mid-session is shown: the checks of `phases` that are not done.
-    pub(crate) fn open_checks(&self, session_id: &str, phases: &[Phase]) -> Vec<ServerMessage> {
+    /// What a UI connecting mid-session is shown: the checks of `phases` it would have on
+    /// screen (waiting, failed, to answer, or answered), as they stand.
+    pub(crate) fn checks_to_show(&self, session_id: &str, phases: &[Phase]) -> Vec<ServerMessage> {
         phases
             .iter()
             .map(|phase| self.check_view(session_id, phase))
-            .filter(|view| matches!(view.state, CheckState::Preparing | CheckState::Failed | CheckState::Ready))
+            // Answered ones too: a reload shows the learner's answers and grades as before it.
+            .filter(|view| match view.state {
+                CheckState::Preparing | CheckState::Failed | CheckState::Ready => true,
+                CheckState::Done => !view.questions.is_empty(),
+                CheckState::NothingToAsk => false,
+            })
             .map(ServerMessage::LearningCheck)
             .collect()
     }
