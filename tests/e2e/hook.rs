@@ -325,16 +325,29 @@ fn kill_9_during_1000_ledger_appends_leaves_every_line_parseable() {
     let port = info["port"].as_u64().expect("port") as u16;
     let token = info["token"].as_str().expect("token").to_owned();
     let trace = world.project().join(".orchestration/agent_trace.jsonl");
+    // The writers' session first binds INT-001 (the handshake, as Claude Code's hooks carry
+    // it; one session holds an intent): every mutation on the ledger has its intent, so
+    // `ledger verify` accepts it whole.
+    let agent = info["agentToken"].as_str().unwrap_or(&token).to_owned();
+    let select = json!({"session_id": "s", "tool_name": "mcp__paige__select_active_intent",
+                        "tool_input": {"intent_id": "INT-001"}});
+    for (event, fixture, patch) in [
+        ("user-prompt-submit", "UserPromptSubmit", json!({"session_id": "s"})),
+        ("pre-tool-use", "PreToolUse-mcp-check", select.clone()),
+        ("post-tool-use", "PostToolUse-mcp-check", select),
+    ] {
+        assert!(post_hook_to(port, &agent, event, &payload(&world, fixture, patch)), "{event}");
+    }
     // Each answered PostToolUse of a Write appends one ledger line.
-    let written = world.project().join("src/written.rs");
+    let written = world.project().join("src/weather/written.rs");
     std::fs::create_dir_all(written.parent().expect("parent")).expect("mkdir");
     std::fs::write(&written, "fn w() {}\n").expect("file");
     let writers: Vec<_> = (0..4)
-        .map(|t| {
+        .map(|_| {
             let token = token.clone();
             let written = written.clone();
             let body = move |i: usize| {
-                json!({"session_id": format!("s{t}"), "hook_event_name": "PostToolUse", "tool_name": "Write",
+                json!({"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Write",
                        "tool_input": {"file_path": written, "content": format!("// {i}\n")}, "tool_response": {}})
                 .to_string()
             };
@@ -351,7 +364,8 @@ fn kill_9_during_1000_ledger_appends_leaves_every_line_parseable() {
     assert!(sent < 1000, "paige died mid-way ({sent} of 1000 answered)");
     let text = std::fs::read_to_string(&trace).expect("trace");
     assert!(text.is_empty() || text.ends_with('\n'), "no torn last line");
-    let lines = paige_core::governance::ledger::verify(&text).expect("every line parses and the chain verifies");
+    let lines = paige_core::governance::ledger::verify(&text)
+        .unwrap_or_else(|err| panic!("every line parses and the chain verifies: {err:?}\n{:.3000}", text));
     assert!(lines >= 300, "{lines} lines");
 }
 
@@ -419,7 +433,7 @@ fn ledger_verify_passes_an_intact_chain_and_names_the_first_tampered_line() {
             blocks: Vec::new(),
             file_hash: Some(ledger::sha256_hex(b"x")),
             command: None,
-            reason: None,
+            reason: Some("the intent's work".into()),
         };
         ledger::append(&trace, entry).expect("append");
     }

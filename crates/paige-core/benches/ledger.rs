@@ -66,7 +66,7 @@ fn main() {
             blocks: Vec::new(),
             file_hash: Some(ledger::sha256_hex(format!("{i}").as_bytes())),
             command: None,
-            reason: None,
+            reason: Some("the intent's work".into()),
         };
         ledger::append(&trace, entry).expect("append");
     }

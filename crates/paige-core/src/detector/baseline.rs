@@ -162,7 +162,14 @@ impl super::Detector {
             (Some(known), Some(meta)) if known.meta == meta => None,
             (before, Some(meta)) => {
                 let bytes = current(meta)?;
-                let sha = bytes.as_deref().map(crate::files::sha256_hex);
+                // A file past the size cap is not kept, but the ledger still names its content.
+                let sha = match bytes.as_deref() {
+                    Some(bytes) => Some(crate::files::sha256_hex(bytes)),
+                    None if meta.size > self.max_file_bytes => {
+                        crate::files::sha256_streaming(&self.ctx.root().resolve(path)?).ok()
+                    }
+                    None => None,
+                };
                 if sha.as_deref().is_some_and(|s| self.saved(path, s)) {
                     return Ok(None);
                 }

@@ -132,7 +132,7 @@ pub struct Settled {
     /// SHA-256 of what the call left in the file (absent when it deleted it).
     pub sha256: Option<String>,
     /// The kept version `paige restore` brings back: what the call left, for an undone
-    /// change; what the file held before, for one left as it is.
+    /// change; what the file held before, for one kept or left as it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<i64>,
 }

@@ -275,7 +275,9 @@ impl super::Detector {
                     left(super::GUARDED_WHILE_RUNNING)
                 }
                 Settle::Attributed { verdict, .. } => match verdict(&path) {
-                    Verdict::Keep(why) => (Outcome::Kept(why), None),
+                    // The earlier version too: the ledger hashes what a deletion removed and
+                    // finds the blocks a kept change wrote.
+                    Verdict::Keep(why) => (Outcome::Kept(why), earlier()),
                     Verdict::Undo => {
                         match self.undo_to_learners(&path, before.as_ref(), after, change) {
                             Ok(undone) => {

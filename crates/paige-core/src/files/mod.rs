@@ -29,7 +29,7 @@ pub(crate) use guard::to_slash;
 pub use guard::{PathError, ProjectPath, ProjectRoot};
 pub(crate) use ignore_rules::IgnoreRules;
 pub use language::language_for;
-pub(crate) use read::{DiskStamp, Opened, check_bufferable, disk_stamp, read_bytes};
+pub(crate) use read::{DiskStamp, Opened, check_bufferable, disk_stamp, read_bytes, sha256_streaming};
 pub use read::{FileContent, FileError, read_file, sniff_binary};
 pub use tree::{EXCLUDED_DIRS, TreeNode, TreeNodeKind, project_tree};
 pub(crate) use tree::{is_excluded_name, walker};

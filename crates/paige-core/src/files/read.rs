@@ -97,6 +97,25 @@ impl Opened {
     }
 }
 
+/// The SHA-256 of a regular file of any size, read in 1 MiB pieces (a file past the size
+/// cap is hashed, never held whole).
+pub(crate) fn sha256_streaming(path: &ProjectPath) -> Result<String, FileError> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut file = Opened::open(path)?.file;
+    let mut hasher = sha2::Sha256::new();
+    let mut piece = vec![0u8; 1 << 20];
+    loop {
+        match file.read(&mut piece) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&piece[..n]),
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(source) => return Err(FileError::Read { path: path.rel().to_owned(), source }),
+        }
+    }
+    Ok(hex::encode(hasher.finalize()))
+}
+
 /// Reads a whole regular file, up to the root's size cap.
 pub(crate) fn read_bytes(path: &ProjectPath) -> Result<Vec<u8>, FileError> {
     Opened::open(path)?.read_all(path)

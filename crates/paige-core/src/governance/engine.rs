@@ -360,6 +360,10 @@ impl Governance {
             file: Some(path.rel().to_owned()),
             blocks: blocks.iter().filter_map(|b| ledger::locate_block(&text, b)).collect(),
             file_hash: Some(file_hash.clone()),
+            reason: Some(super::watch::mutation_reason(
+                input,
+                session.intent_id.as_deref().and_then(|id| file.get(id)),
+            )),
             ..self.trace(TraceKind::Mutation, session, call)
         };
         self.remember_view(orch, session, path.rel(), &file_hash)?;

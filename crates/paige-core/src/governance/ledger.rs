@@ -90,6 +90,34 @@ pub fn compact(text: &str) -> String {
 }
 
 /// The block `text` as found in `file_content` (first occurrence), with its hashes.
+/// The blocks a change wrote: each run of lines of `after` that `before` did not have
+/// (inserted or replaced), hashed as [`locate_block`] hashes a write tool's text. What a
+/// Bash command or another server's tool changed is ledgered with these (US3's re-linking
+/// follows them).
+pub fn changed_blocks(before: &str, after: &str) -> Vec<Block> {
+    let diff = similar::TextDiff::from_lines(before, after);
+    let lines: Vec<&str> = after.split_inclusive('\n').collect();
+    let mut blocks = Vec::new();
+    for op in diff.ops() {
+        let range = op.new_range();
+        if matches!(op.tag(), similar::DiffTag::Equal | similar::DiffTag::Delete) || range.is_empty() {
+            continue;
+        }
+        let text: String = lines[range.start..range.end.min(lines.len())].concat();
+        if text.trim().is_empty() {
+            continue;
+        }
+        blocks.push(Block {
+            start_line: range.start as i64 + 1,
+            end_line: range.end as i64,
+            content_hash: sha256_hex(text.as_bytes()),
+            normalized_hash: sha256_hex(normalize_ws(&text).as_bytes()),
+            compact_hash: Some(sha256_hex(compact(&text).as_bytes())),
+        });
+    }
+    blocks
+}
+
 pub fn locate_block(file_content: &str, text: &str) -> Option<Block> {
     if text.trim().is_empty() {
         return None;
@@ -221,6 +249,26 @@ pub struct ChainBreak {
 }
 
 /// Checks every line parses, hashes to its `hash`, and chains to the line before.
+impl TraceEntry {
+    /// What a mutation entry lacks that the spec requires of every one (SC-002): an intent, a
+    /// reason and, for a file, its SHA-256 (a deletion's: of what was deleted).
+    fn hole(&self) -> Option<String> {
+        if self.kind != TraceKind::Mutation {
+            return None;
+        }
+        let missing: Vec<&str> = [
+            (self.intent_id.is_none(), "an intent"),
+            (self.reason.as_deref().is_none_or(|r| r.trim().is_empty()), "a reason"),
+            (self.file.is_some() && self.file_hash.is_none(), "the file's SHA-256"),
+        ]
+        .into_iter()
+        .filter_map(|(missing, what)| missing.then_some(what))
+        .collect();
+        (!missing.is_empty()).then(|| format!("a mutation without {}", missing.join(", ")))
+    }
+}
+
+/// Checks the chain line by line, and that every mutation is complete; the count of entries.
 pub fn verify(text: &str) -> Result<usize, ChainBreak> {
     let mut prev = GENESIS.to_owned();
     let mut count = 0;
@@ -234,6 +282,9 @@ pub fn verify(text: &str) -> Result<usize, ChainBreak> {
         let expected = entry.chain_hash().map_err(|err| broken(err.to_string()))?;
         if entry.hash.as_deref() != Some(expected.as_str()) {
             return Err(broken("its hash does not match its content".into()));
+        }
+        if let Some(hole) = entry.hole() {
+            return Err(broken(hole));
         }
         prev = expected;
         count += 1;

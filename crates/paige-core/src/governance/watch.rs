@@ -123,7 +123,7 @@ impl Governance {
                 )
             };
             let (kind, reason) = match &change.outcome {
-                Outcome::Kept(_) => (TraceKind::Mutation, None),
+                Outcome::Kept(_) => (TraceKind::Mutation, Some(mutation_reason(input, intent.as_ref()))),
                 Outcome::Undone => (TraceKind::Denial, Some(format!("{}; Paige undid it", violation()))),
                 Outcome::Failed(err) => {
                     (TraceKind::Denial, Some(format!("{}; Paige could not undo it: {err}", violation())))
@@ -132,9 +132,15 @@ impl Governance {
                 // (the agent's record) is not.
                 Outcome::Left(_) => continue,
             };
+            let kept = matches!(change.outcome, Outcome::Kept(_));
+            let (file_hash, blocks) = match kept {
+                true => self.kept_content(change),
+                false => (change.sha256.clone(), Vec::new()),
+            };
             let trace = NewTrace {
                 file: Some(change.path.clone()),
-                file_hash: change.sha256.clone(),
+                file_hash,
+                blocks,
                 reason,
                 ..self.trace(kind, &session, call)
             };
@@ -145,6 +151,26 @@ impl Governance {
             self.write_intent_map(&orch, &intents)?;
         }
         Ok(settled)
+    }
+
+    /// What the ledger says of a change the call made and Paige kept: the file's SHA-256 (of
+    /// what a deletion removed, for one), and the blocks it wrote, against the version the
+    /// detector kept from before the call.
+    fn kept_content(&self, change: &Settled) -> (Option<String>, Vec<ledger::Block>) {
+        let store = self.detector().store();
+        let earlier_sha =
+            change.version.and_then(|id| self.db().file_version(id).ok().flatten()).map(|(_, version)| version.sha256);
+        let Some(sha) = change.sha256.clone() else { return (earlier_sha, Vec::new()) };
+        let now = self.project_root().resolve(&change.path).ok().and_then(|p| crate::files::read_bytes(&p).ok());
+        let blocks = match now {
+            Some(now) if crate::files::sha256_hex(&now) == sha => {
+                let before = earlier_sha.and_then(|s| store.get(&s).ok()).unwrap_or_default();
+                ledger::changed_blocks(&String::from_utf8_lossy(&before), &String::from_utf8_lossy(&now))
+            }
+            // Past the size cap, or changed again since: the hash alone.
+            _ => Vec::new(),
+        };
+        (Some(sha), blocks)
     }
 
     /// Tells the learner (UI, log, action log) what was settled; returns the text for Claude
@@ -204,5 +230,16 @@ impl Governance {
             tracing::warn!("{text}");
             self.broadcast(crate::protocol::ServerMessage::notice(crate::protocol::MessageKind::Warning, text));
         }
+    }
+}
+
+/// Why a kept change was made, for the ledger: the call's own description (Bash asks for
+/// one), else the bound intent's name.
+pub(super) fn mutation_reason(input: &HookInput, intent: Option<&intents::Intent>) -> String {
+    let described = input.tool_input.as_ref().and_then(|i| i["description"].as_str()).map(str::trim);
+    match (described.filter(|d| !d.is_empty()), intent) {
+        (Some(description), _) => description.to_owned(),
+        (None, Some(intent)) => format!("intent {}: {}", intent.id, intent.name),
+        (None, None) => "no reason given".to_owned(),
     }
 }

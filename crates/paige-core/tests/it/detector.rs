@@ -16,7 +16,7 @@ impl Gov {
         self.bash_pre_with(id, json!({"command": command}))
     }
 
-    fn bash_pre_with(&self, id: &str, input: serde_json::Value) -> HookDecision {
+    pub(crate) fn bash_pre_with(&self, id: &str, input: serde_json::Value) -> HookDecision {
         self.hook("PreToolUse-Write", A, json!({"tool_name": "Bash", "tool_input": input, "tool_use_id": id}))
     }
 

@@ -578,7 +578,7 @@ fn valid_ledger(dir: &Path, n: usize) -> String {
             blocks: Vec::new(),
             file_hash: Some(ledger::sha256_hex(format!("{i}").as_bytes())),
             command: None,
-            reason: (i % 3 == 2).then(|| "out of scope".into()),
+            reason: Some(if i % 3 == 2 { "out of scope" } else { "the intent's work" }.into()),
         };
         ledger::append(&path, new).expect("append");
     }

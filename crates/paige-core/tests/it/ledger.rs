@@ -184,6 +184,57 @@ fn new_trace(command: &str) -> ledger::NewTrace {
         blocks: vec![],
         file_hash: None,
         command: Some(command.into()),
-        reason: None,
+        reason: Some("the intent's work".into()),
     }
+}
+
+/// Issue 42, item 2: what a Bash call changed inside the intent's scope is on the ledger as
+/// whole as a Write's: the call's own description as the reason, the blocks it wrote (blame
+/// follows them once they move), a deleted file's hash of what it held, a file past the size
+/// cap hashed as it streams; `ledger verify` accepts that ledger and names a mutation
+/// without a reason.
+#[test]
+fn a_bash_calls_changes_inside_the_scope_are_ledgered_with_reason_blocks_and_hashes() {
+    let big = vec![b'x'; 11 << 20];
+    let g = Gov::governed(INTENTS, &[("src/weather/w.rs", "one\ntwo\nthree\n"), ("src/weather/old.rs", "gone\n")]);
+    g.prompt(A);
+    g.select(A, "INT-001");
+    let call = json!({"command": "sh gen.sh", "description": "Regenerate the weather module"});
+    assert_eq!(g.bash_pre_with("b1", call.clone()), HookDecision::None);
+    g.put("src/weather/w.rs", "one\nfn forecast() -> u8 {\n    42\n}\nthree\n");
+    std::fs::remove_file(g.root().join("src/weather/old.rs")).expect("rm");
+    std::fs::write(g.root().join("src/weather/big.bin"), &big).expect("big");
+    let patch = json!({"tool_name": "Bash", "tool_input": call, "tool_use_id": "b1",
+                       "tool_response": {"stdout": "", "stderr": "", "interrupted": false}});
+    assert_eq!(g.hook("PostToolUse-Write-create", A, patch), HookDecision::None, "all inside the scope");
+    let trace = g.trace();
+    let entry = |file: &str| trace.iter().find(|e| e.file.as_deref() == Some(file)).expect("ledgered").clone();
+
+    let edit = entry("src/weather/w.rs");
+    assert_eq!((edit.kind, edit.tool.as_str()), (TraceKind::Mutation, "Bash"));
+    assert_eq!(edit.reason.as_deref(), Some("Regenerate the weather module"));
+    let written = "fn forecast() -> u8 {\n    42\n}\n";
+    assert_eq!(edit.blocks.len(), 1, "{:?}", edit.blocks);
+    assert_eq!((edit.blocks[0].start_line, edit.blocks[0].end_line), (2, 4));
+    assert_eq!(edit.blocks[0].content_hash, ledger::sha256_hex(written.as_bytes()));
+    // The learner moves it down a file of their own: blame still names the intent.
+    let moved = format!("// the learner's header\n\n{written}");
+    let hit = ledger::blame(&trace, &moved, 4).expect("found after the move");
+    assert_eq!((hit.entry.intent_id.as_deref(), hit.exact), (Some("INT-001"), true));
+
+    let deleted = entry("src/weather/old.rs");
+    assert_eq!(deleted.file_hash.as_deref(), Some(ledger::sha256_hex(b"gone\n").as_str()), "the hash of what it held");
+    let large = entry("src/weather/big.bin");
+    assert_eq!(large.file_hash.as_deref(), Some(ledger::sha256_hex(&big).as_str()), "hashed past the size cap");
+
+    let text = std::fs::read_to_string(g.orch().trace_path()).expect("trace");
+    assert_eq!(ledger::verify(&text), Ok(trace.len()));
+    // A mutation without a reason is a hole `ledger verify` names.
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("agent_trace.jsonl");
+    let bare = ledger::NewTrace { reason: None, ..new_trace("make") };
+    ledger::append(&path, bare).expect("append");
+    let broken = ledger::verify(&std::fs::read_to_string(&path).expect("read")).expect_err("a hole");
+    assert_eq!(broken.line, 1);
+    assert!(broken.problem.contains("without a reason"), "{}", broken.problem);
 }
