@@ -91,12 +91,24 @@ impl Dashboard {
 
     /// A session ended: a completed one makes the kept model answers stale (new gaps, new
     /// stages, one more recent session), and every UI that asked for the dashboard gets its
-    /// `dashboard:state` again, for the period it chose. Reads SQLite.
-    pub(crate) fn session_ended(&self, status: crate::db::SessionStatus) {
-        if status == crate::db::SessionStatus::Completed {
-            self.cache().invalidate();
+    /// `dashboard:state` again, for the period it chose — and, after a completed one, the
+    /// learning materials for the gaps it found, without a reload. Reads SQLite.
+    pub(crate) fn session_ended(self: &Arc<Self>, status: crate::db::SessionStatus) {
+        if status != crate::db::SessionStatus::Completed {
+            return self.push_state();
         }
+        self.cache().invalidate();
         self.push_state();
+        let viewers = self.cache().viewers(|id| self.ctx.live().connection(id).is_none());
+        if viewers.is_empty() {
+            return;
+        }
+        // One research for all of them: the first runs it, the others get what it kept.
+        self.spawn(move |dashboard| async move {
+            for (viewer, _) in viewers {
+                dashboard.find_materials(viewer).await;
+            }
+        });
     }
 
     /// Every UI that asked for the dashboard gets its `dashboard:state` again, for the period

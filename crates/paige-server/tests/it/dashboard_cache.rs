@@ -1,7 +1,7 @@
 //! The dashboard's model answers are kept (issue 28): ten loads cost at most the two model
 //! calls of the first; a completed session, an explicit refresh or a day's age asks again;
 //! an error is not kept. And a session's end pushes `dashboard:state` again to each UI that
-//! shows the dashboard.
+//! shows the dashboard, and after a completed one its learning materials (issue 41).
 
 use std::time::Duration;
 
@@ -161,7 +161,7 @@ async fn loads_while_the_model_is_asked_join_that_call() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_that_completes_pushes_the_dashboard_state_again_to_each_ui_showing_it() {
+async fn a_session_that_completes_pushes_the_dashboard_state_and_materials_again_to_each_ui_showing_it() {
     let fake = FakeAnthropic::start().await.expect("fake");
     let bin = tempfile::tempdir().expect("bin");
     let server = dashboard_server(&fake, bin.path()).await;
@@ -199,7 +199,20 @@ async fn a_session_that_completes_pushes_the_dashboard_state_again_to_each_ui_sh
         assert!(!in_progress(state), "the session is done: {state}");
         assert_eq!(state["stats"]["sessionsCompleted"], 1);
         assert_eq!(state["dreyfus"][0]["skillArea"], "Rust", "its skills");
+        // And the learning materials for the gaps it found, asked again, without a reload.
+        let more = dashboard_frames(socket, Duration::from_secs(5), |f| {
+            f.iter().any(|(k, _, _)| k.starts_with("dashboard:materials"))
+        })
+        .await;
+        assert_eq!(payload(&more, "dashboard:materials")["recommendations"][0]["resources"][0]["url"], FOUND);
     }
+    assert_eq!(model_calls(&fake).1, 2, "one research after the session, for both UIs");
     let frames = dashboard_frames(&mut elsewhere, Duration::from_millis(300), |_| false).await;
-    assert!(frames.is_empty(), "a UI that never asked for the dashboard is not sent one: {:?}", kinds(&frames));
+    // A research's answer goes to every UI as it comes (as the first load's did); the state is
+    // for the UIs showing the dashboard.
+    assert!(
+        !kinds(&frames).contains(&"dashboard:state"),
+        "a UI that never asked for the dashboard is not sent one: {:?}",
+        kinds(&frames)
+    );
 }
