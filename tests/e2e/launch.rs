@@ -136,13 +136,39 @@ fn paige_claude_without_a_running_paige_says_how_to_start_one() {
 pub(crate) fn script_literal_model(fake: &FakeAnthropic) {
     let told_to_plan = |r: &paige_fake_anthropic::RecordedRequest| {
         let has_tools = r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty());
-        let last_user = r.body["messages"].as_array().and_then(|m| m.iter().rev().find(|m| m["role"] == "user"));
-        has_tools && last_user.is_some_and(|m| m.to_string().contains("Call paige_run_coaching_pipeline once"))
+        has_tools && just_told(&r.body).contains("Call paige_run_coaching_pipeline once")
     };
     let plan = serde_json::json!({"type": "tool_use", "id": "toolu_plan", "name": "mcp__paige__paige_run_coaching_pipeline",
         "input": {"planText": "1. Find the callback in src/auth.rs", "issueSummary": "Login races the token"}});
     fake.once(Matcher::custom(told_to_plan), Reply::message(vec![plan], "tool_use"));
     fake.always(Matcher::custom(|r| r.call_type().is_none()), Reply::text("Let's look at the code together."));
+}
+
+/// What a literal model was just told: the prompt it was sent (the last user message) and the
+/// context that prompt's UserPromptSubmit hook attached (Claude Code 2.1.330 sends hook
+/// contexts in a trailing system message, each after its "… hook additional context:" label).
+/// Not the SessionStart context: that is background, not an instruction. Empty for a request
+/// that carries a tool's result.
+pub(crate) fn just_told(body: &Value) -> String {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let Some(last) = messages.iter().rposition(|m| m["role"] == "user") else { return String::new() };
+    let mut told = match &messages[last]["content"] {
+        Value::String(text) => text.clone(),
+        blocks => {
+            blocks.as_array().into_iter().flatten().filter(|b| b["type"] == "text").map(|b| b.to_string()).collect()
+        }
+    };
+    // A tool's result is not a prompt: nothing new was said, whatever context is still attached.
+    if told.trim().is_empty() {
+        return told;
+    }
+    for later in &messages[last..] {
+        let text = later.to_string();
+        if let Some((_, attached)) = text.split_once("UserPromptSubmit hook additional context:") {
+            told.push_str(attached);
+        }
+    }
+    told
 }
 
 fn plans(world: &World) -> usize {
@@ -264,7 +290,8 @@ fn paige_claude_started_before_the_session_is_typed_the_kickoff_once_when_it_is_
         assert!(std::time::Instant::now() < deadline, "the kickoff never reached Claude Code: {got:?}");
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert!(got.starts_with("\u{1b}[200~[Paige] A coaching session has started"), "{got:?}");
+    // One line the learner can read; the kickoff itself comes with it as context.
+    assert!(got.starts_with("\u{1b}[200~[Paige] Let's plan this session"), "{got:?}");
     assert!(got.contains("Greet the user"), "{got:?}");
     // Once: a later look finds nothing more to type.
     std::thread::sleep(Duration::from_secs(4));

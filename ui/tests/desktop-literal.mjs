@@ -20,11 +20,23 @@ const PLAN_TOOL = "mcp__paige__paige_run_coaching_pipeline";
 /** The kickoff's instruction (prompts/coach-kickoff): the only words that make this model plan. */
 const TOLD_TO_PLAN = "Call paige_run_coaching_pipeline once";
 
-/** The text blocks of a request's last user message (not its tool results). */
+/** What the model was just told: the text of the request's last user message (not its tool
+ * results) and the context that prompt's UserPromptSubmit hook attached, which Claude Code
+ * sends in a trailing system message after its label (not SessionStart's: background). */
 function lastUserText(body) {
-  const content = body.messages?.findLast((m) => m.role === "user")?.content;
-  if (typeof content === "string") return content;
-  return (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  const messages = body.messages ?? [];
+  const last = messages.findLastIndex((m) => m.role === "user");
+  if (last < 0) return "";
+  const text = (content) =>
+    typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  const prompt = text(messages[last].content);
+  // A tool's result is not a prompt: nothing new was said, whatever context is still attached.
+  if (!prompt.trim()) return "";
+  const attached = messages
+    .slice(last)
+    .map((m) => text(m.content).split("UserPromptSubmit hook additional context:")[1] ?? "")
+    .join("\n");
+  return `${prompt}\n${attached}`;
 }
 
 /** The literal model: with tools to call and the kickoff's instruction in the prompt it was

@@ -26,6 +26,22 @@ impl Coaching {
     /// What Claude Code should be told now to start the active session: `None` without one,
     /// once it has a plan, or while its intake interview runs.
     pub fn coaching_kickoff(&self) -> Option<String> {
+        let (title, task) = self.kickoff_work()?;
+        let description = self.active_session().and_then(|s| self.typed_description(&s.id));
+        Some(crate::prompts::coach_kickoff::render(&title, description.as_deref(), task.as_deref()))
+    }
+
+    /// What is typed into Claude Code for the kickoff: one line the learner can read
+    /// (`render_line`); the kickoff itself comes with it as its UserPromptSubmit context
+    /// (`governance/coach.rs`). `None` when there is no kickoff.
+    pub fn kickoff_line(&self) -> Option<String> {
+        let (title, _) = self.kickoff_work()?;
+        Some(crate::prompts::coach_kickoff::render_line(&title))
+    }
+
+    /// The live session's work title and the interview's task, while it waits for a plan and
+    /// no interview runs.
+    fn kickoff_work(&self) -> Option<(String, Option<String>)> {
         let session = self.active_session()?;
         if !self.db().plans_for_session(&session.id).ok()?.is_empty() {
             return None;
@@ -35,20 +51,20 @@ impl Coaching {
             Some(Some(task)) => Some(task),
             None => None,
         };
-        let description = self.typed_description(&session.id);
         let title = match (session.issue_number, session.issue_title.as_deref()) {
             (Some(n), Some(t)) => format!("Issue #{n}: {t}"),
             (Some(n), None) => format!("Issue #{n}"),
             (None, Some(t)) => t.to_owned(),
             (None, None) => "(no title)".to_owned(),
         };
-        Some(crate::prompts::coach_kickoff::render(&title, description.as_deref(), task.as_deref()))
+        Some((title, task))
     }
 
-    /// The kickoff for a Claude Code that starts with it as its first prompt (`paige claude`
-    /// asks as it starts), kept as Paige's delivery: its UserPromptSubmit is not the learner's.
+    /// The kickoff line for a Claude Code that starts with it as its first prompt (`paige
+    /// claude` asks as it starts), kept as Paige's delivery: its UserPromptSubmit is not the
+    /// learner's, and brings the kickoff as context.
     pub fn kickoff_for_claude_code(&self) -> Option<String> {
-        let text = self.coaching_kickoff()?;
+        let text = self.kickoff_line()?;
         // Offered (or about to be) to a `paige claude`? This one starts with it: not twice.
         self.terminals().started_with(self.kickoff_generation().load(Ordering::SeqCst));
         let session = self.active_session().map(|s| s.id);
@@ -63,7 +79,7 @@ impl Coaching {
     /// when the session changes. Without a terminal running Claude Code (the browser UI)
     /// nothing is typed: `paige claude` asks for the kickoff when it starts.
     pub(crate) fn deliver_kickoff(self: &Arc<Self>) {
-        self.type_into_claude_code("kickoff", |core, session| match core.coaching_kickoff() {
+        self.type_into_claude_code("kickoff", |core, session| match core.kickoff_line() {
             Some(text) => Delivery::Type(text),
             // No kickoff: a plan came (done), or the interview still runs (wait).
             None if core.db().plans_for_session(session).is_ok_and(|plans| !plans.is_empty()) => Delivery::Drop,

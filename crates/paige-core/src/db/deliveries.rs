@@ -45,6 +45,20 @@ impl Db {
         Ok(())
     }
 
+    /// The kind of the delivery `prompt` matches (`kickoff`, `phase_done`…), if Paige typed it.
+    pub fn delivery_kind(&self, prompt: &str) -> Result<Option<String>, DbError> {
+        let kind = self.conn().query_row(
+            "SELECT kind FROM paige_deliveries WHERE sha256 = ?1 ORDER BY created_at DESC LIMIT 1",
+            [text_hash(prompt)],
+            |r| r.get(0),
+        );
+        match kind {
+            Ok(kind) => Ok(Some(kind)),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+            Err(err) => Err(err.into()),
+        }
+    }
+
     /// Who wrote `prompt`: Paige when it matches a text Paige typed into Claude Code.
     pub fn prompt_author(&self, prompt: &str) -> Result<Author, DbError> {
         let known: bool = self.conn().query_row(

@@ -12,7 +12,7 @@ use super::tools::ToolCall;
 use super::{HookDecision, HookEvent};
 
 impl Governance {
-    pub(super) fn coach(&self, event: HookEvent, call: &ToolCall) -> HookDecision {
+    pub(super) fn coach(&self, event: HookEvent, input: &super::HookInput, call: &ToolCall) -> HookDecision {
         let deny = |reason: String| HookDecision::Deny { reason };
         match (event, call) {
             (HookEvent::PreToolUse, ToolCall::Write { tool, .. }) => deny(format!(
@@ -53,7 +53,9 @@ impl Governance {
                     self.coaching().coaching_kickoff().map(|k| format!("\n\n{k}")).unwrap_or_default()
                 ),
             },
-            (HookEvent::UserPromptSubmit, _) => HookDecision::Context { context: self.coach_prompt_context() },
+            (HookEvent::UserPromptSubmit, _) => {
+                HookDecision::Context { context: self.coach_prompt_context(input.prompt.as_deref()) }
+            }
             _ => HookDecision::None,
         }
     }
@@ -105,8 +107,15 @@ impl Governance {
             .cloned()
     }
 
-    fn coach_prompt_context(&self) -> String {
+    /// The context every prompt gets; the kickoff line Paige typed (`Coaching::kickoff_line`)
+    /// brings the kickoff itself with it.
+    fn coach_prompt_context(&self, prompt: Option<&str>) -> String {
         let mut out = self.coach_state();
+        let kickoff_line = prompt.is_some_and(|p| matches!(self.db().delivery_kind(p), Ok(Some(k)) if k == "kickoff"));
+        if let Some(kickoff) = self.coaching().coaching_kickoff().filter(|_| kickoff_line) {
+            out.push_str("\n\n");
+            out.push_str(&kickoff);
+        }
         let diffs = self.dirty_diffs();
         if diffs.is_empty() {
             out.push_str("\n\nThe learner has no unsaved changes in the editor.");

@@ -58,7 +58,7 @@ impl Governance {
         let call = input.call();
         let mutating = event == HookEvent::PreToolUse && call.may_mutate();
         let result = match self.governance_enabled() {
-            Ok(false) => Ok(self.coach(event, &call)).and_then(|d| self.watch(event, input, &call, d, false)),
+            Ok(false) => Ok(self.coach(event, input, &call)).and_then(|d| self.watch(event, input, &call, d, false)),
             Ok(true) => self.governed(event, input, &call).and_then(|d| self.watch(event, input, &call, d, true)),
             Err(err) => Err(err),
         };

@@ -25,6 +25,14 @@ pub fn render(title: &str, description: Option<&str>, interview: Option<&str>) -
     TEMPLATE.replace("{work}", &work).replace("{interview}", &interview)
 }
 
+/// The line typed into Claude Code for the kickoff (issue 41): short, for the learner to read
+/// in their terminal. The kickoff itself comes with it as the prompt's hook context (and in
+/// SessionStart's), where Claude Code reads it.
+pub fn render_line(title: &str) -> String {
+    let title: String = title.trim().chars().take(120).collect();
+    format!("[Paige] Let's plan this session: {title}. (Paige's instructions for planning come with this message.)")
+}
+
 /// From `prompts/coach-kickoff/phase-done.md`; `{done}` and `{next}` are filled in.
 pub const PHASE_DONE_TEMPLATE: &str = include_str!("../../../../prompts/coach-kickoff/phase-done.md");
 

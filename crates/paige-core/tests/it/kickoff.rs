@@ -54,6 +54,9 @@ async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_
     t.core.coaching().begin_coaching_session(request).expect("session");
     let kickoff = t.core.coaching().coaching_kickoff().expect("a session without a plan has a kickoff");
     assert!(kickoff.contains("Greet the user"));
+    // What is typed is one line the learner can read; the kickoff comes with it as context.
+    let line = t.core.coaching().kickoff_line().expect("its line");
+    assert!(line.starts_with("[Paige]") && line.contains("Greet the user") && !line.contains('\n'), "{line}");
     let deadline = Instant::now() + Duration::from_secs(15);
     let got = loop {
         let got = std::fs::read_to_string(&typed).unwrap_or_default();
@@ -62,7 +65,20 @@ async fn a_session_without_a_plan_pastes_the_kickoff_into_claude_codes_terminal_
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    assert_eq!(got, format!("\u{1b}[200~{kickoff}\u{1b}[201~\r"), "pasted whole, then Enter");
+    assert_eq!(got, format!("\u{1b}[200~{line}\u{1b}[201~\r"), "pasted whole, then Enter");
+    // Claude Code's UserPromptSubmit of that line brings the kickoff itself as context.
+    use paige_core::governance::{HookDecision, HookEvent, HookInput};
+    let input = HookInput { session_id: "cc".into(), prompt: Some(line.clone()), ..HookInput::default() };
+    let HookDecision::Context { context } = t.core.handle_hook(HookEvent::UserPromptSubmit, &input) else {
+        panic!("the prompt gets context")
+    };
+    assert!(context.contains(&kickoff), "the kickoff comes with its line: {context}");
+    // A prompt of the learner's does not.
+    let mine = HookInput { prompt: Some("what does main do?".into()), ..input };
+    let HookDecision::Context { context } = t.core.handle_hook(HookEvent::UserPromptSubmit, &mine) else {
+        panic!("the prompt gets context")
+    };
+    assert!(!context.contains("paige_run_coaching_pipeline"), "{context}");
     t.core.close_terminal(conn);
 }
 
@@ -102,7 +118,7 @@ async fn prompts_paige_typed_into_claude_code_are_never_counted_as_the_learners(
     let _output = t.core.open_terminal(conn, &command).expect("terminal");
     let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
     let session = t.core.coaching().begin_coaching_session(request).expect("session").id;
-    let kickoff = t.core.coaching().coaching_kickoff().expect("a kickoff");
+    let kickoff = t.core.coaching().kickoff_line().expect("a kickoff");
     let deadline = Instant::now() + Duration::from_secs(15);
     while !std::fs::read_to_string(&typed).unwrap_or_default().contains("\u{1b}[201~\r") {
         assert!(Instant::now() < deadline, "the kickoff was never pasted");
@@ -151,7 +167,7 @@ async fn without_a_terminal_of_the_apps_each_delivery_is_claimed_once_by_paige_c
     assert_eq!(t.core.coaching().claim_delivery(), None, "no session, nothing to type");
     let request = StartRequest { title: Some("Greet the user".into()), ..StartRequest::default() };
     t.core.coaching().begin_coaching_session(request).expect("session");
-    let kickoff = t.core.coaching().coaching_kickoff().expect("kickoff");
+    let kickoff = t.core.coaching().kickoff_line().expect("kickoff");
     let deadline = Instant::now() + Duration::from_secs(10);
     let claimed = loop {
         if let Some(claimed) = t.core.coaching().claim_delivery() {

@@ -175,20 +175,25 @@ impl World {
         }
     }
 
-    fn hook(&self, event: HookEvent, input: &HookInput) {
-        self.core.handle_hook(event, input);
+    /// A hook as Claude Code runs it; the context it adds to the model's request.
+    fn hook(&self, event: HookEvent, input: &HookInput) -> String {
+        let decision = self.core.handle_hook(event, input);
         self.core.after_hook(event, input);
+        match decision {
+            paige_core::governance::HookDecision::Context { context } => context,
+            _ => String::new(),
+        }
     }
 
     /// Claude Code is given `text` as a prompt: its UserPromptSubmit, then what a literal
-    /// model does with it.
+    /// model does with the prompt and the context the hook added to it.
     async fn prompt_claude_code(&mut self, text: String) {
         let Some(claude) = &mut self.claude else { return };
         claude.received.push((self.model.live.clone(), text.clone()));
         let input =
             HookInput { session_id: claude.hook_session.clone(), prompt: Some(text.clone()), ..HookInput::default() };
-        self.hook(HookEvent::UserPromptSubmit, &input);
-        if text.contains("paige_run_coaching_pipeline") {
+        let context = self.hook(HookEvent::UserPromptSubmit, &input);
+        if format!("{text}\n{context}").contains("Call paige_run_coaching_pipeline once") {
             let input = PipelineInput {
                 plan_text: "1. Read main.rs\n2. Write the greeting".into(),
                 issue_summary: "Greet the user".into(),
