@@ -42,3 +42,19 @@ export function summary(label) {
   console.log(`${label}: ${passed} passed, ${failed} failed`);
   return failed ? 1 : 0;
 }
+
+/** Fails when the page itself scrolls (the app is one window: its panels scroll inside),
+ * naming the elements that reach past the window's bottom. */
+export async function noPageScroll(page, where) {
+  const over = await page.evaluate(() => {
+    const root = document.scrollingElement ?? document.documentElement;
+    const extra = root.scrollHeight - root.clientHeight;
+    if (extra <= 0) return null;
+    const past = [...document.querySelectorAll("body *")]
+      .filter((e) => e.getBoundingClientRect().bottom > innerHeight + 0.5 && getComputedStyle(e).position !== "fixed")
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].join(".")} bottom ${Math.round(e.getBoundingClientRect().bottom)}`);
+    return { extra, past };
+  });
+  if (over) throw new Error(`${where}: the page scrolls by ${over.extra} px; past the bottom: ${over.past.join("; ")}`);
+}

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { check, fail, sleep, summary, waitFor } from "./checks.mjs";
+import { check, fail, noPageScroll, sleep, summary, waitFor } from "./checks.mjs";
 import { addedLines, comprehensionGrade, comprehensionQuestions, promptExample, reviewQuestion, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
 import { ANSWER, DEBUG_FACTS, RECORDER, REPLY, TIMEBOX_MS, intakeReplies, judgeDebug, judgeRecording } from "./intake-script.mjs";
 
@@ -68,23 +68,6 @@ const fake = await startFakeAnthropic({
   delays: { explain_this: 800, knowledge_gap_extraction: 1500, comprehension_check: 1000, comprehension_grade: 800, review_question: 800 },
 });
 /** One MCP tool call as Claude Code makes it (2026-07-28, stateless), with the agent token. */
-/** Fails when the page itself scrolls (the app is one window: its panels scroll inside),
- * naming the elements that reach past the window's bottom. */
-async function noPageScroll(page, where) {
-  const over = await page.evaluate(() => {
-    const root = document.scrollingElement ?? document.documentElement;
-    const extra = root.scrollHeight - root.clientHeight;
-    if (extra <= 0) return null;
-    const past = [...document.querySelectorAll("body *")]
-      .filter((e) => e.getBoundingClientRect().bottom > innerHeight + 0.5 && getComputedStyle(e).position !== "fixed")
-      .slice(0, 5)
-      .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].join(".")} bottom ${Math.round(e.getBoundingClientRect().bottom)}`);
-    return { extra, past };
-  });
-  if (over) throw new Error(`${where}: the page scrolls by ${over.extra} px; past the bottom (${innerHeightNote}): ${over.past.join("; ")}`);
-}
-const innerHeightNote = "the window's height";
-
 async function mcpCall(base, token, name, args) {
   const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "smoke", version: "1" } };
   const reply = await fetch(`${base}/mcp`, {
