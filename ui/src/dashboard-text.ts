@@ -38,12 +38,12 @@ export function minutesText(minutes: number): string {
 }
 
 /** "Welcome back" only to a learner Paige has coached before: on the very first launch
- * there is no session, kata or assessment yet. */
+ * there is no session (but the live one, just started), kata or assessment yet. */
 export function greeting(state: DashboardState | null): string {
   const none =
     state !== null &&
     state.stats.sessionsCompleted === 0 &&
-    state.inProgressSessions.length === 0 &&
+    state.inProgressSessions.every((s) => s.live) &&
     state.katas.length === 0 &&
     state.dreyfus.length === 0;
   return none ? "Welcome to Paige" : "Welcome back to Paige";

@@ -381,6 +381,9 @@ describe("the greeting", () => {
   it("welcomes a learner back only once Paige has coached them: never on the very first launch", () => {
     const first = state({ dreyfus: [], inProgressSessions: [], katas: [], stats: { ...state().stats, sessionsCompleted: 0 } });
     expect(greeting(first)).toBe("Welcome to Paige");
+    // The first session, live now: still the first time.
+    const live = { id: "s-live", issueNumber: null, issueTitle: "Say bonjour", startedAt: "2025-06-01T11:50:00Z", live: true, phasesCompleted: 0, phasesTotal: 0, costSoFar: 0 };
+    expect(greeting({ ...first, inProgressSessions: [live] })).toBe("Welcome to Paige");
     expect(greeting(state())).toBe("Welcome back to Paige");
     // Nothing this week, but coached before: still back.
     expect(greeting(state({ inProgressSessions: [], katas: [], stats: { ...state().stats, sessionsCompleted: 0 } }))).toBe(
