@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { check, waitFor } from "./checks.mjs";
+import { check, sleep, waitFor } from "./checks.mjs";
 import { alive, wd, withApp } from "./desktop-driver.mjs";
 import { startFakeAnthropic, toolUse } from "./fake-anthropic.mjs";
 import { intakeReplies } from "./intake-script.mjs";
@@ -147,6 +147,23 @@ export async function literalModelPlansInTheWindow(work) {
         throw new Error(`${err.message}; the terminal shows ${JSON.stringify((await terminalText()).slice(-400))}`);
       });
       if (!lastUserText(call.body).includes("Phase 2 is next: Refresh before expiry.")) throw new Error(`told: ${lastUserText(call.body).slice(0, 400)}`);
+    });
+    // Issue 40's restart in the app: the learner leaves Claude Code and starts it again from
+    // the terminal's own prompt; what they marked done meanwhile reaches the new one.
+    await check("the learner exits Claude Code, marks phase 2 done, and presses Enter: the restarted Claude Code is told of it", async () => {
+      const term = await find(".xterm-helper-textarea");
+      await wd("POST", `${s}/element/${term}/value`, { text: "/exit" });
+      await sleep(800);
+      await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
+      await waitFor("Claude Code's exit in the terminal", async () => (await terminalText()).includes("Press Enter to start it again"), 30_000);
+      await click('[data-testid="phase"][data-current="true"] [data-testid="phase-done"]');
+      const startedAgain = Date.now();
+      await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
+      const told = () => agentCalls().find((c) => c.at > startedAgain && lastUserText(c.body).includes("The learner marked phase 2 done"));
+      const call = await waitFor("the restarted Claude Code told of phase 2", told, 90_000).catch(async (err) => {
+        throw new Error(`${err.message}; the terminal shows ${JSON.stringify((await terminalText()).slice(-500))}`);
+      });
+      console.log(`     the restarted Claude Code was told of phase 2 ${call.at - startedAgain} ms after Enter`);
     });
     // Closed as a window manager's close button does (close-window.py): the app shuts down.
     await check("closing the window ends the app and its Claude Code, jail and all", async () => {
