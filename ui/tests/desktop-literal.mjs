@@ -177,5 +177,19 @@ export async function literalModelPlansInTheWindow(work) {
       });
     });
   });
+  // The app opened again on the same project: the session it left is live again as it was,
+  // and the new Claude Code is not told to plan a session that has its plan.
+  const toldBefore = agentCalls().filter((c) => lastUserText(c.body).includes(TOLD_TO_PLAN)).length;
+  await withApp({ env, args: [project] }, async ({ exec, terminalText }) => {
+    await check("the app opened again resumes the session as it was, and its new Claude Code is not told to plan it again", async () => {
+      await waitFor("the phases", () => exec("return document.querySelectorAll('[data-testid=phase]').length === 2"), 30_000);
+      const title = await exec("return document.querySelector('[data-testid=session-title]')?.textContent");
+      if (title !== "Login keeps an expired token") throw new Error(`session after reopening: ${JSON.stringify(title)}`);
+      await waitFor("Claude Code's prompt", async () => (await terminalText()).includes("for shortcuts"), 60_000);
+      await sleep(4_000);
+      const told = agentCalls().filter((c) => lastUserText(c.body).includes(TOLD_TO_PLAN)).length;
+      if (told !== toldBefore) throw new Error(`told to plan ${told - toldBefore} more time(s) after reopening`);
+    });
+  });
   await fake.close();
 }
