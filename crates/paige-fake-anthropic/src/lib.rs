@@ -141,6 +141,8 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     /// The body as JSON (`Value::Null` when empty or not JSON).
     pub body: Value,
+    /// When its body had arrived (the gaps between a client's requests time its work).
+    pub at: std::time::Instant,
 }
 
 impl FakeAnthropic {

@@ -221,7 +221,7 @@ async fn read_request(
     let mut body = vec![0; length];
     read.read_exact(&mut body).await?;
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    Ok(Some(RecordedRequest { method, path, headers, body }))
+    Ok(Some(RecordedRequest { method, path, headers, body, at: std::time::Instant::now() }))
 }
 
 async fn write_json(
