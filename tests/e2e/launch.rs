@@ -209,14 +209,22 @@ async fn paige_claude_starts_a_planless_session_with_the_kickoff_and_a_literal_m
     // is wrapped up in the background).
     let (status, out, err) = world.run(&["session", "start", "--title", "Login race"]);
     assert!(status.success(), "{out}{err}");
+    // Without a plan, the first prompt is Paige's one readable line.
+    let dry_run = || {
+        let out = run(&["claude", "--kickoff", "--dry-run"]).output().expect("dry run");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let dry = dry_run();
+    assert!(dry.contains("[Paige] Let's plan this session: Login race."), "{dry}");
     let mut kicked = run(&[&["claude", "--kickoff", "-p"][..], &common].concat());
     let out = tokio::task::spawn_blocking(move || kicked.output().expect("claude")).await.expect("join");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("Claude Code starts by planning it"), "{stderr}");
     assert_eq!(plans(&world), 1, "the kickoff made the literal model plan: {}", String::from_utf8_lossy(&out.stdout));
     // With a plan there is no kickoff any more.
-    let (_, dry, _) = world.run(&["claude", "--kickoff", "--dry-run"]);
-    assert!(!dry.contains("A coaching session has started"), "{dry}");
+    let dry = dry_run();
+    assert!(dry.contains("claude") && !dry.contains("[Paige] Let's plan this session"), "{dry}");
     drop(paige);
 }
 
