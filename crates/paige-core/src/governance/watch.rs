@@ -163,11 +163,11 @@ impl Governance {
         let Some(sha) = change.sha256.clone() else { return (earlier_sha, Vec::new()) };
         let now = self.project_root().resolve(&change.path).ok().and_then(|p| crate::files::read_bytes(&p).ok());
         let blocks = match now {
-            Some(now) if crate::files::sha256_hex(&now) == sha => {
+            Some(now) if crate::files::sha256_hex(&now) == sha && !crate::files::sniff_binary(&now) => {
                 let before = earlier_sha.and_then(|s| store.get(&s).ok()).unwrap_or_default();
                 ledger::changed_blocks(&String::from_utf8_lossy(&before), &String::from_utf8_lossy(&now))
             }
-            // Past the size cap, or changed again since: the hash alone.
+            // Past the size cap, binary, or changed again since: the hash alone.
             _ => Vec::new(),
         };
         (Some(sha), blocks)
