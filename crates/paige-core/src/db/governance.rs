@@ -196,6 +196,38 @@ impl Db {
         )?)
     }
 
+    /// The tokens Claude Code session `session_id` spent since its last count, given its
+    /// transcript's total now (`total`), added to `intent_id`'s count when one is bound;
+    /// returns that intent's tokens so far (`None` without one). A smaller total than last time
+    /// (a transcript read from a later start) counts nothing.
+    pub fn add_intent_tokens(
+        &self,
+        project_dir: &Path,
+        session_id: &str,
+        intent_id: Option<&str>,
+        total: i64,
+    ) -> Result<Option<i64>, DbError> {
+        let conn = self.conn();
+        let seen: i64 = conn
+            .query_row("SELECT seen FROM transcript_tokens WHERE session_id = ?1", [session_id], |r| r.get(0))
+            .optional()?
+            .unwrap_or(0);
+        let delta = (total - seen).max(0);
+        conn.execute(
+            "INSERT INTO transcript_tokens (session_id, seen) VALUES (?1, ?2)
+             ON CONFLICT (session_id) DO UPDATE SET seen = max(seen, excluded.seen)",
+            params![session_id, total],
+        )?;
+        let Some(intent_id) = intent_id else { return Ok(None) };
+        Ok(Some(conn.query_row(
+            "INSERT INTO intent_usage (project_dir, intent_id, tokens) VALUES (?1, ?2, ?3)
+             ON CONFLICT (project_dir, intent_id) DO UPDATE SET tokens = tokens + ?3
+             RETURNING tokens",
+            params![project_dir.display().to_string(), intent_id, delta],
+            |row| row.get(0),
+        )?))
+    }
+
     pub fn reset_intent_usage(&self, project_dir: &Path, intent_id: &str) -> Result<(), DbError> {
         self.conn().execute(
             "DELETE FROM intent_usage WHERE project_dir = ?1 AND intent_id = ?2",

@@ -225,6 +225,12 @@ impl Governance {
         let tool = call.tool();
         let tool_input = input.tool_input.as_ref();
         let root = orch.project_root();
+        // What Claude Code spent since its last call goes to the intent bound meanwhile (none
+        // before the handshake): a token budget counts its own intent's work (issue 42).
+        let intent_tokens = match input.transcript_path.as_deref().and_then(super::transcript::tokens) {
+            Some(total) => self.db().add_intent_tokens(root, &input.session_id, session.intent_id.as_deref(), total)?,
+            None => None,
+        };
         if let ToolCall::SelectIntent { intent_id } = call {
             let id = intent_id.as_str();
             if session.state == AgentState::Request {
@@ -291,10 +297,8 @@ impl Governance {
             );
             return self.trip(orch, file, session, call, &intent.id, reason);
         }
-        if let (Some(limit), Some(used)) = (
-            intent.budget.as_ref().and_then(|b| b.tokens),
-            input.transcript_path.as_deref().and_then(super::transcript::tokens),
-        ) && used > limit
+        if let (Some(limit), Some(used)) = (intent.budget.as_ref().and_then(|b| b.tokens), intent_tokens)
+            && used > limit
         {
             let reason = format!(
                 "Budget Exceeded: intent {} used {used} of {limit} tokens and is BLOCKED until a human resets it.",

@@ -239,3 +239,45 @@ async fn a_governed_call_before_the_detector_has_read_the_project_is_denied_then
     }
     assert_eq!(g.pre(A, "Bash", json!({"command": "ls src"})), HookDecision::None);
 }
+
+/// Issue 42: a token budget counts what was spent while its intent was bound. One Claude Code
+/// session works 2,000 tokens under INT-001, then switches to INT-005 (1,000): those are not
+/// INT-005's; 1,500 more spent under it are, and block it.
+#[test]
+fn a_token_budget_counts_only_its_own_intents_tokens_in_a_shared_transcript() {
+    use paige_core::governance::SELECT_TOOL;
+    let g = Gov::governed(INTENTS, &[]);
+    let transcript = g.root().join("transcript.jsonl");
+    let usage = |n: i64| json!({"type": "assistant", "message": {"model": "claude-sonnet-4-6", "usage": {"input_tokens": n, "output_tokens": 0}}});
+    let write = |ns: &[i64]| {
+        let lines: Vec<String> = ns.iter().map(|n| usage(*n).to_string()).collect();
+        std::fs::write(&transcript, lines.join("\n") + "\n").expect("transcript");
+    };
+    let on_record = |mut patch: serde_json::Value| {
+        patch["transcript_path"] = json!(transcript);
+        patch
+    };
+    let select = |id: &str| {
+        let input = json!({"intent_id": id});
+        let patch = on_record(json!({"tool_name": SELECT_TOOL, "tool_input": input, "mcp_server": {"name": "paige"}}));
+        assert_eq!(g.hook("PreToolUse-mcp-check", A, patch.clone()), HookDecision::None);
+        g.core.select_active_intent(id).expect("selectable");
+        g.hook("PostToolUse-mcp-check", A, patch);
+    };
+    let bash = |cmd: &str| {
+        g.hook("PreToolUse-Write", A, on_record(json!({"tool_name": "Bash", "tool_input": {"command": cmd}})))
+    };
+    write(&[100]);
+    g.prompt(A);
+    select("INT-001");
+    write(&[100, 2000]);
+    assert_eq!(bash("ls 1"), HookDecision::None);
+    // The switch: what INT-001's work cost stays INT-001's.
+    select("INT-005");
+    assert_eq!(bash("ls 2"), HookDecision::None, "2,100 tokens in the transcript, none of them INT-005's");
+    write(&[100, 2000, 1500]);
+    let reason = denied(&bash("ls 3")).to_owned();
+    assert!(reason.contains("used 1500 of 1000 tokens"), "{reason}");
+    assert_eq!(g.status("INT-005"), IntentStatus::Blocked);
+    assert_ne!(g.status("INT-001"), IntentStatus::Blocked);
+}

@@ -81,6 +81,7 @@ fn fresh_database_has_the_spec_governance_detector_memory_intake_learning_and_re
             "review_log",
             "sessions",
             "solutions_shown",
+            "transcript_tokens",
             "version_store"
         ]
     );
@@ -100,7 +101,7 @@ fn reopening_keeps_data() {
     let db = Db::open(&path, clock()).expect("reopen");
     let back = db.session(&id).expect("session survives reopen");
     assert_eq!(back.issue_title.as_deref(), Some("Add a weather widget"));
-    assert_eq!(db.table_names().expect("tables").len(), 34);
+    assert_eq!(db.table_names().expect("tables").len(), 35);
 }
 
 #[test]
