@@ -622,3 +622,56 @@ async fn real_claude_switches_intents_eight_times_and_the_round_trips_are_measur
     assert!(world.run(&["ledger", "verify", "--project", &project]).0.success());
     drop(paige);
 }
+
+/// Issue 42: a token budget counts what was spent under its own intent, through real Claude
+/// Code, whose transcript holds every reply's usage (the fake's: 150 tokens a reply). Five
+/// replies of work under INT-001 (no budget), then a switch to INT-002 (500 tokens): its
+/// first two calls pass although the transcript is already past 500; the budget trips on
+/// what INT-002's own replies add up to.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_is_held_to_a_token_budget_for_its_own_intents_work_only() {
+    let Some(claude) = claude() else { return };
+    let world = crate::hook::governed_world();
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
+    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
+    let intents = project.join(".orchestration/active_intents.yaml");
+    let yaml = std::fs::read_to_string(&intents).expect("intents");
+    let second = "  - id: INT-002\n    name: Sign-in\n    status: IN_PROGRESS\n    owned_scope: [\"src/auth/**\"]\n    budget: {tokens: 500}\n";
+    std::fs::write(&intents, format!("{yaml}{second}")).expect("a budgeted intent");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
+    let select = |id: &str| format!(r#"mcp__paige__select_active_intent {{"intent_id": "{id}"}}"#);
+    let (one, two) = (select("INT-001"), select("INT-002"));
+    let turns = [
+        one.as_str(),
+        "true 1",
+        "true 2",
+        "true 3",
+        "true 4",
+        two.as_str(),
+        "true 5",
+        "true 6",
+        "true 7",
+        "true 8",
+        "true 9",
+    ];
+    let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
+    let allowed = ["Bash", "mcp__files__paige_get_open_files"];
+    let (world, events, _) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
+    let results: Vec<Value> = events
+        .iter()
+        .flat_map(|e| e["message"]["content"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["type"] == "tool_result")
+        .collect();
+    let refused = |id: &str| results.iter().find(|r| r["tool_use_id"] == id).is_some_and(|r| r["is_error"] == true);
+    // toolu_06 and toolu_07 ("true 5", "true 6") run under INT-002 with the transcript past 500.
+    for id in ["toolu_00", "toolu_01", "toolu_04", "toolu_05", "toolu_06", "toolu_07"] {
+        assert!(!refused(id), "{id} ran: {results:?}");
+    }
+    let tripped = results.iter().find(|r| r.to_string().contains("Budget Exceeded: intent INT-002"));
+    assert!(tripped.is_some(), "INT-002's own work trips its budget: {results:?}");
+    let yaml = std::fs::read_to_string(world.project().join(".orchestration/active_intents.yaml")).expect("yaml");
+    assert!(yaml.contains("BLOCKED"), "{yaml}");
+    drop(paige);
+}
