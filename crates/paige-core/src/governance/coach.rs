@@ -97,14 +97,9 @@ impl Governance {
     }
 
     fn current_phase(&self, session_id: &str) -> Option<crate::db::Phase> {
-        let plans = self.db().plans_for_session(session_id).ok()?;
-        let plan = plans.last()?;
+        let plan = self.db().current_plan(session_id).ok()??;
         let phases = self.db().phases_for_plan(&plan.id).ok()?;
-        phases
-            .iter()
-            .find(|p| p.status == crate::db::PhaseStatus::Active)
-            .or_else(|| phases.iter().find(|p| p.status != crate::db::PhaseStatus::Complete))
-            .cloned()
+        crate::db::current_phase(&phases).cloned()
     }
 
     /// The context every prompt gets; the kickoff line Paige typed (`Coaching::kickoff_line`)

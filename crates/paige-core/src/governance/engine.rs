@@ -227,7 +227,10 @@ impl Governance {
         let root = orch.project_root();
         // What Claude Code spent since its last call goes to the intent bound meanwhile (none
         // before the handshake): a token budget counts its own intent's work (issue 42).
-        let intent_tokens = match input.transcript_path.as_deref().and_then(super::transcript::tokens) {
+        // The transcript is read only where an intent has a token budget: not on every call.
+        let budgeted = file.active_intents.iter().any(|i| i.budget.as_ref().is_some_and(|b| b.tokens.is_some()));
+        let total = input.transcript_path.as_deref().filter(|_| budgeted).and_then(super::transcript::tokens);
+        let intent_tokens = match total {
             Some(total) => self.db().add_intent_tokens(root, &input.session_id, session.intent_id.as_deref(), total)?,
             None => None,
         };

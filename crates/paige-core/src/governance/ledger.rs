@@ -103,7 +103,7 @@ pub fn changed_blocks(before: &str, after: &str) -> Vec<Block> {
         if matches!(op.tag(), similar::DiffTag::Equal | similar::DiffTag::Delete) || range.is_empty() {
             continue;
         }
-        let text: String = lines[range.start..range.end.min(lines.len())].concat();
+        let text: String = lines.get(range.start..range.end.min(lines.len())).unwrap_or_default().concat();
         if text.trim().is_empty() {
             continue;
         }
