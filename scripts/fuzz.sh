@@ -46,7 +46,13 @@ if [ "${PAIGE_FUZZ_RELEASE:-0}" = 1 ]; then profile=(--release --debug-assertion
 export CARGO_PROFILE_DEV_OPT_LEVEL=1 CARGO_PROFILE_DEV_DEBUG=0
 say "building the fuzz targets (cargo fuzz build ${profile[*]}, AddressSanitizer)"
 start=$(date +%s)
-cargo fuzz build "${profile[@]}" --fuzz-dir fuzz --target-dir "$target_dir"
+# A target that no longer compiles (an API it calls moved) counts as every target failed, and
+# says so by name where scripts/test.sh lists the failures.
+if ! cargo fuzz build "${profile[@]}" --fuzz-dir fuzz --target-dir "$target_dir"; then
+  echo "not ok   cargo fuzz build: the fuzz targets do not compile (see the errors above)"
+  echo "cargo fuzz: 0 passed, ${#targets[@]} failed"
+  exit 1
+fi
 say "built in $(($(date +%s) - start)) s"
 
 bin_dir="$target_dir/x86_64-unknown-linux-gnu/$bin_profile"

@@ -74,7 +74,7 @@ fn context(peer: &Peer<RoleServer>) -> RequestContext<RoleServer> {
 /// An active session with a two-phase plan, so the session tools get past "No active session".
 fn start_session_with_a_plan(world: &World) {
     let core = &world.core;
-    let session = core.start_session(Some(42), Some("Fuzz".into())).expect("session");
+    let session = core.coaching().start_session(Some(42), Some("Fuzz".into())).expect("session");
     let plan = core.db().create_plan(&session.id, "1. a\n2. b").expect("plan");
     for number in 1..=2 {
         let phase = NewPhase {
