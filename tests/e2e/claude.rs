@@ -461,9 +461,12 @@ async fn real_claude_in_governed_mode_has_bash_writes_in_scope_ledgered_with_the
     std::fs::write(project.join("src/weather/w.rs"), "w1\n").expect("w");
     std::fs::write(project.join("src/auth/a.rs"), "a1\n").expect("a");
     std::fs::write(project.join("edit.sh"), "echo w2 > src/weather/w.rs\necho a2 > src/auth/a.rs\n").expect("script");
+    // `npm test` names no file it writes (it runs the project's tests), so it passes the check
+    // of what a command names (issue 42); what the test script then writes is watched.
+    std::fs::write(project.join("package.json"), r#"{"scripts": {"test": "sh edit.sh"}}"#).expect("package.json");
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
-    let turns = [r#"mcp__paige__select_active_intent {"intent_id": "INT-001"}"#, "sh edit.sh"];
+    let turns = [r#"mcp__paige__select_active_intent {"intent_id": "INT-001"}"#, "npm test"];
     let (world, events, sent) = claude_runs_bash(world, claude, &turns, Runner::default()).await;
     assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished");
     let project = world.project();
@@ -559,119 +562,5 @@ async fn real_claude_in_coach_mode_is_refused_another_servers_tool_until_the_lea
     let told = sent.join("\n");
     // The tool's own answer (no open files) reached the model.
     assert!(!told.contains("another server's tool") && told.contains(r#"{\"files\":[]}"#), "{told:.2000}");
-    drop(paige);
-}
-
-/// Issue 42, SC-006 ("the handshake adds ≤ 1 s"), measured through real Claude Code: in one
-/// governed session, eight selects that switch between INT-001 and INT-002 each time, and
-/// eight read-only Bash calls beside them. The gap from one model request to the next, with
-/// the fake answering at once, is that tool call's round trip through Claude Code, every
-/// hook and (for the select) Paige's MCP tool. Printed: p50 and p95 of each and the select's
-/// over the Bash baseline; proved: every switch was accepted, and the ledger verifies.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_claude_switches_intents_eight_times_and_the_round_trips_are_measured() {
-    let Some(claude) = claude() else { return };
-    let world = crate::hook::governed_world();
-    let project = world.project();
-    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
-    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
-    let intents = project.join(".orchestration/active_intents.yaml");
-    let yaml = std::fs::read_to_string(&intents).expect("intents");
-    let second = "  - id: INT-002\n    name: Sign-in\n    status: IN_PROGRESS\n    owned_scope: [\"src/auth/**\"]\n";
-    std::fs::write(&intents, format!("{yaml}{second}")).expect("a second intent");
-    let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready in", std::time::Duration::from_secs(10));
-    let selects: Vec<String> =
-        (0..8).map(|i| format!(r#"mcp__paige__select_active_intent {{"intent_id": "INT-00{}"}}"#, 1 + i % 2)).collect();
-    let trues: Vec<String> = (0..8).map(|i| format!("true {i}")).collect();
-    let turns: Vec<&str> = selects.iter().zip(&trues).flat_map(|(s, t)| [s.as_str(), t.as_str()]).collect();
-    let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
-    let allowed = ["Bash", "mcp__files__paige_get_open_files"];
-    let (world, events, _) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
-    assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished");
-    let results: Vec<Value> = events
-        .iter()
-        .flat_map(|e| e["message"]["content"].as_array().cloned().unwrap_or_default())
-        .filter(|c| c["type"] == "tool_result")
-        .collect();
-    assert_eq!(results.len(), 16, "every call answered: {results:?}");
-    let refused: Vec<&Value> = results.iter().filter(|r| r["is_error"] == true).collect();
-    assert!(refused.is_empty(), "no switch or call was refused: {refused:?}");
-    // The agent loop's requests (side requests carry no tools): request k+1 came back with
-    // the result of the call the fake answered request k with.
-    let loop_requests: Vec<std::time::Instant> = fake
-        .message_requests()
-        .iter()
-        .filter(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()))
-        .map(|r| r.at)
-        .collect();
-    assert!(loop_requests.len() > 16, "{} requests", loop_requests.len());
-    let gaps: Vec<std::time::Duration> = loop_requests.windows(2).map(|w| w[1] - w[0]).take(16).collect();
-    let percentiles = |mut of: Vec<std::time::Duration>| {
-        of.sort();
-        (of[of.len() / 2], of[(of.len() * 95).div_ceil(100) - 1])
-    };
-    let (select50, select95) = percentiles(gaps.iter().step_by(2).copied().collect());
-    let (bash50, bash95) = percentiles(gaps.iter().skip(1).step_by(2).copied().collect());
-    eprintln!(
-        "SC-006 through real Claude Code: select (an intent switch) p50 {select50:?} p95 {select95:?}; read-only Bash \
-         p50 {bash50:?} p95 {bash95:?}; select/Bash at p50 {:.2}",
-        select50.as_secs_f64() / bash50.as_secs_f64()
-    );
-    let project = world.project().display().to_string();
-    assert!(world.run(&["ledger", "verify", "--project", &project]).0.success());
-    drop(paige);
-}
-
-/// Issue 42: a token budget counts what was spent under its own intent, through real Claude
-/// Code, whose transcript holds every reply's usage (the fake's: 150 tokens a reply). Five
-/// replies of work under INT-001 (no budget), then a switch to INT-002 (500 tokens): its
-/// first two calls pass although the transcript is already past 500; the budget trips on
-/// what INT-002's own replies add up to.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_claude_is_held_to_a_token_budget_for_its_own_intents_work_only() {
-    let Some(claude) = claude() else { return };
-    let world = crate::hook::governed_world();
-    let project = world.project();
-    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
-    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
-    let intents = project.join(".orchestration/active_intents.yaml");
-    let yaml = std::fs::read_to_string(&intents).expect("intents");
-    let second = "  - id: INT-002\n    name: Sign-in\n    status: IN_PROGRESS\n    owned_scope: [\"src/auth/**\"]\n    budget: {tokens: 500}\n";
-    std::fs::write(&intents, format!("{yaml}{second}")).expect("a budgeted intent");
-    let mut paige = world.spawn(&["serve"]);
-    paige.wait_for("ready in", std::time::Duration::from_secs(10));
-    let select = |id: &str| format!(r#"mcp__paige__select_active_intent {{"intent_id": "{id}"}}"#);
-    let (one, two) = (select("INT-001"), select("INT-002"));
-    let turns = [
-        one.as_str(),
-        "true 1",
-        "true 2",
-        "true 3",
-        "true 4",
-        two.as_str(),
-        "true 5",
-        "true 6",
-        "true 7",
-        "true 8",
-        "true 9",
-    ];
-    let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
-    let allowed = ["Bash", "mcp__files__paige_get_open_files"];
-    let (world, events, _) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
-    let results: Vec<Value> = events
-        .iter()
-        .flat_map(|e| e["message"]["content"].as_array().cloned().unwrap_or_default())
-        .filter(|c| c["type"] == "tool_result")
-        .collect();
-    let refused = |id: &str| results.iter().find(|r| r["tool_use_id"] == id).is_some_and(|r| r["is_error"] == true);
-    // toolu_06 and toolu_07 ("true 5", "true 6") run under INT-002 with the transcript past 500.
-    for id in ["toolu_00", "toolu_01", "toolu_04", "toolu_05", "toolu_06", "toolu_07"] {
-        assert!(!refused(id), "{id} ran: {results:?}");
-    }
-    let tripped = results.iter().find(|r| r.to_string().contains("Budget Exceeded: intent INT-002"));
-    assert!(tripped.is_some(), "INT-002's own work trips its budget: {results:?}");
-    let yaml = std::fs::read_to_string(world.project().join(".orchestration/active_intents.yaml")).expect("yaml");
-    assert!(yaml.contains("BLOCKED"), "{yaml}");
     drop(paige);
 }

@@ -9,6 +9,7 @@ mod crash;
 mod doctor;
 mod failures;
 mod flood;
+mod governed;
 mod guard;
 mod hook;
 mod intake;

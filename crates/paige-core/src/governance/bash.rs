@@ -35,6 +35,11 @@ pub struct BashCommand {
     pub effect: Effect,
     /// Leaves a process running after the call returns (`&`, `nohup`, `setsid`, `coproc`).
     pub backgrounds: bool,
+    /// The files it writes as it names them (relative to where it starts), when Paige can
+    /// name them all: empty for a read-only command; `None` when some part changes files it
+    /// does not name (`npm install`), may do anything (unknown), or writes after a `cd`.
+    /// Governed mode checks these against the intent's scope (`governance/scope.rs`).
+    pub writes: Option<Vec<String>>,
 }
 
 impl BashCommand {
@@ -57,7 +62,7 @@ const MAX_DEPTH: u8 = 12;
 const MAX_OPEN_PARENS: usize = 12;
 
 pub fn classify(command: &str) -> BashCommand {
-    let mut scan = Scan { effect: Effect::ReadOnly, backgrounds: false, depth: 0, outside: false };
+    let mut scan = Scan::default();
     if command.trim().is_empty() {
         scan.unknown("an empty command");
     } else if command.len() > MAX_COMMAND_BYTES || nesting(command) > 256 {
@@ -68,14 +73,13 @@ pub fn classify(command: &str) -> BashCommand {
             scan.source(command);
             scan
         }));
-        scan = parsed.unwrap_or_else(|_| Scan {
-            effect: Effect::Unknown("a command Paige cannot parse".into()),
-            backgrounds: false,
-            depth: 0,
-            outside: false,
+        scan = parsed.unwrap_or_else(|_| {
+            let mut failed = Scan::default();
+            failed.unknown("a command Paige cannot parse");
+            failed
         });
     }
-    BashCommand { effect: scan.effect, backgrounds: scan.backgrounds }
+    BashCommand { effect: scan.effect, backgrounds: scan.backgrounds, writes: scan.writes }
 }
 
 /// brush-parser 0.4 unwraps the numbers it reads and panics on one too large for its type: a
@@ -175,6 +179,14 @@ pub(super) struct Scan {
     depth: u8,
     /// A `cd` may have left the project (see `programs::change_directory`).
     outside: bool,
+    /// [`BashCommand::writes`].
+    writes: Option<Vec<String>>,
+}
+
+impl Default for Scan {
+    fn default() -> Self {
+        Scan { effect: Effect::ReadOnly, backgrounds: false, depth: 0, outside: false, writes: Some(Vec::new()) }
+    }
 }
 
 impl Runner for Scan {
@@ -182,12 +194,31 @@ impl Runner for Scan {
         if !matches!(self.effect, Effect::Mutating(_)) {
             self.effect = Effect::Mutating(why.into());
         }
+        self.writes = None;
+    }
+
+    fn writes_files(&mut self, why: impl Into<String>, files: &[Arg]) {
+        let writes = self.writes.take();
+        self.mutating(why);
+        self.writes = writes.and_then(|mut named| {
+            for file in files {
+                // A computed name or a pattern names no file Paige can check.
+                let file = file.as_deref().filter(|f| !f.is_empty() && !f.contains(['*', '?', '[', '\u{0}']))?;
+                named.push(file.to_owned());
+            }
+            Some(named)
+        });
     }
 
     fn unknown(&mut self, why: impl Into<String>) {
         if self.effect == Effect::ReadOnly {
             self.effect = Effect::Unknown(why.into());
         }
+        self.writes = None;
+    }
+
+    fn changed_directory(&mut self) {
+        self.writes = None;
     }
 
     fn nested_source(&mut self, text: &Arg, what: &str) {
@@ -376,7 +407,7 @@ impl Scan {
                             | IoFileRedirectKind::DuplicateOutput
                     );
                     if writes && !harmless_target(target.as_deref()) {
-                        self.mutating(format!("redirects output into {}", shown(&target)));
+                        self.writes_files(format!("redirects output into {}", shown(&target)), &[target]);
                     }
                 }
                 IoFileRedirectTarget::Duplicate(word) => {
@@ -385,7 +416,7 @@ impl Scan {
                     let fd = target.as_deref().is_some_and(|t| t == "-" || t.bytes().all(|b| b.is_ascii_digit()));
                     if matches!(kind, IoFileRedirectKind::DuplicateOutput) && !fd && !harmless_target(target.as_deref())
                     {
-                        self.mutating(format!("redirects output into {}", shown(&target)));
+                        self.writes_files(format!("redirects output into {}", shown(&target)), &[target]);
                     }
                 }
                 IoFileRedirectTarget::Fd(_) => {}
@@ -394,7 +425,7 @@ impl Scan {
             IoRedirect::OutputAndError(word, _) => {
                 let target = self.word(word);
                 if !harmless_target(target.as_deref()) {
-                    self.mutating(format!("redirects output into {}", shown(&target)));
+                    self.writes_files(format!("redirects output into {}", shown(&target)), &[target]);
                 }
             }
             IoRedirect::HereDocument(_, doc) => {
@@ -544,7 +575,7 @@ mod tests {
         for command in
             ["echo hi 99999999999>x", "cat 4294967296<in", "ls ~+99999999999999999999", "ls ~-99999999999999999999"]
         {
-            let mut scan = Scan { effect: Effect::ReadOnly, backgrounds: false, depth: 0, outside: false };
+            let mut scan = Scan::default();
             let ran = catch_unwind(AssertUnwindSafe(|| scan.source(command)));
             assert!(ran.is_ok(), "{command:?} panicked in the parser");
             assert!(matches!(scan.effect, Effect::Unknown(_)), "{command:?}: {:?}", scan.effect);

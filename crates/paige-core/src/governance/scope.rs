@@ -2,9 +2,15 @@
 //! its `owned_scope`, not owned by another in-progress intent (by scope, or as the last
 //! intent the ledger's index records writing it), and not changed on disk since the session
 //! last read it.
+//!
+//! Every call that may change files is checked before it runs, not only the write tools: a
+//! Bash command by the files it names (`bash::BashCommand::writes`), and one that writes what
+//! Paige cannot name — or a tool Paige cannot read (another server's MCP tool, a tool it does
+//! not know) — is denied while an intent is bound (issue 42).
 
 use super::Governance;
 use super::GovernanceError;
+use super::bash::{BashCommand, Effect};
 use super::intents::{self, Intent, IntentStatus, IntentsFile, Orchestration};
 use super::ledger;
 use super::tools::ToolCall;
@@ -20,8 +26,18 @@ impl Governance {
         call: &ToolCall,
         intent: &Intent,
     ) -> Result<Option<String>, GovernanceError> {
-        let ToolCall::Write { tool, file: target, .. } = call else {
-            return Ok(None);
+        let (tool, target) = match call {
+            ToolCall::Write { tool, file, .. } => (tool, file),
+            ToolCall::Bash { parsed, .. } => return self.check_command(orch, file, intent, parsed),
+            ToolCall::OtherMcp { tool } | ToolCall::Unknown { tool } | ToolCall::Refused { tool, .. } => {
+                return Ok(Some(format!(
+                    "Scope Violation: Paige cannot tell which files {tool} changes, so it cannot keep it inside intent \
+                     {}'s owned_scope ({}). Use Edit or Write, or a Bash command that names the files it writes.",
+                    intent.id,
+                    intent.owned_scope.join(", ")
+                )));
+            }
+            _ => return Ok(None),
         };
         let Some(target) = target.as_deref() else {
             return Ok(Some(format!("{tool} names no file")));
@@ -49,6 +65,49 @@ impl Governance {
             return Ok(Some(format!(
                 "Stale File: {rel} changed on disk since you last read it; read it again before writing"
             )));
+        }
+        Ok(None)
+    }
+
+    /// A Bash command may run when it only reads, or when every file it names is inside the
+    /// intent's scope and owned by no other intent. A directory it names (`rm -r dir`, `cp f
+    /// dir/`) is inside when all of it is (`dir/**`).
+    fn check_command(
+        &self,
+        orch: &Orchestration,
+        file: &IntentsFile,
+        intent: &Intent,
+        parsed: &BashCommand,
+    ) -> Result<Option<String>, GovernanceError> {
+        if parsed.is_read_only() {
+            return Ok(None);
+        }
+        let scope = || format!("intent {}'s owned_scope ({})", intent.id, intent.owned_scope.join(", "));
+        let Some(named) = &parsed.writes else {
+            let why = match &parsed.effect {
+                Effect::Mutating(why) | Effect::Unknown(why) => why.as_str(),
+                Effect::ReadOnly => "",
+            };
+            return Ok(Some(format!(
+                "Scope Violation: Paige cannot name every file this command writes ({why}), so it cannot keep it \
+                 inside {}. Name the files it writes (`sed -i 's/a/b/' src/x.rs`, `> src/x.rs`) or use Edit or Write.",
+                scope()
+            )));
+        };
+        let set = intents::scope_set(intent)?;
+        for name in named {
+            let path = match self.project_root().resolve(name) {
+                Ok(path) => path,
+                Err(err) => return Ok(Some(format!("Scope Violation: {name}: {err}"))),
+            };
+            let rel = path.rel().to_owned();
+            let in_scope = set.is_match(&rel) || set.is_match(format!("{rel}/\u{1}"));
+            if let Some(owner) = self.other_owner(orch, file, &intent.id, &rel, in_scope)? {
+                return Ok(Some(format!("Governance Violation: File owned by Intent [{owner}] ({rel})")));
+            }
+            if !in_scope {
+                return Ok(Some(format!("Scope Violation: this command writes {rel}, outside {}", scope())));
+            }
         }
         Ok(None)
     }

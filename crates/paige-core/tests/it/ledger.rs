@@ -199,7 +199,10 @@ fn a_bash_calls_changes_inside_the_scope_are_ledgered_with_reason_blocks_and_has
     let g = Gov::governed(INTENTS, &[("src/weather/w.rs", "one\ntwo\nthree\n"), ("src/weather/old.rs", "gone\n")]);
     g.prompt(A);
     g.select(A, "INT-001");
-    let call = json!({"command": "sh gen.sh", "description": "Regenerate the weather module"});
+    // It names every file it writes, all inside INT-001's scope, so it may run (issue 42).
+    let command = "sed -i 's/two/fn forecast/' src/weather/w.rs && rm src/weather/old.rs && \
+                   head -c 11M /dev/zero > src/weather/big.bin";
+    let call = json!({"command": command, "description": "Regenerate the weather module"});
     assert_eq!(g.bash_pre_with("b1", call.clone()), HookDecision::None);
     g.put("src/weather/w.rs", "one\nfn forecast() -> u8 {\n    42\n}\nthree\n");
     std::fs::remove_file(g.root().join("src/weather/old.rs")).expect("rm");

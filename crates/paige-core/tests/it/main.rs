@@ -37,6 +37,7 @@ mod reliance;
 mod reviews;
 mod run_info;
 mod save_refusals;
+mod scope_commands;
 mod settings;
 mod shingles;
 mod step_checks;

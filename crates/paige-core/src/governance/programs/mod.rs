@@ -18,6 +18,7 @@
 //! to report verdicts and to classify the commands it unwraps.
 
 mod dev;
+mod files;
 mod interpreters;
 mod text;
 mod vars;
@@ -31,6 +32,8 @@ pub(super) type Arg = Option<String>;
 /// What a program's classification reports to, and how it classifies what it runs.
 pub(super) trait Runner {
     fn mutating(&mut self, why: impl Into<String>);
+    /// Changes exactly these files (as named, relative to where the command runs).
+    fn writes_files(&mut self, why: impl Into<String>, files: &[Arg]);
     fn unknown(&mut self, why: impl Into<String>);
     /// A command line given as text (`sh -c`, `eval`, `env -S`, `trap`, `alias`).
     fn nested_source(&mut self, text: &Arg, what: &str);
@@ -40,6 +43,8 @@ pub(super) trait Runner {
     fn leaves_running(&mut self);
     /// A `cd` (or `pushd`, `popd`) to a directory that may be outside the project.
     fn left_project(&mut self);
+    /// Any `cd`: the files named after it are not where they read from the project.
+    fn changed_directory(&mut self);
     /// Whether an earlier command in this one may have left the project.
     fn outside_project(&self) -> bool;
 }
@@ -113,7 +118,10 @@ pub(super) fn classify(scan: &mut impl Runner, name: &str, args: &[Arg]) {
         // Programs whose options decide.
         _ if text::handles(name) => text::classify(scan, name, &lit, &o),
         _ if dev::handles(name) => dev::classify(scan, name, &lit, &o),
-        _ if MUTATING.contains(&name) => scan.mutating(format!("`{name}` changes files")),
+        _ if MUTATING.contains(&name) => match files::named(name, args) {
+            Some(files) => scan.writes_files(format!("`{name}` changes files"), &files),
+            None => scan.mutating(format!("`{name}` changes files")),
+        },
         _ if READ_ONLY.contains(&name) => {}
         _ => scan.unknown(format!("`{name}`")),
     }
@@ -124,6 +132,7 @@ pub(super) fn classify(scan: &mut impl Runner, name: &str, args: &[Arg]) {
 /// makes the developer tools run after it unknown: they run code found there (`conftest.py`,
 /// `build.rs`, `.git/config`, `eslint.config.js`).
 fn change_directory(scan: &mut impl Runner, name: &str, args: &[Arg]) {
+    scan.changed_directory();
     let mut operands = args.iter().filter(|a| a.as_deref().is_none_or(|a| !is_short_cluster(a) && a != "--"));
     let dir = match (operands.next(), operands.next()) {
         (Some(Some(dir)), None) => Some(dir.as_str()),

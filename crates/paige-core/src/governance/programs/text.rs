@@ -2,7 +2,8 @@
 //! `sed -i`/`w`, `awk` redirections and `system`, `find -exec`, `sort -o`, `rg --pre`,
 //! `fd -x`, `xxd` with an outfile, `tree -o`, `man -P`, `curl -o`, ...
 
-use super::{Opts, Runner, is_device, is_short_cluster, leaves_project, long_is, operands};
+use super::files::arg;
+use super::{Arg, Opts, Runner, is_device, is_short_cluster, leaves_project, long_is, operands};
 
 const HANDLED: &[&str] = &[
     "sed", "awk", "gawk", "mawk", "nawk", "find", "sort", "uniq", "tee", "dd", "xxd", "rg", "ag", "fd", "fdfind",
@@ -26,7 +27,13 @@ pub(super) fn classify(scan: &mut impl Runner, name: &str, lit: &[&str], o: &Opt
                 scan.mutating(format!("`uniq` writes its output into {}", operands[1]));
             }
         }
-        "tee" if operands(lit, &[]).iter().any(|f| !is_device(f)) => scan.mutating("`tee` writes files"),
+        "tee" if operands(lit, &[]).iter().any(|f| !is_device(f)) => {
+            let files: Vec<Arg> = operands(lit, &[]).into_iter().filter(|f| !is_device(f)).map(arg).collect();
+            match lit.iter().all(|a| !a.starts_with('-') || matches!(*a, "-a" | "--append" | "-")) {
+                true => scan.writes_files("`tee` writes files", &files),
+                false => scan.mutating("`tee` writes files"),
+            }
+        }
         "dd" if lit.iter().any(|a| a.strip_prefix("of=").is_some_and(|f| !is_device(f))) => {
             scan.mutating("`dd of=` writes a file")
         }
@@ -66,6 +73,8 @@ fn man_long(o: &Opts) -> bool {
 fn sed(scan: &mut impl Runner, lit: &[&str]) {
     let mut scripts: Vec<&str> = Vec::new();
     let mut operands = Vec::new();
+    // `-i[SUFFIX]`: the files it edits in place (and their backups, named with SUFFIX).
+    let mut in_place: Option<&str> = None;
     let mut i = 0;
     while let Some(arg) = lit.get(i).copied() {
         i += 1;
@@ -77,7 +86,7 @@ fn sed(scan: &mut impl Runner, lit: &[&str]) {
             let (name, value) = long.split_once('=').map_or((long, None), |(n, v)| (n, Some(v)));
             let name = format!("--{name}");
             if long_is(&name, "in-place") {
-                return scan.mutating("`sed -i` edits files in place");
+                in_place = Some(value.unwrap_or(""));
             } else if long_is(&name, "file") {
                 return scan.unknown("a sed script from a file");
             } else if long_is(&name, "expression") {
@@ -95,7 +104,10 @@ fn sed(scan: &mut impl Runner, lit: &[&str]) {
         for (at, c) in arg.char_indices().skip(1) {
             let rest = &arg[at + 1..];
             match c {
-                'i' => return scan.mutating("`sed -i` edits files in place"),
+                'i' => {
+                    in_place = Some(rest);
+                    break;
+                }
                 'f' => return scan.unknown("a sed script from a file"),
                 'e' | 'l' => {
                     let value = if rest.is_empty() {
@@ -114,11 +126,22 @@ fn sed(scan: &mut impl Runner, lit: &[&str]) {
             }
         }
     }
+    let files = if scripts.is_empty() { operands.get(1..).unwrap_or_default() } else { &operands[..] };
     if scripts.is_empty() {
         scripts.extend(operands.first());
     }
     if scripts.iter().any(|s| sed_script_writes(s)) {
         scan.mutating("a sed script that writes files or runs commands");
+    } else if let Some(suffix) = in_place {
+        let mut named: Vec<Arg> = files.iter().map(|f| arg(f)).collect();
+        if !suffix.is_empty() {
+            // A suffix with `*` names the backup by pattern: not a file Paige can name.
+            named.extend(files.iter().map(|f| arg(&format!("{f}{suffix}")).filter(|_| !suffix.contains('*'))));
+        }
+        match named.is_empty() {
+            true => scan.mutating("`sed -i` edits files in place"),
+            false => scan.writes_files("`sed -i` edits files in place", &named),
+        }
     }
 }
 

@@ -1,0 +1,189 @@
+//! Governed mode through the real `claude` binary, offline (issue 42): the handshake's round
+//! trip, per-intent budgets, and scope held before a command runs. Runs when PAIGE_TEST_CLAUDE
+//! names a `claude` executable (`scripts/test.sh` installs one from npm and sets it).
+
+use serde_json::Value;
+
+use crate::claude::{Runner, claude, claude_runs};
+
+/// The tool results Claude Code sent back to the model, in order.
+fn tool_results(events: &[Value]) -> Vec<Value> {
+    events
+        .iter()
+        .flat_map(|e| e["message"]["content"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["type"] == "tool_result")
+        .collect()
+}
+
+/// Issue 42, item 1, through real Claude Code with an attacker model: INT-001 bound (scope
+/// `src/weather/**`), it writes outside the scope through Bash five ways — naming the file,
+/// through `python3 -c`, after a `cd`, through a pattern, and into the next intent's file
+/// — each with a marker it would leave outside the project had it run. Each is refused before
+/// it runs (no marker, the file byte-for-byte as it was); the one write inside the scope runs,
+/// is on the ledger under INT-001, and the ledger verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_bound_to_an_intent_cannot_write_outside_its_scope_through_bash() {
+    let Some(claude) = claude() else { return };
+    let world = crate::hook::governed_world();
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
+    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
+    std::fs::write(project.join("src/auth/a.rs"), "// the sign-in form\n").expect("a.rs");
+    std::fs::write(project.join("README.md"), "# readme\n").expect("readme");
+    let marks = tempfile::tempdir().expect("marks");
+    let mark = |n: u8| marks.path().join(format!("ran-{n}")).display().to_string();
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
+    let attempts = [
+        format!("echo '// x' >> src/auth/a.rs; touch {}", mark(1)),
+        format!("python3 -c \"open('src/auth/a.rs', 'a').write('// x'); open('{}', 'w')\"", mark(2)),
+        format!("cd src && echo '// x' >> auth/a.rs && touch {}", mark(3)),
+        format!("sed -i 's/readme/owned/' *.md && touch {}", mark(4)),
+        format!("echo '# x' >> README.md && touch {}", mark(5)),
+    ];
+    let select = r#"mcp__paige__select_active_intent {"intent_id": "INT-001"}"#;
+    let inside = "echo 'pub fn forecast() -> u8 { 42 }' > src/weather/mod.rs";
+    let mut turns: Vec<&str> = vec![select];
+    turns.extend(attempts.iter().map(String::as_str));
+    turns.push(inside);
+    let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
+    let allowed = ["Bash", "mcp__files__paige_get_open_files"];
+    let (world, events, _) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
+    let results = tool_results(&events);
+    assert_eq!(results.len(), turns.len(), "every call answered: {results:?}");
+    for (i, attempt) in attempts.iter().enumerate() {
+        let result = &results[i + 1];
+        assert_eq!(result["is_error"], true, "{attempt} was refused: {result}");
+        assert!(result.to_string().contains("Violation"), "{attempt}: the model hears why: {result}");
+        assert!(!marks.path().join(format!("ran-{}", i + 1)).exists(), "{attempt} never ran");
+    }
+    let project = world.project();
+    assert_eq!(std::fs::read_to_string(project.join("src/auth/a.rs")).expect("a.rs"), "// the sign-in form\n");
+    assert_eq!(std::fs::read_to_string(project.join("README.md")).expect("readme"), "# readme\n");
+    assert_ne!(results.last().expect("last")["is_error"], true, "the write inside the scope ran");
+    let written = std::fs::read_to_string(project.join("src/weather/mod.rs")).expect("written");
+    assert!(written.contains("forecast"), "{written}");
+    let trace = std::fs::read_to_string(project.join(".orchestration/agent_trace.jsonl")).expect("trace");
+    let ledgered = trace
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .find(|e| e["file"] == "src/weather/mod.rs" && e["kind"] == "mutation" && e["intent_id"] == "INT-001");
+    assert!(ledgered.is_some(), "the write inside the scope is on the ledger: {trace}");
+    let dir = project.display().to_string();
+    assert!(world.run(&["ledger", "verify", "--project", &dir]).0.success());
+    drop(paige);
+}
+
+/// Issue 42, SC-006 ("the handshake adds ≤ 1 s"), measured through real Claude Code: in one
+/// governed session, eight selects that switch between INT-001 and INT-002 each time, and
+/// eight read-only Bash calls beside them. The gap from one model request to the next, with
+/// the fake answering at once, is that tool call's round trip through Claude Code, every
+/// hook and (for the select) Paige's MCP tool. Printed: p50 and p95 of each and the select's
+/// over the Bash baseline; proved: every switch was accepted, and the ledger verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_switches_intents_eight_times_and_the_round_trips_are_measured() {
+    let Some(claude) = claude() else { return };
+    let world = crate::hook::governed_world();
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
+    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
+    let intents = project.join(".orchestration/active_intents.yaml");
+    let yaml = std::fs::read_to_string(&intents).expect("intents");
+    let second = "  - id: INT-002\n    name: Sign-in\n    status: IN_PROGRESS\n    owned_scope: [\"src/auth/**\"]\n";
+    std::fs::write(&intents, format!("{yaml}{second}")).expect("a second intent");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
+    let selects: Vec<String> =
+        (0..8).map(|i| format!(r#"mcp__paige__select_active_intent {{"intent_id": "INT-00{}"}}"#, 1 + i % 2)).collect();
+    let trues: Vec<String> = (0..8).map(|i| format!("true {i}")).collect();
+    let turns: Vec<&str> = selects.iter().zip(&trues).flat_map(|(s, t)| [s.as_str(), t.as_str()]).collect();
+    let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
+    let allowed = ["Bash", "mcp__files__paige_get_open_files"];
+    let (world, events, _) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
+    assert!(events.iter().any(|e| e["type"] == "result"), "the turn finished");
+    let results: Vec<Value> = events
+        .iter()
+        .flat_map(|e| e["message"]["content"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["type"] == "tool_result")
+        .collect();
+    assert_eq!(results.len(), 16, "every call answered: {results:?}");
+    let refused: Vec<&Value> = results.iter().filter(|r| r["is_error"] == true).collect();
+    assert!(refused.is_empty(), "no switch or call was refused: {refused:?}");
+    // The agent loop's requests (side requests carry no tools): request k+1 came back with
+    // the result of the call the fake answered request k with.
+    let loop_requests: Vec<std::time::Instant> = fake
+        .message_requests()
+        .iter()
+        .filter(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()))
+        .map(|r| r.at)
+        .collect();
+    assert!(loop_requests.len() > 16, "{} requests", loop_requests.len());
+    let gaps: Vec<std::time::Duration> = loop_requests.windows(2).map(|w| w[1] - w[0]).take(16).collect();
+    let percentiles = |mut of: Vec<std::time::Duration>| {
+        of.sort();
+        (of[of.len() / 2], of[(of.len() * 95).div_ceil(100) - 1])
+    };
+    let (select50, select95) = percentiles(gaps.iter().step_by(2).copied().collect());
+    let (bash50, bash95) = percentiles(gaps.iter().skip(1).step_by(2).copied().collect());
+    eprintln!(
+        "SC-006 through real Claude Code: select (an intent switch) p50 {select50:?} p95 {select95:?}; read-only Bash \
+         p50 {bash50:?} p95 {bash95:?}; select/Bash at p50 {:.2}",
+        select50.as_secs_f64() / bash50.as_secs_f64()
+    );
+    let project = world.project().display().to_string();
+    assert!(world.run(&["ledger", "verify", "--project", &project]).0.success());
+    drop(paige);
+}
+
+/// Issue 42: a token budget counts what was spent under its own intent, through real Claude
+/// Code, whose transcript holds every reply's usage (the fake's: 150 tokens a reply). Five
+/// replies of work under INT-001 (no budget), then a switch to INT-002 (500 tokens): its
+/// first two calls pass although the transcript is already past 500; the budget trips on
+/// what INT-002's own replies add up to.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_is_held_to_a_token_budget_for_its_own_intents_work_only() {
+    let Some(claude) = claude() else { return };
+    let world = crate::hook::governed_world();
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
+    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
+    let intents = project.join(".orchestration/active_intents.yaml");
+    let yaml = std::fs::read_to_string(&intents).expect("intents");
+    let second = "  - id: INT-002\n    name: Sign-in\n    status: IN_PROGRESS\n    owned_scope: [\"src/auth/**\"]\n    budget: {tokens: 500}\n";
+    std::fs::write(&intents, format!("{yaml}{second}")).expect("a budgeted intent");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
+    let select = |id: &str| format!(r#"mcp__paige__select_active_intent {{"intent_id": "{id}"}}"#);
+    let (one, two) = (select("INT-001"), select("INT-002"));
+    let turns = [
+        one.as_str(),
+        "true 1",
+        "true 2",
+        "true 3",
+        "true 4",
+        two.as_str(),
+        "true 5",
+        "true 6",
+        "true 7",
+        "true 8",
+        "true 9",
+    ];
+    let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
+    let allowed = ["Bash", "mcp__files__paige_get_open_files"];
+    let (world, events, _) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
+    let results: Vec<Value> = events
+        .iter()
+        .flat_map(|e| e["message"]["content"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["type"] == "tool_result")
+        .collect();
+    let refused = |id: &str| results.iter().find(|r| r["tool_use_id"] == id).is_some_and(|r| r["is_error"] == true);
+    // toolu_06 and toolu_07 ("true 5", "true 6") run under INT-002 with the transcript past 500.
+    for id in ["toolu_00", "toolu_01", "toolu_04", "toolu_05", "toolu_06", "toolu_07"] {
+        assert!(!refused(id), "{id} ran: {results:?}");
+    }
+    let tripped = results.iter().find(|r| r.to_string().contains("Budget Exceeded: intent INT-002"));
+    assert!(tripped.is_some(), "INT-002's own work trips its budget: {results:?}");
+    let yaml = std::fs::read_to_string(world.project().join(".orchestration/active_intents.yaml")).expect("yaml");
+    assert!(yaml.contains("BLOCKED"), "{yaml}");
+    drop(paige);
+}
