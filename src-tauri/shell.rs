@@ -164,6 +164,7 @@ impl Shell {
                 agent_override: spec.agent_override.as_deref(),
                 confinement,
                 extra_args: Vec::new(),
+                scope: None,
             }
             .command();
             let claude = command.as_ref().is_ok_and(|command| command.accepts_nudges);

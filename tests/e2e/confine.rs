@@ -126,6 +126,7 @@ fn in_the_jail_a_mount_made_outside_later_never_arrives_writable() {
         run_files: vec![],
         keep_under_tmp: vec![],
         gate: None,
+        writable: Vec::new(),
     };
     let (ready, go) = (config.join("ready"), config.join("go"));
     let script = format!(

@@ -187,3 +187,82 @@ async fn real_claude_is_held_to_a_token_budget_for_its_own_intents_work_only() {
     assert!(yaml.contains("BLOCKED"), "{yaml}");
     drop(paige);
 }
+
+/// Issue 42, item 1, by construction: `paige claude --intent INT-001` runs Claude Code in the
+/// jail, where only INT-001's folder (`src/weather/`) is writable. The project's test script
+/// — `npm test`, read-only by its words, so the hooks let it run — writes into that folder,
+/// into the sign-in form (`src/auth/`), into `README.md` and into `.orchestration/`: the
+/// first lands and is on the ledger under INT-001; the others fail with "Read-only file
+/// system", so nothing changed for the detector to undo. `paige claude` said what is writable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paige_claude_for_an_intent_can_write_only_its_folders_by_construction() {
+    use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+    let Some(claude) = claude() else { return };
+    if !crate::guard::jail_runs() {
+        return;
+    }
+    let mut world = crate::hook::governed_world();
+    world.set("PATH", &std::env::var("PATH").unwrap_or_default());
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
+    std::fs::write(project.join("src/auth/a.rs"), "// the sign-in form\n").expect("a.rs");
+    std::fs::write(project.join("README.md"), "# readme\n").expect("readme");
+    let script = "echo w2 > src/weather/w.rs; echo weather-rc=$?; echo x >> src/auth/a.rs; echo auth-rc=$?; \
+                  echo x >> README.md; echo readme-rc=$?; echo x >> .orchestration/active_intents.yaml; echo orch-rc=$?";
+    let package = serde_json::json!({"name": "p", "scripts": {"test": script}});
+    std::fs::write(project.join("package.json"), package.to_string()).expect("package.json");
+    let intents = std::fs::read(project.join(".orchestration/active_intents.yaml")).expect("intents");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
+
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let agent_loop =
+        || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
+    let calls = [
+        ("mcp__paige__select_active_intent", serde_json::json!({"intent_id": "INT-001"})),
+        ("Bash", serde_json::json!({"command": "npm test", "description": "run the tests"})),
+    ];
+    for (i, (name, input)) in calls.iter().enumerate() {
+        let call = serde_json::json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": name, "input": input});
+        fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
+    }
+    fake.always(Matcher::Any, Reply::text("done"));
+    let claude_dir = std::path::Path::new(&claude).parent().expect("claude's dir").to_owned();
+    let path = format!("{}:{}", claude_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let mut command = std::process::Command::new(crate::PAIGE);
+    command
+        .args(["claude", "--intent", "INT-001", "-p", "go", "--output-format", "stream-json", "--verbose"])
+        .args(["--allowedTools", "Bash", "mcp__paige__select_active_intent"])
+        .current_dir(world.cwd())
+        .env_clear()
+        .envs(world.env.iter().cloned())
+        .env("PATH", path)
+        .env("ANTHROPIC_BASE_URL", fake.base_url())
+        .env("ANTHROPIC_API_KEY", "sk-ant-e2e");
+    let output = tokio::task::spawn_blocking(move || command.output().expect("paige claude")).await.expect("join");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        stderr.contains("governed mode — INT-001 can write only src/weather/; the rest of the project is read-only"),
+        "{stderr}"
+    );
+    let events: Vec<Value> =
+        String::from_utf8_lossy(&output.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 2, "{results:?}\n{stderr}");
+    let ran = results[1].to_string();
+    assert!(ran.contains("weather-rc=0"), "the write in INT-001's folder landed: {ran}");
+    for part in ["auth-rc=2", "readme-rc=2", "orch-rc=2", "cannot create src/auth/a.rs: Read-only file system"] {
+        assert!(ran.contains(part), "{part}: {ran}");
+    }
+    let project = world.project();
+    assert_eq!(std::fs::read_to_string(project.join("src/weather/w.rs")).expect("w"), "w2\n");
+    assert_eq!(std::fs::read_to_string(project.join("src/auth/a.rs")).expect("a"), "// the sign-in form\n");
+    assert_eq!(std::fs::read_to_string(project.join("README.md")).expect("readme"), "# readme\n");
+    assert_eq!(std::fs::read(project.join(".orchestration/active_intents.yaml")).expect("intents"), intents);
+    let trace = std::fs::read_to_string(project.join(".orchestration/agent_trace.jsonl")).expect("trace");
+    let entries: Vec<Value> = trace.lines().map(|l| serde_json::from_str(l).expect("entry")).collect();
+    let kept = entries.iter().find(|e| e["file"] == "src/weather/w.rs" && e["kind"] == "mutation");
+    assert_eq!(kept.map(|e| e["intent_id"].clone()), Some("INT-001".into()), "{trace}");
+    assert!(!entries.iter().any(|e| e["kind"] == "denial"), "nothing was written to undo: {trace}");
+    drop(paige);
+}

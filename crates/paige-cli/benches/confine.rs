@@ -50,6 +50,7 @@ fn main() {
                 run_files: Vec::new(),
                 keep_under_tmp: vec![Path::new(paige).to_owned()],
                 gate: None,
+                writable: Vec::new(),
             };
             let gate = data.join("gate.sock");
             let gated = paige_core::launch::jail::JailSpec { gate: Some(gate.clone()), ..spec.clone() };

@@ -32,6 +32,11 @@ pub(crate) struct ClaudeArgs {
     /// Paige says so in red [env: PAIGE_UNGUARDED=1]
     #[arg(long)]
     unguarded: bool,
+    /// Governed mode: start Claude Code for this intent, in a view of the project where only
+    /// the intent's folders are writable (the jail, or Landlock). Without it governed mode
+    /// runs with Paige's hooks alone. To switch intents, start it again (`--continue`)
+    #[arg(long, value_name = "ID")]
+    intent: Option<String>,
     /// Passed on to `claude` (e.g. `-p "explain src/main.rs"`, `--continue`)
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
     args: Vec<OsString>,
@@ -63,7 +68,7 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
             Err(err) => eprintln!("paige: cannot ask for the session's kickoff ({err:#}); starting without it"),
         }
     }
-    let prepared = prepare(&data_dir, &env, extra_args)?;
+    let prepared = prepare(&data_dir, &env, extra_args, args.intent.as_deref())?;
     eprintln!("paige: {}", prepared.layers);
     let command = prepared.command;
     // What Paige answered of Claude Code's first screens (and a red warning, if any).
@@ -109,11 +114,13 @@ pub(crate) struct Prepared {
 
 /// The one launch `paige claude` and `paige doctor --guard` share: Claude Code for the Paige
 /// whose run file is in `data_dir`, from the launching environment `env` (origin: the
-/// learner's shell), with `extra_args` passed on to `claude`.
+/// learner's shell), with `extra_args` passed on to `claude`; in governed mode for `intent`
+/// when given.
 pub(crate) fn prepare(
     data_dir: &std::path::Path,
     env: &HashMap<String, String>,
     extra_args: Vec<OsString>,
+    intent: Option<&str>,
 ) -> anyhow::Result<Prepared> {
     let Some(info) = paige_core::run_info::read(data_dir)? else {
         bail!(
@@ -128,12 +135,9 @@ pub(crate) fn prepare(
     // detector stands down when the project is read-only, so this launch must not run Claude
     // Code any other way.
     use paige_core::launch::jail::Confinement;
-    let (mode, confinement) = if governed {
-        (AgentMode::Governed, Confinement::Off("governed mode".into()))
-    } else {
-        let sandbox = paige_core::sandbox::probe(path);
-        let why_not = || info.no_jail_because.clone().unwrap_or_else(|| "the running Paige has none".into());
-        let confinement = match (info.jail, info.landlock) {
+    let why_not = || info.no_jail_because.clone().unwrap_or_else(|| "the running Paige has none".into());
+    let confinement = || -> anyhow::Result<Confinement> {
+        Ok(match (info.jail, info.landlock) {
             (Some(true), _) => match paige_core::launch::jail::probe(path) {
                 Ok(probed) => Confinement::Jail { bwrap: probed.bwrap, userns: probed.userns },
                 Err(why) => bail!(
@@ -150,8 +154,19 @@ pub(crate) fn prepare(
                 "the running Paige is older than this paige claude (its run file does not say how Claude \
                  Code is confined): restart it"
             ),
-        };
-        (AgentMode::Coach { sandbox: sandbox.is_ok() }, confinement)
+        })
+    };
+    let (mode, confinement, scope) = match (governed, intent) {
+        (true, Some(id)) => {
+            let view = governed_view(&project_dir, id)?;
+            (AgentMode::Governed, confinement()?, Some(view))
+        }
+        (true, None) => (AgentMode::Governed, Confinement::Off("governed mode".into()), None),
+        (false, Some(_)) => bail!("--intent is for governed mode: this project has no .orchestration/"),
+        (false, None) => {
+            let sandbox = paige_core::sandbox::probe(path);
+            (AgentMode::Coach { sandbox: sandbox.is_ok() }, confinement()?, None)
+        }
     };
     let paige = std::env::current_exe().context("cannot find the paige binary for Claude Code's hooks")?;
     let Some(agent_token) = info.agent_token.clone() else {
@@ -168,8 +183,16 @@ pub(crate) fn prepare(
         agent_override: None,
         confinement,
         extra_args,
+        scope,
     };
-    let plan = matches!(mode, AgentMode::Coach { .. }).then(|| launch.plan(&launch.claude_config_dir()));
+    let plan = match mode {
+        AgentMode::Coach { .. } => Some(launch.plan(&launch.claude_config_dir())),
+        AgentMode::Governed => launch.scope.as_ref().filter(|_| launch.confinement.read_only()).map(|view| {
+            let mut plan = launch.plan(&launch.claude_config_dir());
+            plan.allow_write(view, &project_dir);
+            plan
+        }),
+    };
     if let Some(plan) = &plan
         && plan.unguarded()
         && !paige_core::launch::layers::unguarded_asked(env)
@@ -185,10 +208,32 @@ pub(crate) fn prepare(
     let jailed = plan.as_ref().is_some_and(|plan| plan.jail.is_some());
     let layers = match &plan {
         Some(plan) => plan.summary(&project_dir),
-        None => "governed mode: Paige's hooks check every call".to_owned(),
+        None if launch.scope.is_some() => format!(
+            "governed mode WITHOUT an operating-system layer ({}): Paige's hooks hold the scope",
+            launch.confinement.why_off().unwrap_or_default()
+        ),
+        None => "governed mode: Paige's hooks check every call (`paige claude --intent ID` makes only that intent's \
+                 folders writable, by construction)"
+            .to_owned(),
     };
     let read_only = plan.as_ref().is_some_and(|plan| plan.read_only);
     Ok(Prepared { command, jailed, read_only, plan, layers })
+}
+
+/// The view for intent `id` of the project's `.orchestration/` (`launch::scope`): an intent
+/// Claude Code may work on (pending or in progress), its folders made if missing.
+fn governed_view(project_dir: &std::path::Path, id: &str) -> anyhow::Result<paige_core::launch::scope::View> {
+    use paige_core::governance::{IntentStatus, Orchestration};
+    let file = Orchestration::new(project_dir).load().context("cannot read the project's intents")?;
+    let Some(intent) = file.get(id) else {
+        let ids: Vec<&str> = file.active_intents.iter().map(|i| i.id.as_str()).collect();
+        bail!("no intent {id} in .orchestration/active_intents.yaml (there: {})", ids.join(", "));
+    };
+    if !matches!(intent.status, IntentStatus::Pending | IntentStatus::InProgress) {
+        bail!("intent {id} is {}: only a pending or in-progress intent can be worked on", intent.status.as_str());
+    }
+    paige_core::launch::scope::for_intent(project_dir, id, &intent.owned_scope)
+        .map_err(|why| anyhow::anyhow!("cannot make intent {id}'s view: {why}"))
 }
 
 /// The running Paige's kickoff for its active session, if it has one to give.

@@ -123,7 +123,7 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
     let mut world = World::create(run.scratch.join(format!("00-{}", control.name)), &run.path, run.git)?;
     world.start_serve(&run.serve_env)?;
     let env = model::launch_env(&world, "http://127.0.0.1:9");
-    let prepared = crate::claude::prepare(&world.data_dir, &env, Vec::new())?;
+    let prepared = crate::claude::prepare(&world.data_dir, &env, Vec::new(), None)?;
     let sandbox = prepared.plan.as_ref().is_some_and(|plan| plan.claude_sandbox);
     println!(
         "paige doctor --guard: jail {} · Claude Code sandbox {} · hooks {} · uid {} · Claude Code {version} ({})",

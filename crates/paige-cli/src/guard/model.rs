@@ -129,7 +129,7 @@ pub(crate) fn run_claude(
         .map(OsString::from)
         .collect();
     extra.extend(ALLOWED_TOOLS.iter().map(OsString::from));
-    let command = crate::claude::prepare(&world.data_dir, &env, extra)?.command;
+    let command = crate::claude::prepare(&world.data_dir, &env, extra, None)?.command;
     if !hooks {
         without_hooks(&command)?;
     }

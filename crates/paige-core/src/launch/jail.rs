@@ -1,4 +1,5 @@
-//! Layer 1 of coach mode, by construction: Claude Code and everything it starts — every
+//! Layer 1 of coach mode (and of governed mode started for an intent, with that intent's
+//! folders writable: `scope.rs`), by construction: Claude Code and everything it starts — every
 //! tool, subagents, background jobs, tools it gains next month — run in a read-only view of
 //! the machine (bubblewrap). What stays writable:
 //! - Paige's Claude Code config dir (`DATA_DIR/claude`, `CLAUDE_CONFIG_DIR`): Claude Code's
@@ -127,6 +128,10 @@ pub struct JailSpec {
     /// The gate's socket (`gate.rs`): the jail gets a network namespace of its own, and this
     /// socket as its only way out. None: the network is shared (tests of the view alone).
     pub gate: Option<PathBuf>,
+    /// Governed mode started for an intent: the project's files and folders its scope makes
+    /// writable (`scope.rs`); empty in coach mode. `.orchestration/` and `.git/` stay
+    /// read-only inside them.
+    pub writable: Vec<PathBuf>,
 }
 
 /// Paige's own bubblewrap, which the .deb installs with an AppArmor profile that lets it make
@@ -203,6 +208,14 @@ pub fn args(spec: &JailSpec) -> Vec<OsString> {
     for kept in &kept {
         let hidden = PRIVATE_DIRS.iter().any(|dir| kept.starts_with(dir));
         if hidden && kept.exists() {
+            push(&[os("--ro-bind"), kept.as_os_str(), kept.as_os_str()]);
+        }
+    }
+    for path in &spec.writable {
+        push(&[os("--bind"), path.as_os_str(), path.as_os_str()]);
+    }
+    for kept in super::scope::ALWAYS_READ_ONLY.map(|name| spec.project_dir.join(name)) {
+        if kept.exists() && spec.writable.iter().any(|w| kept.starts_with(w)) {
             push(&[os("--ro-bind"), kept.as_os_str(), kept.as_os_str()]);
         }
     }

@@ -66,6 +66,8 @@ pub struct Plan {
     /// Temp files go to Paige's scratch dir (`TMPDIR`), not `/tmp`: without the jail `/tmp`
     /// is the learner's, and a project under `/tmp` must not share Landlock's write rule.
     tmp_in_scratch: bool,
+    /// Governed mode started for an intent: what its view lets it write ([`Plan::allow_write`]).
+    governed: Option<String>,
 }
 
 impl Plan {
@@ -137,7 +139,16 @@ impl Plan {
         let read_only = inputs.confinement.read_only();
         let tmp_in_scratch = confine.as_ref().is_some_and(|p| p.fs && !p.write.iter().any(|w| w == Path::new("/tmp")));
         let layers = describe(&Inputs { sandbox, ..inputs }, &jail, confine.as_ref(), abi);
-        Plan { jail, confine, claude_sandbox, layers, read_only, tmp_in_scratch }
+        Plan { jail, confine, claude_sandbox, layers, read_only, tmp_in_scratch, governed: None }
+    }
+
+    /// Governed mode started for an intent (`scope.rs`): the intent's folders are writable
+    /// too, in Landlock's rules as in the jail's view.
+    pub fn allow_write(&mut self, view: &super::scope::View, project_dir: &Path) {
+        if let Some(policy) = self.confine.as_mut().filter(|p| p.fs) {
+            policy.write.extend(view.writable.iter().cloned());
+        }
+        self.governed = Some(view.describe(project_dir));
     }
 
     /// The user and each layer on or off: what a guard check's result holds for.
@@ -150,7 +161,9 @@ impl Plan {
 
     /// One line for the learner: what holds, then each layer.
     pub fn summary(&self, project_dir: &Path) -> String {
-        let head = if self.read_only {
+        let head = if let Some(view) = &self.governed {
+            format!("governed mode — {view}, by construction")
+        } else if self.read_only {
             format!("coach mode — Claude Code sees {} read-only", project_dir.display())
         } else {
             "coach mode WITHOUT an operating-system guard — your files are NOT read-only to Claude Code".to_owned()

@@ -16,6 +16,7 @@ pub mod first_run;
 pub mod gate;
 pub mod jail;
 pub mod layers;
+pub mod scope;
 pub mod verify;
 
 use std::collections::HashMap;
@@ -93,6 +94,7 @@ pub fn agent_command(
         agent_override,
         confinement: jail::Confinement::Off("not asked for (agent_command)".into()),
         extra_args: Vec::new(),
+        scope: None,
     }
     .command()
 }
@@ -115,6 +117,10 @@ pub struct Launch<'a> {
     pub confinement: jail::Confinement,
     /// Passed on to `claude` after Paige's own arguments (`paige claude -p …`).
     pub extra_args: Vec<OsString>,
+    /// Governed mode started for an intent (`paige claude --intent ID`): Claude Code runs in
+    /// the jail (or under Landlock) with only that intent's folders writable ([`scope`]).
+    /// `None`: governed mode runs without an OS layer, Paige's hooks hold the scope.
+    pub scope: Option<scope::View>,
 }
 
 impl Launch<'_> {
@@ -177,7 +183,14 @@ impl Launch<'_> {
         }
         let run_dir = self.run_dir();
         let config_dir = self.claude_config_dir();
-        let mut plan = coach.then(|| self.plan(&config_dir));
+        let view = match self.mode {
+            AgentMode::Governed => self.scope.as_ref().filter(|_| self.confinement.read_only()),
+            AgentMode::Coach { .. } => None,
+        };
+        let mut plan = (coach || view.is_some()).then(|| self.plan(&config_dir));
+        if let (Some(plan), Some(view)) = (plan.as_mut(), view) {
+            plan.allow_write(view, self.project_dir);
+        }
         if let Some(plan) = &plan
             && plan.unguarded()
             && !layers::unguarded_asked(self.env)
@@ -282,6 +295,7 @@ impl Launch<'_> {
                     run_files,
                     keep_under_tmp: keep,
                     gate: gate.as_ref().map(|(_, socket, _)| socket.clone()),
+                    writable: view.map(|view| view.writable.clone()).unwrap_or_default(),
                 };
                 let mut jailed = jail::args(&spec);
                 jailed.push("--".into());
@@ -329,7 +343,8 @@ impl Launch<'_> {
     pub fn plan(&self, config_dir: &Path) -> layers::Plan {
         let sandbox = match self.mode {
             AgentMode::Coach { sandbox: true } => Ok(()),
-            _ => Err("it cannot run here (`paige doctor` says why)".to_owned()),
+            AgentMode::Coach { sandbox: false } => Err("it cannot run here (`paige doctor` says why)".to_owned()),
+            AgentMode::Governed => Err("governed mode: the intent's view holds its scope".to_owned()),
         };
         layers::Plan::new(layers::Inputs {
             confinement: &self.confinement,

@@ -72,6 +72,7 @@ fn command(
         agent_override: None,
         confinement,
         extra_args: vec!["-p".into(), "hello".into()],
+        scope: None,
     }
     .command()
     .expect("command")
@@ -94,6 +95,7 @@ fn confined(
         agent_override: None,
         confinement,
         extra_args: Vec::new(),
+        scope: None,
     }
     .command()
     .expect("command")
@@ -229,6 +231,7 @@ fn in_jail(bwrap: &Path, d: &Dirs, script: &str) -> std::process::Output {
         run_files: vec![],
         keep_under_tmp: vec![],
         gate: None,
+        writable: Vec::new(),
     };
     let mut args: Vec<OsString> = jail::args(&spec);
     args.extend(["--".into(), "/bin/sh".into(), "-c".into(), script.into()]);
@@ -293,6 +296,7 @@ fn coach_mode_without_paiges_hook_command_refuses_to_start_claude_and_says_so_in
         agent_override: None,
         confinement: jail::Confinement::Off("none in this test".into()),
         extra_args: Vec::new(),
+        scope: None,
     }
     .command()
     .expect("command");
