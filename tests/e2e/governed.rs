@@ -15,6 +15,33 @@ fn tool_results(events: &[Value]) -> Vec<Value> {
         .collect()
 }
 
+/// `paige claude ARGS` (Bash and the select allowed by Claude Code's own prompt) against the
+/// fake: its stream-json events and stderr.
+async fn paige_claude(
+    world: &crate::World,
+    claude: &str,
+    fake: &paige_fake_anthropic::FakeAnthropic,
+    args: &[&str],
+) -> (Vec<Value>, String) {
+    let claude_dir = std::path::Path::new(claude).parent().expect("claude's dir").to_owned();
+    let path = format!("{}:{}", claude_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let mut command = std::process::Command::new(crate::PAIGE);
+    command
+        .arg("claude")
+        .args(args)
+        .args(["--output-format", "stream-json", "--verbose"])
+        .args(["--allowedTools", "Bash", "mcp__paige__select_active_intent"])
+        .current_dir(world.cwd())
+        .env_clear()
+        .envs(world.env.iter().cloned())
+        .env("PATH", path)
+        .env("ANTHROPIC_BASE_URL", fake.base_url())
+        .env("ANTHROPIC_API_KEY", "sk-ant-e2e");
+    let output = tokio::task::spawn_blocking(move || command.output().expect("paige claude")).await.expect("join");
+    let events = String::from_utf8_lossy(&output.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    (events, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
 /// Issue 42, item 1, through real Claude Code with an attacker model: INT-001 bound (scope
 /// `src/weather/**`), it writes outside the scope through Bash five ways — naming the file,
 /// through `python3 -c`, after a `cd`, through a pattern, and into the next intent's file
@@ -227,26 +254,11 @@ async fn paige_claude_for_an_intent_can_write_only_its_folders_by_construction()
         fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
     }
     fake.always(Matcher::Any, Reply::text("done"));
-    let claude_dir = std::path::Path::new(&claude).parent().expect("claude's dir").to_owned();
-    let path = format!("{}:{}", claude_dir.display(), std::env::var("PATH").unwrap_or_default());
-    let mut command = std::process::Command::new(crate::PAIGE);
-    command
-        .args(["claude", "--intent", "INT-001", "-p", "go", "--output-format", "stream-json", "--verbose"])
-        .args(["--allowedTools", "Bash", "mcp__paige__select_active_intent"])
-        .current_dir(world.cwd())
-        .env_clear()
-        .envs(world.env.iter().cloned())
-        .env("PATH", path)
-        .env("ANTHROPIC_BASE_URL", fake.base_url())
-        .env("ANTHROPIC_API_KEY", "sk-ant-e2e");
-    let output = tokio::task::spawn_blocking(move || command.output().expect("paige claude")).await.expect("join");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let (events, stderr) = paige_claude(&world, &claude, &fake, &["--intent", "INT-001", "-p", "go"]).await;
     assert!(
         stderr.contains("governed mode — INT-001 can write only src/weather/; the rest of the project is read-only"),
         "{stderr}"
     );
-    let events: Vec<Value> =
-        String::from_utf8_lossy(&output.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
     let results = tool_results(&events);
     assert_eq!(results.len(), 2, "{results:?}\n{stderr}");
     let ran = results[1].to_string();
@@ -264,5 +276,48 @@ async fn paige_claude_for_an_intent_can_write_only_its_folders_by_construction()
     let kept = entries.iter().find(|e| e["file"] == "src/weather/w.rs" && e["kind"] == "mutation");
     assert_eq!(kept.map(|e| e["intent_id"].clone()), Some("INT-001".into()), "{trace}");
     assert!(!entries.iter().any(|e| e["kind"] == "denial"), "nothing was written to undo: {trace}");
+    drop(paige);
+}
+
+/// Issue 42: the PreCompact summary reaches the compaction through real Claude Code. A
+/// governed session works under INT-001 (a select, a write in its scope); then `/compact`
+/// in the same session (`--continue`): Claude Code's compaction request to the model carries
+/// Paige's "Keep the governance context" with the intent, its scope and the ledger's summary
+/// of the write — Claude Code passes a PreCompact hook's output on as compaction instructions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_compacting_a_governed_session_keeps_the_intent_and_its_trace() {
+    use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+    let Some(claude) = claude() else { return };
+    let world = crate::hook::governed_world();
+    std::fs::create_dir_all(world.project().join("src/weather")).expect("mkdir");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let agent_loop =
+        || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
+    let calls = [
+        ("mcp__paige__select_active_intent", serde_json::json!({"intent_id": "INT-001"})),
+        (
+            "Bash",
+            serde_json::json!({"command": "echo 'pub fn forecast() {}' > src/weather/mod.rs", "description": "add the forecast"}),
+        ),
+    ];
+    for (i, (name, input)) in calls.iter().enumerate() {
+        let call = serde_json::json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": name, "input": input});
+        fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
+    }
+    fake.always(Matcher::Any, Reply::text("done"));
+    let (events, stderr) = paige_claude(&world, &claude, &fake, &["-p", "go"]).await;
+    let results = tool_results(&events);
+    assert!(results.len() == 2 && results.iter().all(|r| r["is_error"] != true), "{results:?}\n{stderr}");
+    let before = fake.message_requests().len();
+    let (_, stderr) = paige_claude(&world, &claude, &fake, &["-p", "/compact", "--continue"]).await;
+    let compaction: Vec<String> = fake.message_requests().iter().skip(before).map(|r| r.body.to_string()).collect();
+    let kept = compaction.iter().find(|body| body.contains("Keep the governance context"));
+    let kept =
+        kept.unwrap_or_else(|| panic!("no compaction request carried Paige's summary: {compaction:?}\n{stderr}"));
+    for part in ["intent INT-001", "src/weather/**", "src/weather/mod.rs"] {
+        assert!(kept.contains(part), "{part}: {kept:.3000}");
+    }
     drop(paige);
 }

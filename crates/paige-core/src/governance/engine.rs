@@ -123,10 +123,16 @@ impl Governance {
                 }
                 HookDecision::None
             }
-            HookEvent::PreCompact => match session.intent_id.as_deref().and_then(|id| file.get(id)) {
-                Some(intent) => {
-                    let entries = ledger::read_all(&orch.trace_path())?;
-                    HookDecision::Context {
+            // Claude Code passes this hook's output on to the compaction as instructions. The
+            // intent: the one bound, else the last this session worked under (a `/compact`
+            // typed after the turn, or in a resumed session, comes with none bound).
+            HookEvent::PreCompact => {
+                let entries = ledger::read_all(&orch.trace_path())?;
+                let last = || {
+                    entries.iter().rev().filter(|e| e.session_id == input.session_id).find_map(|e| e.intent_id.clone())
+                };
+                match session.intent_id.clone().or_else(last).and_then(|id| file.get(&id)) {
+                    Some(intent) => HookDecision::Context {
                         context: format!(
                             "Keep the governance context: the session works under intent {} ({}), scope {}. \
                              Trace summary: {}",
@@ -135,10 +141,10 @@ impl Governance {
                             intent.owned_scope.join(", "),
                             ledger::summary(&entries, &intent.id, 20)
                         ),
-                    }
+                    },
+                    None => HookDecision::None,
                 }
-                None => HookDecision::None,
-            },
+            }
             HookEvent::SessionEnd => {
                 session.ended();
                 HookDecision::None
