@@ -321,3 +321,136 @@ async fn real_claude_compacting_a_governed_session_keeps_the_intent_and_its_trac
     }
     drop(paige);
 }
+
+/// The tool result in the last user message of a request, if it answers `id`.
+fn answers(body: &Value, id: &str) -> bool {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let Some(last) = messages.iter().rev().find(|m| m["role"] == "user") else { return false };
+    last["content"].as_array().is_some_and(|blocks| blocks.iter().any(|b| b["tool_use_id"] == id))
+}
+
+/// Issue 42, item 1: intents change during a session, by construction too. `paige claude
+/// --intent INT-001` runs in a terminal; the learner asks for the sign-in form, and a
+/// literal model selects INT-002. Paige tells it to end its turn, starts Claude Code again in
+/// INT-002's view (`--continue`: the same conversation), and types it a note once it is
+/// ready; told so, the model selects INT-002 and writes the form, which lands (src/auth/ is
+/// writable now) and is on the ledger under INT-002. Printed: the switch's cost, from the
+/// select to the restarted Claude Code's first request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paige_claude_starts_claude_code_again_in_the_view_of_the_intent_it_selects() {
+    use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+    use std::os::unix::process::CommandExt;
+    use std::time::{Duration, Instant};
+    let Some(claude) = claude() else { return };
+    if !crate::guard::jail_runs() {
+        return;
+    }
+    assert!(std::process::Command::new("script").arg("--version").output().is_ok(), "`script` runs paige claude");
+    let mut world = crate::hook::governed_world();
+    let system_path = std::env::var("PATH").unwrap_or_default();
+    world.set("PATH", &system_path);
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
+    let intents = project.join(".orchestration/active_intents.yaml");
+    let yaml = std::fs::read_to_string(&intents).expect("intents");
+    let second =
+        "  - id: INT-002\n    name: Sign-in form\n    status: IN_PROGRESS\n    owned_scope: [\"src/auth/**\"]\n";
+    std::fs::write(&intents, format!("{yaml}{second}")).expect("a second intent");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", Duration::from_secs(10));
+
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let tools = |r: &paige_fake_anthropic::RecordedRequest| {
+        r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty())
+    };
+    let call = |id: &str, name: &str, input: Value| {
+        Reply::message(
+            vec![serde_json::json!({"type": "tool_use", "id": id, "name": name, "input": input})],
+            "tool_use",
+        )
+    };
+    let select = serde_json::json!({"intent_id": "INT-002"});
+    let told =
+        |text: &'static str| Matcher::custom(move |r| tools(r) && crate::launch::just_told(&r.body).contains(text));
+    fake.once(told("sign-in form"), call("toolu_sel1", "mcp__paige__select_active_intent", select.clone()));
+    fake.once(told("now in INT-002's view"), call("toolu_sel2", "mcp__paige__select_active_intent", select));
+    let write = serde_json::json!({"command": "echo '// the sign-in form' > src/auth/form.rs", "description": "form"});
+    fake.once(Matcher::custom(move |r| tools(r) && answers(&r.body, "toolu_sel2")), call("toolu_write", "Bash", write));
+    fake.always(Matcher::Any, Reply::text("ok"));
+
+    // Claude Code as after its first run elsewhere: onboarding done, this key approved.
+    let key = "sk-ant-e2e-governed-0123456789abcdefghij";
+    let state = serde_json::json!({"hasCompletedOnboarding": true, "theme": "dark",
+        "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []}});
+    std::fs::write(world.root.path().join("home/.claude.json"), state.to_string()).expect(".claude.json");
+    let claude_dir = std::path::Path::new(&claude).parent().expect("dir").display().to_string();
+    let mut terminal = std::process::Command::new("script")
+        .args(["-qfec", &format!("{} claude --intent INT-001", crate::PAIGE), "/dev/null"])
+        .current_dir(world.project())
+        .env_clear()
+        .envs(world.env.iter().cloned())
+        .env("PATH", format!("{claude_dir}:{system_path}"))
+        .env("ANTHROPIC_BASE_URL", fake.base_url())
+        .env("ANTHROPIC_API_KEY", key)
+        .env("TERM", "xterm-256color")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::fs::File::create(world.root.path().join("screen")).expect("screen"))
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("script runs paige claude");
+    let screen = || std::fs::read_to_string(world.root.path().join("screen")).unwrap_or_default();
+    // Claude Code at its prompt, then the learner's words.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let keys = terminal.stdin.as_mut().expect("keys");
+    std::io::Write::write_all(keys, b"Work on the sign-in form").unwrap_or_else(|e| panic!("{e}: {}", screen()));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    std::io::Write::write_all(keys, b"\r").expect("enter");
+    let form = world.project().join("src/auth/form.rs");
+    let started = Instant::now();
+    // Claude Code asks its human before a Bash command (Paige pins its manual mode): the
+    // operator says yes once the restarted Claude Code asks (again a few seconds later if a
+    // key came before the question was ready for it).
+    let mut approvals = 0;
+    let mut asked_at: Option<Instant> = None;
+    while !form.exists() && started.elapsed() < Duration::from_secs(90) {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let restarted = screen().rsplit("starting it again in INT-002's view").next().unwrap_or_default().to_owned();
+        if restarted.contains("proceed?") && approvals < 3 {
+            let at = *asked_at.get_or_insert_with(Instant::now);
+            if at.elapsed() >= Duration::from_secs(1 + 3 * approvals) {
+                approvals += 1;
+                std::io::Write::write_all(terminal.stdin.as_mut().expect("keys"), b"\r").expect("enter");
+            }
+        }
+    }
+    // SAFETY: kill(2) on the process group `script` leads (ours).
+    unsafe { libc::kill(-(terminal.id() as i32), libc::SIGKILL) };
+    let _ = terminal.wait();
+    let asked = fake.requests();
+    let at =
+        |what: &dyn Fn(&paige_fake_anthropic::RecordedRequest) -> bool| asked.iter().find(|r| what(r)).map(|r| r.at);
+    let selected = at(&|r| answers(&r.body, "toolu_sel1"));
+    let noted = at(&|r| crate::launch::just_told(&r.body).contains("now in INT-002's view"));
+    let bodies: Vec<String> = asked.iter().map(|r| r.body.to_string()).collect();
+    assert!(selected.is_some(), "the model selected INT-002: {} requests", bodies.len());
+    assert!(
+        bodies.iter().any(|b| b.contains("End your turn now: Paige starts Claude Code again in INT-002")),
+        "the model was told to end its turn"
+    );
+    let noted = noted.unwrap_or_else(|| panic!("the restarted Claude Code was never told to go on"));
+    eprintln!("the switch to INT-002's view: {:?} from the select's result to the note", noted - selected.unwrap());
+    let last_results: Vec<String> = asked
+        .iter()
+        .filter_map(|r| r.body["messages"].as_array().and_then(|m| m.last()).map(|m| format!("{:.400}", m.to_string())))
+        .collect();
+    assert!(form.exists(), "the form landed; the model was told: {last_results:#?}\n{}", screen());
+    assert_eq!(std::fs::read_to_string(&form).expect("the form"), "// the sign-in form\n");
+    let trace = std::fs::read_to_string(world.project().join(".orchestration/agent_trace.jsonl")).expect("trace");
+    let ledgered = trace
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .any(|e| e["file"] == "src/auth/form.rs" && e["kind"] == "mutation" && e["intent_id"] == "INT-002");
+    assert!(ledgered, "{trace}");
+    drop(paige);
+}

@@ -70,6 +70,7 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     }
     let prepared = prepare(&data_dir, &env, extra_args, args.intent.as_deref())?;
     eprintln!("paige: {}", prepared.layers);
+    let scoped = prepared.scoped;
     let command = prepared.command;
     // What Paige answered of Claude Code's first screens (and a red warning, if any).
     if let Some(banner) = &command.banner {
@@ -83,13 +84,27 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     }
     // In a terminal: Claude Code in a PTY of paige claude's own, so Paige can type into it.
     if claude_pty::interactive() {
+        let run_dir = data_dir.clone();
         let paige = move || {
-            paige_core::run_info::running(&data_dir).ok().flatten().map(|info| paige_core::run_info::Located {
+            paige_core::run_info::running(&run_dir).ok().flatten().map(|info| paige_core::run_info::Located {
                 base_url: format!("http://127.0.0.1:{}", info.port),
                 token: info.token,
             })
         };
-        let code = claude_pty::run(&command, paige)?;
+        // Governed mode for an intent: started again in another intent's view when its
+        // Claude Code selects one, the conversation going on (`--continue`).
+        let relaunch = scoped.then(|| -> claude_pty::Relaunch {
+            let (data_dir, env) = (data_dir.clone(), env.clone());
+            Box::new(move |intent: &str| {
+                let again = prepare(&data_dir, &env, vec!["--continue".into()], Some(intent))?;
+                let note = format!(
+                    "[Paige] Claude Code runs again, now in {intent}'s view: {intent}'s folders are writable. \
+                     Select {intent} and go on with the task."
+                );
+                Ok((again.command, note))
+            })
+        });
+        let code = claude_pty::run(&command, paige, relaunch)?;
         std::process::exit(code);
     }
     let mut child = std::process::Command::new(&command.program);
@@ -110,6 +125,8 @@ pub(crate) struct Prepared {
     pub plan: Option<paige_core::launch::layers::Plan>,
     /// One sentence on the layers, for the learner.
     pub layers: String,
+    /// Governed mode in an intent's view (`--intent`, with an OS layer to make it).
+    pub scoped: bool,
 }
 
 /// The one launch `paige claude` and `paige doctor --guard` share: Claude Code for the Paige
@@ -217,7 +234,8 @@ pub(crate) fn prepare(
             .to_owned(),
     };
     let read_only = plan.as_ref().is_some_and(|plan| plan.read_only);
-    Ok(Prepared { command, jailed, read_only, plan, layers })
+    let scoped = matches!(mode, AgentMode::Governed) && plan.is_some();
+    Ok(Prepared { command, jailed, read_only, plan, layers, scoped })
 }
 
 /// The view for intent `id` of the project's `.orchestration/` (`launch::scope`): an intent

@@ -6,6 +6,11 @@
 //! (`POST /api/agent/claim`); what it gets it pastes (bracketed) and submits. The learner's
 //! keys and Claude Code's output pass through untouched; the window's size follows.
 //!
+//! Governed mode started for an intent (`paige claude --intent`, issue 42): when its Claude
+//! Code binds another intent, Paige asks this launcher (`POST /api/agent/relaunch`) to start
+//! it again in that intent's view, continuing the conversation (`--continue`) in the same
+//! PTY, and types it a note to go on once it is ready.
+//!
 //! Only where both stdin and stdout are a terminal: `paige claude -p …` in a script, or with
 //! its input redirected, is exec'd as before.
 
@@ -28,6 +33,32 @@ const ASK_EVERY: Duration = Duration::from_secs(1);
 /// Whether `paige claude` runs in a terminal (stdin and stdout both).
 pub(crate) fn interactive() -> bool {
     rustix::termios::isatty(std::io::stdin()) && rustix::termios::isatty(std::io::stdout())
+}
+
+/// Starting Claude Code again in another intent's view (`paige claude --intent`): the
+/// command for an intent, and the note typed into it once it is ready.
+pub(crate) type Relaunch = Box<dyn Fn(&str) -> anyhow::Result<(AgentCommand, String)> + Send + Sync>;
+
+/// The launch id Paige knows this Claude Code by (`PAIGE_LAUNCH` in its environment).
+fn launch_of(command: &AgentCommand) -> Option<String> {
+    let name = std::ffi::OsStr::new(paige_core::hook_event::LAUNCH_VAR);
+    command.env.iter().find(|(k, _)| k == name).map(|(_, v)| v.to_string_lossy().into_owned())
+}
+
+fn spawn(
+    slave: &dyn portable_pty::SlavePty,
+    command: &AgentCommand,
+) -> anyhow::Result<Box<dyn portable_pty::Child + Send + Sync>> {
+    let mut builder = CommandBuilder::new(&command.program);
+    builder.args(&command.args);
+    builder.cwd(&command.cwd);
+    if command.clear_env {
+        builder.env_clear();
+    }
+    for (key, value) in &command.env {
+        builder.env(key, value);
+    }
+    slave.spawn_command(builder).map_err(|e| anyhow::anyhow!("cannot start {}: {e}", command.program.to_string_lossy()))
 }
 
 /// What the learner and Claude Code last did in the PTY.
@@ -97,24 +128,22 @@ fn window_size() -> PtySize {
 /// Runs `command` in a PTY between this terminal and it until it exits; returns its exit
 /// code. `paige` finds the running Paige, asked for deliveries: called at each ask, so a
 /// Paige restarted (a new port) or whose tokens were rotated is found again.
-pub(crate) fn run(command: &AgentCommand, paige: impl Fn() -> Option<Located> + Send + 'static) -> anyhow::Result<i32> {
+pub(crate) fn run(
+    command: &AgentCommand,
+    paige: impl Fn() -> Option<Located> + Send + 'static,
+    relaunch: Option<Relaunch>,
+) -> anyhow::Result<i32> {
     let pty = native_pty_system().openpty(window_size()).map_err(|e| anyhow::anyhow!("cannot open a PTY: {e}"))?;
-    let mut builder = CommandBuilder::new(&command.program);
-    builder.args(&command.args);
-    builder.cwd(&command.cwd);
-    if command.clear_env {
-        builder.env_clear();
-    }
-    for (key, value) in &command.env {
-        builder.env(key, value);
-    }
     // Spawned from this thread, which lives as long as the child: the jail's
     // `--die-with-parent` fires when the thread that forked it ends.
-    let mut child = pty
-        .slave
-        .spawn_command(builder)
-        .map_err(|e| anyhow::anyhow!("cannot start {}: {e}", command.program.to_string_lossy()))?;
-    drop(pty.slave);
+    let mut child = spawn(pty.slave.as_ref(), command)?;
+    // Kept only to start Claude Code again in it (governed mode's relaunch).
+    let slave = relaunch.as_ref().map(|_| pty.slave);
+    let killer = Arc::new(Mutex::new(child.clone_killer()));
+    let launch = Arc::new(Mutex::new(relaunch.as_ref().and_then(|_| launch_of(command))));
+    let pending: Arc<Mutex<Option<String>>> = Arc::default();
+    let note: Arc<Mutex<Option<String>>> = Arc::default();
+    let hung_up = Arc::new(AtomicBool::new(false));
     let mut reader = pty.master.try_clone_reader().map_err(|e| anyhow::anyhow!("{e}"))?;
     let writer = Arc::new(Mutex::new(pty.master.take_writer().map_err(|e| anyhow::anyhow!("{e}"))?));
     let master = pty.master;
@@ -139,7 +168,7 @@ pub(crate) fn run(command: &AgentCommand, paige: impl Fn() -> Option<Located> + 
     // window, killed `script`), and Claude Code is hung up as a closed terminal would hang it
     // up, so nothing of it stays running with no one to see it.
     let (typed, keys) = (activity.clone(), writer.clone());
-    let mut hang_up = child.clone_killer();
+    let (hang_up, gone) = (killer.clone(), hung_up.clone());
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin();
         let mut buf = [0u8; 4096];
@@ -153,10 +182,12 @@ pub(crate) fn run(command: &AgentCommand, paige: impl Fn() -> Option<Located> + 
                 return;
             }
         }
-        let _ = hang_up.kill();
+        gone.store(true, Ordering::Relaxed);
+        let _ = hang_up.lock().expect("killer").kill();
     });
     // Paige's deliveries, and the window's size.
     let (state, pasting, finished) = (activity.clone(), writer.clone(), done.clone());
+    let (to_type, asked_for, current, stop) = (note.clone(), pending.clone(), launch.clone(), killer.clone());
     let helper = std::thread::spawn(move || {
         let mut size = window_size();
         let mut asked = Instant::now();
@@ -175,7 +206,19 @@ pub(crate) fn run(command: &AgentCommand, paige: impl Fn() -> Option<Located> + 
                 continue;
             }
             asked = Instant::now();
-            if let Some(text) = paige().and_then(|paige| claim(&paige)) {
+            // Governed mode's relaunch: the note for the Claude Code started again, then
+            // whether Paige wants it started again in another intent's view.
+            let noted = to_type.lock().expect("note").take();
+            let launch = current.lock().expect("launch").clone();
+            let relaunch = || paige().zip(launch.as_deref()).and_then(|(paige, launch)| ask_relaunch(&paige, launch));
+            if noted.is_none()
+                && let Some(intent) = relaunch()
+            {
+                *asked_for.lock().expect("pending") = Some(intent);
+                let _ = stop.lock().expect("killer").kill();
+                continue;
+            }
+            if let Some(text) = noted.or_else(|| paige().and_then(|paige| claim(&paige))) {
                 let mut writer = pasting.lock().expect("writer");
                 let typed = writer.write_all(&paige_core::terminal::paste(&text)).and_then(|()| writer.flush());
                 if typed.is_err() {
@@ -184,7 +227,31 @@ pub(crate) fn run(command: &AgentCommand, paige: impl Fn() -> Option<Located> + 
             }
         }
     });
-    let status = child.wait().context("cannot wait for Claude Code")?;
+    let status = loop {
+        let status = child.wait().context("cannot wait for Claude Code")?;
+        let next = pending.lock().expect("pending").take().filter(|_| !hung_up.load(Ordering::Relaxed));
+        let (Some(intent), Some(rebuild), Some(slave)) = (next, relaunch.as_ref(), slave.as_ref()) else {
+            break status;
+        };
+        let mut out = std::io::stdout();
+        let _ = write!(out, "\r\npaige: Claude Code selected {intent}: starting it again in {intent}'s view…\r\n");
+        let _ = out.flush();
+        let started =
+            rebuild(&intent).and_then(|(command, text)| Ok((spawn(slave.as_ref(), &command)?, command, text)));
+        match started {
+            Ok((next, command, text)) => {
+                child = next;
+                *killer.lock().expect("killer") = child.clone_killer();
+                *launch.lock().expect("launch") = launch_of(&command);
+                *activity.lock().expect("activity") = Activity::default();
+                *note.lock().expect("note") = Some(text);
+            }
+            Err(err) => {
+                let _ = write!(out, "paige: cannot start Claude Code again for {intent}: {err:#}\r\n");
+                break status;
+            }
+        }
+    };
     done.store(true, Ordering::Relaxed);
     // Its last output, unless something it left behind still holds the PTY open.
     let deadline = Instant::now() + Duration::from_millis(500);
@@ -194,6 +261,22 @@ pub(crate) fn run(command: &AgentCommand, paige: impl Fn() -> Option<Located> + 
     let _ = helper.join();
     drop(raw);
     Ok(i32::try_from(status.exit_code()).unwrap_or(1))
+}
+
+/// Asks the running Paige whether to start Claude Code again in another intent's view.
+fn ask_relaunch(paige: &Located, launch: &str) -> Option<String> {
+    let body = serde_json::json!({ "launch": launch }).to_string();
+    let request = crate::local_http::Request {
+        method: "POST",
+        path: "/api/agent/relaunch",
+        token: paige.token.expose(),
+        body: Some(body.as_bytes()),
+        timeout: Duration::from_secs(3),
+        answer_within: false,
+    };
+    let response = crate::local_http::send(&paige.base_url, &request).ok()?;
+    let value: serde_json::Value = serde_json::from_slice(&response.body).ok().filter(|_| response.status == 200)?;
+    value.get("intent").and_then(serde_json::Value::as_str).map(str::to_owned)
 }
 
 /// Asks the running Paige for what to type now; `None` for nothing, or when it cannot be asked.

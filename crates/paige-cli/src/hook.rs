@@ -38,7 +38,7 @@ pub fn run(event: &str) -> ExitCode {
         if payload.is_none() {
             bail!("the hook payload on stdin is not json");
         }
-        ask_paige(event, &stdin)
+        ask_paige(event, &with_view(&stdin))
     }));
     let outcome = match outcome {
         Ok(result) => result,
@@ -144,6 +144,26 @@ fn timeout_from(event: HookEvent, value: Option<&str>) -> Duration {
 }
 
 /// Where Paige listens: PAIGE_URL + PAIGE_TOKEN, else DATA_DIR/run/server.json.
+/// The payload with the launch and view this Claude Code runs in (`paige claude --intent`),
+/// from the environment its launcher gave it; as it came otherwise. Any `paige_view` in the
+/// payload itself is dropped: only the launcher says which view it made.
+fn with_view(payload: &[u8]) -> Vec<u8> {
+    use paige_core::hook_event::{LAUNCH_VAR, VIEW_INTENT_VAR};
+    let view = std::env::var(LAUNCH_VAR).ok().zip(std::env::var(VIEW_INTENT_VAR).ok());
+    let Ok(serde_json::Value::Object(mut fields)) = serde_json::from_slice::<serde_json::Value>(payload) else {
+        return payload.to_vec();
+    };
+    let had = fields.remove("paige_view").is_some();
+    match view {
+        Some((launch, intent)) => {
+            fields.insert("paige_view".into(), serde_json::json!({"launch": launch, "intent": intent}));
+        }
+        None if !had => return payload.to_vec(),
+        None => {}
+    }
+    serde_json::to_vec(&fields).unwrap_or_else(|_| payload.to_vec())
+}
+
 fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
     let paige = paige_core::run_info::locate_agent(&env, None)?;

@@ -191,4 +191,20 @@ pub struct HookInput {
     /// A PreToolUse decided later must not open a watch window for a call that never runs.
     #[serde(skip)]
     pub answer_by: Option<std::time::Instant>,
+    /// Not Claude Code's: added by `paige hook` for a governed Claude Code started for an
+    /// intent (`paige claude --intent`), from the environment its launcher gave it.
+    #[serde(default)]
+    pub paige_view: Option<PaigeView>,
 }
+
+/// Which launch a hook comes from, and the intent its view makes writable
+/// (`launch::scope`): `PAIGE_LAUNCH` and `PAIGE_VIEW_INTENT` in Claude Code's environment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PaigeView {
+    pub launch: String,
+    pub intent: String,
+}
+
+/// The environment variables a view's launch sets for Claude Code and its hooks.
+pub const LAUNCH_VAR: &str = "PAIGE_LAUNCH";
+pub const VIEW_INTENT_VAR: &str = "PAIGE_VIEW_INTENT";

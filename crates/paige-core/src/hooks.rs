@@ -24,6 +24,12 @@ impl Core {
         self.governance().governance_enabled()
     }
 
+    /// The intent a `paige claude --intent` launch is to start Claude Code again for
+    /// (`Governance::take_relaunch`).
+    pub fn take_relaunch(&self, launch: &str) -> Option<String> {
+        self.governance().take_relaunch(launch)
+    }
+
     /// Validates an intent for selection (`Governance::select_active_intent`).
     pub fn select_active_intent(&self, intent_id: &str) -> Result<IntentContext, GovernanceError> {
         self.governance().select_active_intent(intent_id)

@@ -102,6 +102,7 @@ fn build(core: Arc<Core>, token: &str, agent_token: Option<&str>) -> Server {
         .route("/api/session/start", axum::routing::post(session_api::start))
         .route("/api/session/kickoff", axum::routing::get(session_api::kickoff))
         .route("/api/agent/claim", axum::routing::post(session_api::claim))
+        .route("/api/agent/relaunch", axum::routing::post(session_api::relaunch))
         .route("/api/token/rotate", axum::routing::post(token_api::rotate))
         .route("/api/session/end", axum::routing::post(session_api::end))
         .route("/api/memory/add", axum::routing::post(memory_api::add))

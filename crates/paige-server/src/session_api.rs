@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use paige_core::SessionError;
 use paige_core::db::SessionStatus;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::HttpError;
@@ -55,6 +55,16 @@ pub(crate) async fn claim(State(state): State<AppState>) -> Response {
         Some(None) => Json(json!({ "text": null })).into_response(),
         None => internal(),
     }
+}
+
+/// `paige claude --intent`'s launch asks whether to start Claude Code again in another
+/// intent's view (`{"launch": id}` → `{"intent": id | null}`).
+pub(crate) async fn relaunch(State(state): State<AppState>, Json(body): Json<Value>) -> Response {
+    let launch = body.get("launch").and_then(Value::as_str).unwrap_or_default().to_owned();
+    if launch.is_empty() {
+        return HttpError::bad_request("name the launch: {\"launch\": \"…\"}").into_response();
+    }
+    Json(json!({ "intent": state.core.take_relaunch(&launch) })).into_response()
 }
 
 pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<StartRequest>>) -> Response {

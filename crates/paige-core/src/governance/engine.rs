@@ -112,7 +112,13 @@ impl Governance {
             HookEvent::PreToolUse => self.pre_tool_use(&orch, &mut file, &mut session, input, call)?,
             HookEvent::PostToolUse => {
                 self.post_tool_use(&orch, &mut file, &mut session, input, call)?;
-                HookDecision::None
+                // Bound to an intent its view does not make writable: started again for it.
+                match (call, &input.paige_view, session.intent_id.as_deref()) {
+                    (ToolCall::SelectIntent { .. }, Some(view), Some(bound)) if view.intent != bound => {
+                        HookDecision::Context { context: self.relaunch_for(view, bound) }
+                    }
+                    _ => HookDecision::None,
+                }
             }
             HookEvent::PostToolUseFailure => {
                 if session.tool_failed(tool) == FAILURE_LESSON_AT {

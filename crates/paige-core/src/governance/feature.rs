@@ -42,6 +42,9 @@ pub struct Governance {
     detector: Arc<crate::detector::Detector>,
     coaching: Arc<crate::coaching::Coaching>,
     diffs: Arc<crate::diffs::Diffs>,
+    /// Launches (`paige claude --intent`) whose Claude Code selected another intent than its
+    /// view's: the intent to start it again for, until its launcher takes it.
+    relaunches: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 impl Governance {
@@ -52,7 +55,28 @@ impl Governance {
         coaching: Arc<crate::coaching::Coaching>,
         diffs: Arc<crate::diffs::Diffs>,
     ) -> Governance {
-        Governance { ctx, settings, detector, coaching, diffs }
+        Governance { ctx, settings, detector, coaching, diffs, relaunches: Default::default() }
+    }
+
+    /// The intent launch `launch` is to start Claude Code again for, taken once
+    /// (`POST /api/agent/relaunch`, asked by `paige claude`).
+    pub fn take_relaunch(&self, launch: &str) -> Option<String> {
+        self.relaunches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(launch)
+    }
+
+    /// A Claude Code in one intent's view bound another: its launcher is asked to start it
+    /// again in that intent's view, and Claude Code is told to end its turn meanwhile.
+    pub(super) fn relaunch_for(&self, view: &crate::hook_event::PaigeView, bound: &str) -> String {
+        self.relaunches
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(view.launch.clone(), bound.to_owned());
+        format!(
+            "This Claude Code runs in intent {}'s view: only its folders are writable, so {bound}'s files are \
+             read-only here. End your turn now: Paige starts Claude Code again in {bound}'s view (this conversation \
+             goes on) and tells you when to continue.",
+            view.intent
+        )
     }
 
     pub(crate) fn config(&self) -> &GovernanceSettings {

@@ -249,6 +249,13 @@ impl Launch<'_> {
         args.extend(self.extra_args.iter().cloned());
         let mut extra = paige_env(self.server);
         extra.push(("CLAUDE_CONFIG_DIR".into(), config_dir.clone().into_os_string()));
+        if let Some(view) = view {
+            // Which launch and view its hooks come from: Paige asks this launcher to start
+            // Claude Code again in another intent's view when it selects one (`paige claude`).
+            let launch = uuid::Uuid::new_v4().to_string();
+            extra.push((crate::hook_event::LAUNCH_VAR.into(), launch.into()));
+            extra.push((crate::hook_event::VIEW_INTENT_VAR.into(), view.intent.clone().into()));
+        }
         if let Some(plan) = plan.as_mut().filter(|plan| plan.read_only) {
             extra.extend(scratch_env(&config_dir)?);
             extra.extend(plan.extra_env(&config_dir));
