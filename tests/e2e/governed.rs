@@ -454,3 +454,60 @@ async fn paige_claude_starts_claude_code_again_in_the_view_of_the_intent_it_sele
     assert!(ledgered, "{trace}");
     drop(paige);
 }
+
+/// The handshake's user stories against an attacker model, through real Claude Code: it
+/// writes before selecting an intent (the Write tool and Bash: "State Violation"), selects
+/// one that does not exist (a validation error; still State 2), then selects INT-001 (its
+/// scope and history come back), writes inside the scope (ledgered with the block's hash)
+/// and outside it ("Scope Violation"). The learner then moves the written block down the
+/// file: `paige blame` still names INT-001 (spatial independence), and the ledger verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_claude_attacking_the_handshake_is_held_at_each_state_and_its_work_is_traced() {
+    let Some(claude) = claude() else { return };
+    let world = crate::hook::governed_world();
+    let project = world.project().canonicalize().expect("project");
+    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
+    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
+    let mut paige = world.spawn(&["serve"]);
+    paige.wait_for("ready in", std::time::Duration::from_secs(10));
+    let path = |rel: &str| project.join(rel).display().to_string();
+    let write =
+        |rel: &str, content: &str| format!("Write {}", serde_json::json!({"file_path": path(rel), "content": content}));
+    let block = "fn forecast() -> u8 {\n    42\n}\n";
+    let turns = [
+        write("src/weather/early.rs", "// before the handshake\n"),
+        "echo x > src/weather/early.sh".to_owned(),
+        r#"mcp__paige__select_active_intent {"intent_id": "INT-404"}"#.to_owned(),
+        r#"mcp__paige__select_active_intent {"intent_id": "INT-001"}"#.to_owned(),
+        write("src/weather/w.rs", block),
+        write("src/auth/a.rs", "// not INT-001's\n"),
+    ];
+    let turns: Vec<&str> = turns.iter().map(String::as_str).collect();
+    let fake = paige_fake_anthropic::FakeAnthropic::start().await.expect("fake");
+    let allowed = ["Bash", "Write", "mcp__files__paige_get_open_files"];
+    let (world, events, _) = claude_runs(world, claude, &turns, Runner::default(), &fake, &allowed).await;
+    let results = tool_results(&events);
+    assert_eq!(results.len(), turns.len(), "{results:?}");
+    let text = |i: usize| results[i].to_string();
+    for i in [0, 1] {
+        assert!(text(i).contains("State Violation: Reasoning Intercept Required"), "{}", text(i));
+    }
+    assert!(text(2).contains("unknown intent INT-404"), "{}", text(2));
+    assert!(text(3).contains("src/weather/**") && text(3).contains("Recent history"), "{}", text(3));
+    assert_ne!(results[4]["is_error"], true, "{}", text(4));
+    assert!(text(5).contains("Scope Violation"), "{}", text(5));
+    for rel in ["src/weather/early.rs", "src/weather/early.sh", "src/auth/a.rs"] {
+        assert!(!project.join(rel).exists(), "{rel} was never written");
+    }
+    // The learner moves the intent's block down its file, under a header of their own.
+    let moved = format!("// the learner's header\n\n{block}");
+    std::fs::write(project.join("src/weather/w.rs"), moved).expect("move");
+    let dir = project.display().to_string();
+    let (status, stdout, stderr) = world.run(&["blame", "src/weather/w.rs:4", "--project", &dir]);
+    assert!(
+        status.success() && stdout.contains("intent INT-001") && stdout.contains("exact content hash"),
+        "{stdout}{stderr}"
+    );
+    assert!(world.run(&["ledger", "verify", "--project", &dir]).0.success());
+    drop(paige);
+}
