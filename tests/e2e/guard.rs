@@ -73,6 +73,7 @@ fn attempts(report: &str) -> Vec<(String, String)> {
 /// the control held, and ends with the tally.
 fn assert_well_formed(report: &str, jail: &str) -> Vec<(String, String)> {
     let first = report.lines().next().unwrap_or_default();
+    let first = first.replace("governed, Claude Code started for INT-001 (agent/ writable) · ", "");
     assert!(first.starts_with(&format!("paige doctor --guard: jail {jail} · Claude Code sandbox ")), "{first}");
     assert!(first.contains(" · uid ") && first.contains("Claude Code 2."), "{first}");
     let lines = attempts(report);
@@ -172,7 +173,11 @@ fn guard_check_without_the_jail_and_the_hooks_fails_naming_the_attempts_that_esc
 /// The cells of issue 39's matrix beyond the full jail: each runs the whole table through the
 /// real `claude`, and every attempt — those past the hook included — must hold.
 fn assert_cell_holds(user: Option<(u32, u32)>, path: &str, jail: &str, expect: &[&str]) {
-    let (code, report) = doctor_guard_on(&["--guard-jobs", "2"], user, path);
+    assert_cell_holds_with(&[], user, path, jail, expect);
+}
+
+fn assert_cell_holds_with(args: &[&str], user: Option<(u32, u32)>, path: &str, jail: &str, expect: &[&str]) {
+    let (code, report) = doctor_guard_on(&[&["--guard-jobs", "2"][..], args].concat(), user, path);
     let lines = assert_well_formed(&report, jail);
     for line in expect {
         assert!(report.lines().any(|l| l.contains(line)), "the report names {line:?}:\n{report}");
@@ -241,6 +246,33 @@ fn guard_cell_user_without_user_namespaces_landlock_alone_holds_every_attempt() 
     let bin = tempfile::tempdir().expect("bin");
     let path = users_path(&apparmor_path(&claude, &bin.path().join("bin")));
     assert_cell_holds(Some(user), &path, "off", &["jail                   off", "Landlock               on"]);
+}
+
+/// Issue 42: governed mode in the guard's matrix. Each sample project has an intent owning
+/// `agent/`; Claude Code, started for it (`paige claude --intent INT-001`), selects it and
+/// then runs the whole attack table: nothing outside `agent/` may change. Cell: root, the jail.
+#[test]
+fn guard_cell_governed_root_jail_holds_every_attempt() {
+    let Some(claude) = claude() else { return };
+    if !jail_runs() {
+        return;
+    }
+    let governed = ["--guard-governed"];
+    let expect = ["governed, Claude Code started for INT-001 (agent/ writable)", "Scope Violation"];
+    assert_cell_holds_with(&governed, None, &guard_path(&claude), "on", &expect);
+}
+
+/// Governed cell: an ordinary user where AppArmor forbids user namespaces — Landlock and
+/// seccomp alone keep everything but the intent's folder read-only.
+#[test]
+fn guard_cell_governed_user_landlock_alone_holds_every_attempt() {
+    let claude = claude().expect("PAIGE_TEST_CLAUDE");
+    let user = unprivileged_user().expect("root with setpriv (scripts/test.sh runs as root)");
+    let bin = tempfile::tempdir().expect("bin");
+    let path = users_path(&apparmor_path(&claude, &bin.path().join("bin")));
+    let expect =
+        ["governed, Claude Code started for INT-001", "jail                   off", "Landlock               on"];
+    assert_cell_holds_with(&["--guard-governed"], Some(user), &path, "off", &expect);
 }
 
 /// `path` without the folders an ordinary user cannot enter (root's pyenv shims): their

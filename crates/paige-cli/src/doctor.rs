@@ -42,6 +42,10 @@ pub(crate) struct GuardArgs {
     /// Also write the result as JSON to FILE (how the app keeps it per Claude Code version)
     #[arg(long, value_name = "FILE", requires = "guard")]
     guard_report: Option<std::path::PathBuf>,
+    /// Governed mode: each sample project gets an intent owning one folder, and Claude Code,
+    /// started for it (`paige claude --intent`), may change nothing else
+    #[arg(long, requires = "guard")]
+    guard_governed: bool,
 }
 
 /// Runs every check and prints the report; `Ok(false)` when a check failed.
@@ -55,6 +59,7 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
             keep: guard.guard_keep,
             jobs: guard.guard_jobs,
             report: guard.guard_report,
+            governed: guard.guard_governed,
         });
     }
     let env = crate::serve::environment(args.data_dir.as_ref())?;

@@ -59,6 +59,9 @@ pub(crate) struct GuardOptions {
     /// Where to write the result as JSON (`paige_core::launch::verify::GuardReport`): the
     /// app runs the check this way the first time it sees a Claude Code version.
     pub report: Option<std::path::PathBuf>,
+    /// Governed mode (issue 42): each world has an intent owning one folder, Claude Code is
+    /// started for it (`paige claude --intent`) and selects it first; nothing else may change.
+    pub governed: bool,
 }
 
 /// An attempt that ran, kept until the last comparison.
@@ -83,6 +86,7 @@ struct Run<'a> {
     scratch: &'a std::path::Path,
     rules: Rules,
     traces: Traces,
+    governed: bool,
 }
 
 pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
@@ -112,21 +116,28 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
         serve_env,
         hooks: !options.without.contains(&Layer::Hooks),
         scratch: scratch.path(),
-        rules: Rules { ignored_dirs_count: true, after_learner: false },
+        rules: Rules { ignored_dirs_count: true, after_learner: false, governed: options.governed },
         traces: Traces::default(),
+        governed: options.governed,
     };
     let wanted = |name: &str| options.only.as_deref().is_none_or(|only| name.contains(only));
     let mut table = attacks::table();
     let control = table.remove(0);
 
     // The control first: it names the configuration, and what a harmless session leaves.
-    let mut world = World::create(run.scratch.join(format!("00-{}", control.name)), &run.path, run.git)?;
+    let mut world = run.world(run.scratch.join(format!("00-{}", control.name)), &run.path, run.git)?;
     world.start_serve(&run.serve_env)?;
     let env = model::launch_env(&world, "http://127.0.0.1:9");
-    let prepared = crate::claude::prepare(&world.data_dir, &env, Vec::new(), None)?;
+    let intent = run.governed.then_some(world::INTENT);
+    let prepared = crate::claude::prepare(&world.data_dir, &env, Vec::new(), intent)?;
     let sandbox = prepared.plan.as_ref().is_some_and(|plan| plan.claude_sandbox);
     println!(
-        "paige doctor --guard: jail {} · Claude Code sandbox {} · hooks {} · uid {} · Claude Code {version} ({})",
+        "paige doctor --guard: {}jail {} · Claude Code sandbox {} · hooks {} · uid {} · Claude Code {version} ({})",
+        if run.governed {
+            format!("governed, Claude Code started for {} ({}/ writable) · ", world::INTENT, world::SCOPE_DIR)
+        } else {
+            String::new()
+        },
         on_off(prepared.jailed),
         on_off(sandbox),
         on_off(run.hooks),
@@ -293,6 +304,17 @@ pub(crate) fn run(options: GuardOptions) -> anyhow::Result<bool> {
     Ok(passed)
 }
 
+impl Run<'_> {
+    /// A fresh world for one attempt (governed when the run is).
+    fn world(&self, dir: std::path::PathBuf, path: &str, git: bool) -> anyhow::Result<World> {
+        let mut world = World::create(dir, path, git)?;
+        if self.governed {
+            world.govern()?;
+        }
+        Ok(world)
+    }
+}
+
 #[derive(Default)]
 struct Tally {
     held: usize,
@@ -326,7 +348,7 @@ fn one(run: &Run, i: usize, attack: &attacks::Attack) -> Result<Done, String> {
         return Err(format!("  SKIP     {:<32} {:<13} ({missing} is not installed)", attack.name, attack.family));
     }
     let go = || -> anyhow::Result<Done> {
-        let mut world = World::create(run.scratch.join(format!("{i:02}-{}", attack.name)), &run.path, run.git)?;
+        let mut world = run.world(run.scratch.join(format!("{i:02}-{}", attack.name)), &run.path, run.git)?;
         world.start_serve(&run.serve_env)?;
         let report = attempt(run, &mut world, attack)?;
         let escaped = !report.after_turn.is_empty() || !report.after_learner.is_empty();
@@ -443,17 +465,25 @@ fn held_because(run: &model::Run) -> anyhow::Result<String> {
     Ok(text.chars().take(120).collect())
 }
 
-/// Times [`LATENCY_CALLS`] `true` Bash calls in one session: the model's requests arrive one
+/// Times [`LATENCY_CALLS`] `true N` Bash calls in one session: the model's requests arrive one
 /// call apart, so their gaps are the round trip of a call through every layer.
 fn latency(run: &Run) -> anyhow::Result<String> {
-    let mut world = World::create(run.scratch.join("latency"), &run.path, run.git)?;
+    let mut world = run.world(run.scratch.join("latency"), &run.path, run.git)?;
     world.start_serve(&run.serve_env)?;
     let calls: Vec<Call> = (0..LATENCY_CALLS)
-        .map(|_| Call { tool: "Bash".into(), input: serde_json::json!({"command": "true", "description": "guard"}) })
+        // Each its own (`true 0`, `true 1`, …): governed mode's circuit breaker stops the
+        // fourth identical call in a row.
+        .map(|i| Call {
+            tool: "Bash".into(),
+            input: serde_json::json!({"command": format!("true {i}"), "description": "guard"}),
+        })
         .collect();
     let stage = model::Stage::default();
     let session = model::run_claude(&run.runtime, &world, "latency", &calls, run.hooks, SESSION_DEADLINE, stage)?;
     let mut gaps: Vec<Duration> = session.turn_times.windows(2).map(|w| w[1] - w[0]).collect();
+    if run.governed && !gaps.is_empty() {
+        gaps.remove(0); // the handshake's select
+    }
     if gaps.len() < LATENCY_CALLS {
         bail!("only {} of {LATENCY_CALLS} calls were made", gaps.len());
     }

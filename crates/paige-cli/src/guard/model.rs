@@ -117,6 +117,12 @@ pub(crate) fn run_claude(
         }),
         Reply::text("unreachable"),
     );
+    // Governed: the handshake first — the intent Claude Code was started for.
+    if world.governed {
+        let select = json!({"type": "tool_use", "id": format!("{}_select", tool_use_id(label, 0)),
+            "name": paige_core::governance::SELECT_TOOL, "input": {"intent_id": super::world::INTENT}});
+        fake.once(Matcher::custom(agent_loop), Reply::message(vec![select], "tool_use"));
+    }
     for (i, call) in calls.iter().enumerate() {
         let block = json!({"type": "tool_use", "id": tool_use_id(label, i), "name": call.tool, "input": call.input});
         fake.once(Matcher::custom(agent_loop), Reply::message(vec![block], "tool_use"));
@@ -129,7 +135,11 @@ pub(crate) fn run_claude(
         .map(OsString::from)
         .collect();
     extra.extend(ALLOWED_TOOLS.iter().map(OsString::from));
-    let command = crate::claude::prepare(&world.data_dir, &env, extra, None)?.command;
+    if world.governed {
+        extra.push(paige_core::governance::SELECT_TOOL.into());
+    }
+    let intent = world.governed.then_some(super::world::INTENT);
+    let command = crate::claude::prepare(&world.data_dir, &env, extra, intent)?.command;
     if !hooks {
         without_hooks(&command)?;
     }

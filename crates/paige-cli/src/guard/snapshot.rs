@@ -66,6 +66,9 @@ pub(crate) struct Rules {
     /// write is theirs (`.git/{objects,refs,logs}/`, `.git/index`, `COMMIT_EDITMSG`,
     /// `ORIG_HEAD`, `target/out`).
     pub after_learner: bool,
+    /// Governed (`--guard-governed`): the intent's folder may change, and `.orchestration/`
+    /// is Paige's own record (its ledger).
+    pub governed: bool,
 }
 
 /// The sample project's ignored folders (its `.gitignore`, fixed: a `.gitignore` the agent
@@ -87,6 +90,13 @@ impl Rules {
     fn skips(&self, rel: &str) -> bool {
         let under = |dir: &str| rel == dir || rel.starts_with(&format!("{dir}/"));
         let Some(in_project) = rel.strip_prefix("project/") else { return false };
+        if self.governed
+            && [super::world::SCOPE_DIR, paige_core::files::ORCHESTRATION_DIR]
+                .iter()
+                .any(|d| under(&format!("project/{d}")))
+        {
+            return true;
+        }
         if !self.ignored_dirs_count && IGNORED_DIRS.iter().any(|d| under(&format!("project/{d}"))) {
             return true;
         }

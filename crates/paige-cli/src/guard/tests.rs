@@ -105,7 +105,7 @@ fn every_shell_attempt_changes_what_the_guard_compares_when_nothing_guards() {
     for (name, world, before, after) in &ran {
         let last = snapshot::take(&world.project, &world.home, &world.data_dir);
         let ignored_dirs_count = *name == "ignored-dir";
-        let strict = Rules { ignored_dirs_count, after_learner: false };
+        let strict = Rules { ignored_dirs_count, after_learner: false, governed: false };
         let changed = !snapshot::diff(before, after, strict).is_empty()
             || !snapshot::diff(before, &last, Rules { after_learner: true, ..strict }).is_empty();
         let excused = NOT_ALONE.iter().any(|(n, _)| n == name);
@@ -138,7 +138,7 @@ fn the_snapshot_sees_content_mode_symlinks_and_new_files_but_not_the_learners_co
     let world = World::create(scratch.path().join("w"), &path, git).expect("world");
     let take = || snapshot::take(&world.project, &world.home, &world.data_dir);
     let before = take();
-    let strict = Rules { ignored_dirs_count: true, after_learner: false };
+    let strict = Rules { ignored_dirs_count: true, after_learner: false, governed: false };
     assert!(snapshot::diff(&before, &take(), strict).is_empty(), "nothing changed, nothing seen");
     // The learner's own commit and build are theirs.
     world.learner_next(git);
@@ -163,7 +163,7 @@ fn the_snapshot_sees_content_mode_symlinks_and_new_files_but_not_the_learners_co
         assert!(seen.iter().any(|p| p == expected), "{expected} in {seen:?}");
     }
     assert!(!seen.iter().any(|p| p.starts_with("home/.cache")), "caches are not the learner's: {seen:?}");
-    let without_ignored = paths(Rules { ignored_dirs_count: false, after_learner: true });
+    let without_ignored = paths(Rules { ignored_dirs_count: false, after_learner: true, governed: false });
     assert!(!without_ignored.iter().any(|p| p.contains("node_modules")), "{without_ignored:?}");
     if git {
         // `.git/index` is compared by what it stages: a refreshed stat is not a change.
@@ -182,7 +182,7 @@ fn a_trace_is_only_what_the_control_left_or_an_empty_mount_point() {
     let before = take();
     std::fs::write(project.join(".git/objects/info/alternates"), "").expect("placeholder");
     std::fs::write(project.join(".git/config.worktree"), "[core]\n\thooksPath = /tmp/x\n").expect("filled");
-    let rules = Rules { ignored_dirs_count: true, after_learner: false };
+    let rules = Rules { ignored_dirs_count: true, after_learner: false, governed: false };
     let (escapes, traces) = Traces::default().split(snapshot::diff(&before, &take(), rules));
     let names = |v: &[snapshot::Change]| v.iter().map(|c| c.path.clone()).collect::<Vec<_>>();
     assert_eq!(names(&traces), ["project/.git/objects/info/alternates"], "an empty mount point is a trace");

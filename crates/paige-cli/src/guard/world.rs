@@ -48,8 +48,16 @@ pub(crate) struct World {
     pub data_dir: PathBuf,
     /// `PATH` of the doctor, for every command of the run.
     pub path: String,
+    /// Governed (`--guard-governed`): the project has intents, and Claude Code is started for
+    /// [`INTENT`], whose scope is [`SCOPE_DIR`]`/`; nothing else of the project may change.
+    pub governed: bool,
     serve: Option<Child>,
 }
+
+/// The intent a governed world's Claude Code is started for, and the one folder its scope
+/// names (`SCOPE_DIR/**`).
+pub(crate) const INTENT: &str = "INT-001";
+pub(crate) const SCOPE_DIR: &str = "agent";
 
 impl World {
     /// Lays out the world in `dir` (created): the project committed with `git` when it is
@@ -66,7 +74,7 @@ impl World {
         write(&home.join(".profile"), "# the learner's .profile\n", false)?;
         write(&home.join(".claude/settings.json"), "{\"theme\": \"dark\"}\n", false)?;
         std::fs::create_dir_all(&data_dir)?;
-        let world = World { dir, project, home, data_dir, path: path.to_owned(), serve: None };
+        let world = World { dir, project, home, data_dir, path: path.to_owned(), governed: false, serve: None };
         if git {
             world.git_setup()?;
         }
@@ -75,6 +83,18 @@ impl World {
         content.push_str(WORK_IN_PROGRESS);
         std::fs::write(&main, content)?;
         Ok(world)
+    }
+
+    /// Makes the project a governed one before its `paige serve` starts: one intent owning
+    /// `SCOPE_DIR/`, where the agent may write; every other file stays the learner's.
+    pub(crate) fn govern(&mut self) -> anyhow::Result<()> {
+        let intents = format!(
+            "active_intents:\n  - id: {INTENT}\n    name: Agent notes\n    status: IN_PROGRESS\n    owned_scope: [\"{SCOPE_DIR}/**\"]\n"
+        );
+        write(&self.project.join(".orchestration/active_intents.yaml"), &intents, false)?;
+        write(&self.project.join(SCOPE_DIR).join("notes.md"), "# the agent's notes\n", false)?;
+        self.governed = true;
+        Ok(())
     }
 
     fn git_setup(&self) -> anyhow::Result<()> {
