@@ -262,6 +262,27 @@ fn guard_cell_governed_root_jail_holds_every_attempt() {
     assert_cell_holds_with(&governed, None, &guard_path(&claude), "on", &expect);
 }
 
+/// Governed cell: an ordinary user, the jail (governed mode never runs Claude Code's sandbox).
+#[test]
+fn guard_cell_governed_user_jail_holds_every_attempt() {
+    let claude = claude().expect("PAIGE_TEST_CLAUDE");
+    let user = unprivileged_user().expect("root with setpriv (scripts/test.sh runs as root)");
+    let path = users_path(&guard_path(&claude));
+    let expect = ["governed, Claude Code started for INT-001", "user namespace         on"];
+    assert_cell_holds_with(&["--guard-governed"], Some(user), &path, "on", &expect);
+}
+
+/// Governed cell: root where AppArmor forbids user namespaces (the jail without one, every
+/// capability dropped).
+#[test]
+fn guard_cell_governed_root_without_user_namespaces_holds_every_attempt() {
+    let claude = claude().expect("PAIGE_TEST_CLAUDE");
+    let bin = tempfile::tempdir().expect("bin");
+    let path = apparmor_path(&claude, &bin.path().join("bin"));
+    let expect = ["governed, Claude Code started for INT-001", "user namespace         off"];
+    assert_cell_holds_with(&["--guard-governed"], None, &path, "on", &expect);
+}
+
 /// Governed cell: an ordinary user where AppArmor forbids user namespaces — Landlock and
 /// seccomp alone keep everything but the intent's folder read-only.
 #[test]
