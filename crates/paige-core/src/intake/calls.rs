@@ -159,9 +159,9 @@ pub(super) async fn control(core: Arc<Ctx>, session_id: String, turn: u32, last_
     };
     let result = match core.api().call::<intake_control::IntakeControlResponse>(core.db(), &options).await {
         Err(err) => Err(format!("the CONTROL call failed: {err}")),
-        Ok(answer) => match answer.validate(&last_turn.last_answer) {
+        Ok(answer) => match answer.verified(&last_turn.last_answer) {
             Err(why) => Err(format!("the CONTROL answer was not usable: {why}")),
-            Ok(()) => {
+            Ok(answer) => {
                 let pillar = |p: &intake_control::PillarScore| Pillar {
                     score: p.score.clamp(0, 100) as u8,
                     rationale: p.rationale.clone(),

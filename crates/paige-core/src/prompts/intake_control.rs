@@ -80,6 +80,36 @@ impl IntakeControlResponse {
     }
 }
 
+impl IntakeControlResponse {
+    /// The answer as the interview uses it (issue 41: the meter never moved with a real
+    /// model, whose answers each had a pillar or two backed by a paraphrase rather than a quote,
+    /// and one such pillar discarded the whole turn): a pillar whose rationale quotes nothing of
+    /// `answer` counts as no evidence (0, the rationale saying why), and the others keep their
+    /// scores. Only a score outside 0..=100 makes the answer unusable.
+    pub fn verified(mut self, answer: &str) -> Result<IntakeControlResponse, String> {
+        let out_of_range: Vec<String> = self
+            .pillars()
+            .iter()
+            .filter(|(_, p)| !(0..=MAX_SCORE).contains(&p.score))
+            .map(|(name, p)| format!("{name}: score {} is outside 0..={MAX_SCORE}", p.score))
+            .collect();
+        if !out_of_range.is_empty() {
+            return Err(format!("invalid CONTROL answer: {}", out_of_range.join("; ")));
+        }
+        let answer_words = words(answer);
+        for pillar in [&mut self.adaptability, &mut self.creativity, &mut self.reasoning] {
+            if pillar.score > 0 && !quotes_answer(&pillar.rationale, &answer_words) {
+                pillar.rationale = format!(
+                    "Counted as no evidence: the score of {} came with no quote from the answer ({})",
+                    pillar.score, pillar.rationale
+                );
+                pillar.score = 0;
+            }
+        }
+        Ok(self)
+    }
+}
+
 /// Lowercased words, with quotes, punctuation and whitespace as separators.
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()

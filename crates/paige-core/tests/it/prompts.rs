@@ -310,6 +310,21 @@ mod intake {
         assert!(!err.contains("creativity"), "a zero score may say anything: {err}");
     }
 
+    /// Issue 41: one paraphrased pillar no longer throws the turn away — it counts as no
+    /// evidence and the quoted pillars keep their scores; only a score out of range is unusable.
+    #[test]
+    fn the_interview_keeps_the_quoted_pillars_of_an_answer_and_counts_an_unquoted_one_as_none() {
+        let mixed = response(
+            pillar(70, "The learner moved to a pull-based design."),
+            pillar(30, "'a tiny replay log' is a workaround of their own."),
+            pillar(40, "\"polling every\" is too short, \"kept a tiny\" is in it"),
+        );
+        let used = mixed.verified(ANSWER).expect("usable");
+        assert_eq!((used.adaptability.score, used.creativity.score, used.reasoning.score), (0, 30, 40));
+        assert!(used.adaptability.rationale.starts_with("Counted as no evidence: the score of 70"), "{used:?}");
+        assert!(response(pillar(101, ANSWER), pillar(0, ""), pillar(0, "")).verified(ANSWER).is_err());
+    }
+
     #[test]
     fn two_short_words_are_no_quote_but_one_long_word_or_a_whole_short_answer_is() {
         let short = response(pillar(20, "\"so we\" shows it"), pillar(0, ""), pillar(0, ""));

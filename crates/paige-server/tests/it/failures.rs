@@ -101,7 +101,7 @@ async fn an_interviewer_reply_cut_off_mid_stream_shows_no_half_sentence_and_a_pr
     use paige_core::prompts::intake_interviewer::BACKGROUND_QUESTIONS;
     use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
     let fake = FakeAnthropic::start().await.expect("fake");
-    fake.always(Matcher::call_type("intake_control"), control(50, "log files", false));
+    fake.always(Matcher::call_type("intake_control"), control(50, "a parser for log files", false));
     // The body ends after "Nice. Logs are a good ", without message_stop.
     let cut = Reply::text_deltas(&["Nice. ", "Logs are a good ", "subject. How big ", "were they?"]).cut_after(2);
     fake.always(Matcher::call_type("intake_interviewer"), cut);

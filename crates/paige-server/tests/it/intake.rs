@@ -102,7 +102,7 @@ async fn an_interview_opens_with_paiges_own_question_and_the_guard_state_for_the
     assert_eq!(state["phase"], "background");
     assert_eq!((state["timeboxMs"].as_i64(), state["remainingMs"].as_i64()), (Some(240_000), Some(240_000)));
     assert_eq!((state["zeroRuns"].as_u64(), state["projectsUsed"].as_u64()), (Some(0), Some(1)));
-    assert_eq!(state["tau"], json!({"adaptability": 0.7, "creativity": 0.7, "reasoning": 0.7}));
+    assert_eq!(state["tau"], json!({"adaptability": 0.65, "creativity": 0.65, "reasoning": 0.65}));
     assert_eq!(state["awaitingAnswer"], true);
     assert_eq!(state["transcript"], json!([{"role": "interviewer", "text": BACKGROUND_QUESTIONS[0]}]));
     assert!(fake.message_requests().is_empty(), "no model call before the learner answers");
@@ -177,18 +177,18 @@ async fn a_reply_that_invites_coding_is_withheld_and_regenerated_with_a_stronger
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reply_flagged_twice_or_a_failing_interviewer_gives_way_to_a_prepared_question_and_says_so() {
     let fake = FakeAnthropic::start().await.expect("fake");
-    fake.always(Matcher::call_type("intake_control"), control(50, "log files", false));
+    fake.always(Matcher::call_type("intake_control"), control(50, "the log files of our servers", false));
     fake.once(Matcher::call_type("intake_interviewer"), Reply::text("Want to try a coding exercise?"));
     fake.once(Matcher::call_type("intake_interviewer"), Reply::text("Shall we start coding now?"));
     fake.always(Matcher::call_type("intake_interviewer"), Reply::server_error());
     let (_server, mut socket, _) = interview(&fake, Duration::from_secs(240)).await;
-    send(&mut socket, "intake:answer", json!({"text": "A parser for log files."})).await;
+    send(&mut socket, "intake:answer", json!({"text": "A parser for the log files of our servers."})).await;
     let frames = through(&mut socket, "intake:reply_done").await;
     let done = of(&frames, "intake:reply_done");
     assert_eq!(done, [json!({"turn": 2, "text": BACKGROUND_QUESTIONS[1]})]);
     let errors = of(&frames, "intake:error");
     assert!(errors[0]["message"].as_str().is_some_and(|m| m.contains("invited coding")), "{errors:?}");
-    send(&mut socket, "intake:answer", json!({"text": "The log files were huge."})).await;
+    send(&mut socket, "intake:answer", json!({"text": "The log files of our servers were huge."})).await;
     let frames = through(&mut socket, "intake:reply_done").await;
     assert_eq!(of(&frames, "intake:reply_done"), [json!({"turn": 3, "text": BACKGROUND_QUESTIONS[2]})]);
     let errors = of(&frames, "intake:error");
@@ -244,6 +244,51 @@ async fn at_the_timebox_the_interview_hands_over_to_the_coding_question_and_clau
     send(&mut socket, "intake:answer", json!({"text": "one more thing"})).await;
     let errors = of(&all_frames(&mut socket, QUIET).await, "intake:error");
     assert!(errors[0]["message"].as_str().is_some_and(|m| m.contains("over")), "{errors:?}");
+}
+
+/// Issue 41: a learner who answers fully is handed over when Paige has its picture (the
+/// gate), not at the timebox. CONTROL scores as a real model did: each answer shows one trait
+/// strongly (60) and one clearly (40), quoted, and backs the third with a paraphrase (50), which
+/// counts as no evidence — before, that one paraphrase threw the whole turn away and the meter
+/// never moved. Each answer takes the learner 30 s. Printed: answers and seconds to the gate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_learner_who_answers_fully_is_handed_over_by_the_gate_before_the_timebox() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let traits = ["adaptability", "creativity", "reasoning"];
+    for k in 0..12usize {
+        let quote = format!("answer number {k} shows");
+        let mut reply = serde_json::Map::new();
+        for (i, name) in traits.iter().enumerate() {
+            let (score, rationale) = match (i + 3 - k % 3) % 3 {
+                0 => (60, format!("\"{quote}\" it well")),
+                1 => (40, format!("\"{quote}\" it")),
+                _ => (50, "The learner seems to handle this kind of thing.".to_owned()),
+            };
+            reply.insert((*name).into(), json!({"score": score, "rationale": rationale}));
+        }
+        reply.insert("new_project".into(), json!(false));
+        reply.insert("project_name".into(), json!("the weather app"));
+        fake.once(Matcher::call_type("intake_control"), Reply::json(&Value::Object(reply)));
+    }
+    fake.always(Matcher::call_type("intake_interviewer"), Reply::text("What did you try next?"));
+    let (server, mut socket, _) = interview(&fake, Duration::from_secs(240)).await;
+    let mut handed_over = None;
+    for k in 0..12usize {
+        server.fixture.clock.advance(chrono::Duration::seconds(30));
+        let answer = format!("On the weather app, answer number {k} shows what I did and why, in detail.");
+        send(&mut socket, "intake:answer", json!({"text": answer})).await;
+        let frames = through(&mut socket, "intake:reply_done").await;
+        if let Some(transition) = of(&frames, "intake:transition").pop() {
+            handed_over = Some((k + 1, transition));
+            break;
+        }
+    }
+    let (answers, transition) = handed_over.expect("handed over before 12 answers");
+    assert_eq!(transition["reason"], "gate", "{transition}");
+    let logged = logged(&server, ActionType::IntakeTransition);
+    let elapsed = logged[0]["elapsedMs"].as_i64().expect("elapsed");
+    eprintln!("answered fully: handed over by the gate after {answers} answers, {} s", elapsed / 1000);
+    assert!(elapsed < 240_000 && answers <= 7, "{answers} answers, {elapsed} ms");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -123,7 +123,7 @@ fn turn_call(marker: String, next: String, regenerated: bool) -> Matcher {
 }
 
 fn control() -> Reply {
-    let pillar = json!({"score": 25, "rationale": "\"the cache\""});
+    let pillar = json!({"score": 25, "rationale": "\"the weather cache twice\""});
     Reply::json(&json!({
         "adaptability": pillar, "creativity": pillar, "reasoning": pillar,
         "new_project": false, "project_name": null
@@ -220,8 +220,12 @@ async fn across_100_interviews_no_held_out_coding_invitation_reaches_the_learner
             let scripted = frames.iter().rev().find(|f| is_reply_done(f, turn)).is_some_and(|f| {
                 BACKGROUND_QUESTIONS.iter().chain([&ANOTHER_PROJECT_QUESTION]).any(|q| f["payload"]["text"] == *q)
             });
-            plans.push((plan, calls, scripted));
-            if frames.iter().any(|f| f["type"] == "intake:transition") {
+            let handed_over = frames.iter().any(|f| f["type"] == "intake:transition");
+            // The answer that opened the gate gets the hand-over, not a reply: no reply to count.
+            if !(handed_over && calls == 0) {
+                plans.push((plan, calls, scripted));
+            }
+            if handed_over {
                 break;
             }
         }

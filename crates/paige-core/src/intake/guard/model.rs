@@ -102,8 +102,12 @@ impl Default for GuardConfig {
             timebox_ms: 240_000,
             zero_run_limit: 2,
             project_cap: 2,
-            tau: Traits::splat(0.7),
-            prior_mass: 2.0,
+            // The gate opens at W_T ≥ 1.86 on every trait (τ / (1 − τ) × prior): about six
+            // full answers, each with clear evidence (CONTROL's 31-70) of two traits — three
+            // minutes for a learner who answers fully (issue 41). With τ 0.7 and a prior of 2
+            // (W_T ≥ 4.67) it took fifteen, and every interview ended at the timebox.
+            tau: Traits::splat(0.65),
+            prior_mass: 1.0,
             typing_quiet_ms: 20_000,
             control_wait_ms: 2_000,
         }
