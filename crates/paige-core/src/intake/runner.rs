@@ -203,6 +203,16 @@ impl Runner {
             }
             Done::Control { turn, result: Err(error) } => {
                 tracing::warn!(turn, "intake: {error}");
+                // Said where it happens (issue 41): the meter stays where it is for this answer.
+                let (reason, details) = error.split_once('\n').unwrap_or((&error, ""));
+                let message = crate::protocol::error_text(
+                    &format!(
+                        "Paige could not weigh this answer ({}), so the meter did not move; the interview goes on.",
+                        reason.trim_end_matches('.')
+                    ),
+                    details,
+                );
+                core.broadcast(ServerMessage::IntakeError(IntakeError { message, retryable: false }));
                 self.queue.push_back(GuardEvent::ControlFailed { turn, error });
             }
             Done::Reply { turn, reply } => {

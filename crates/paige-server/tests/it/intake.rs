@@ -348,6 +348,11 @@ async fn a_failing_control_call_keeps_the_interview_going_without_a_score() {
     let state = of(&frames, "intake:state").pop().expect("state");
     assert_eq!((state["zeroRuns"].as_u64(), state["weights"]["reasoning"].as_f64()), (Some(0), Some(0.0)));
     assert!(logged(&server, ActionType::IntakeTurn).is_empty(), "no score, no turn record");
+    // Said to the learner (issue 41), not only logged.
+    let errors = of(&frames, "intake:error");
+    let message = errors.first().and_then(|e| e["message"].as_str()).unwrap_or_default();
+    assert!(message.starts_with("Paige could not weigh this answer (the CONTROL call failed"), "{errors:?}");
+    assert!(message.contains("the meter did not move"), "{message}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
