@@ -509,7 +509,7 @@ export class IntakePanel {
     box.dataset.testid = "intake-coding-question";
     const reason = this.ended?.reason ?? this.guard?.reason;
     if (reason === "skipped") {
-      box.append(el("p", "intake-why", "You skipped the interview for now: Claude Code plans from the work itself."));
+      box.append(el("p", "intake-why", "You skipped the interview for now: Claude Code plans from the work itself, and the interview opens again with your next session."));
       const again = el("button", "secondary", "Take the interview now");
       again.type = "button";
       again.dataset.testid = "intake-take-later";

@@ -229,6 +229,7 @@ describe("the interview for a first-time learner", () => {
     expect(ui.sent.at(-1)).toEqual({ type: "intake:skip", payload: {} });
     ui.panel.transition({ sessionId: "s-1", reason: "skipped", reasons: ["skipped"], codingQuestion: "" });
     expect(ui.$("intake-coding-question")?.textContent).toContain("You skipped the interview for now");
+    expect(ui.$("intake-coding-question")?.textContent).toContain("opens again with your next session");
     expect(ui.$("intake-input")).toBeNull();
     ui.$("intake-take-later")!.click();
     expect(ui.sent.at(-1)).toEqual({ type: "intake:start", payload: {} });

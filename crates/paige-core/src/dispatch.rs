@@ -190,7 +190,7 @@ impl Core {
                 };
                 match self.coaching().begin_coaching_session(request) {
                     Ok(_) => {
-                        self.coaching().intake().for_first_session(from);
+                        self.coaching().intake().for_new_session(from);
                         None
                     }
                     Err(err) => Some(session_error(err, "session:start")),

@@ -97,6 +97,18 @@ impl Db {
         Ok(rows)
     }
 
+    /// How the learner's interviews have ended, over every session: (one ran to its hand-over,
+    /// one was skipped) — `intake_transition` actions by their reason.
+    pub fn interview_endings(&self) -> Result<(bool, bool), DbError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT DISTINCT json_extract(data, '$.reason') = 'skipped' FROM action_log
+             WHERE action_type = 'intake_transition' AND data IS NOT NULL",
+        )?;
+        let skips: Vec<Option<bool>> = stmt.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        Ok((skips.contains(&Some(false)), skips.contains(&Some(true))))
+    }
+
     /// Every action type the log holds, in any session or none.
     pub fn logged_action_types(&self) -> Result<std::collections::HashSet<ActionType>, DbError> {
         let conn = self.conn();

@@ -136,10 +136,15 @@ impl Intake {
         Ok(())
     }
 
-    /// A learner's first session opens with the interview; later ones have it when the
-    /// learner asks (`intake:start`). A failure to start is logged: the session stands.
-    pub(crate) fn for_first_session(self: &Arc<Self>, from: ConnectionId) {
-        if self.ctx.db().sessions().is_ok_and(|sessions| sessions.len() == 1)
+    /// A learner's first session opens with the interview, and so does each next one while
+    /// the learner has skipped it ("Skip for now") and never had one run to its hand-over
+    /// (issue 41: once the skipped session was over, nothing offered it again); otherwise a
+    /// session has it when the learner asks (`intake:start`). A failure to start is logged:
+    /// the session stands.
+    pub(crate) fn for_new_session(self: &Arc<Self>, from: ConnectionId) {
+        let first = self.ctx.db().sessions().is_ok_and(|sessions| sessions.len() == 1);
+        let skipped_only = matches!(self.ctx.db().interview_endings(), Ok((false, true)));
+        if (first || skipped_only)
             && let Err(err) = self.start(from)
         {
             tracing::warn!("the first session's interview did not start: {}", err.message);

@@ -372,6 +372,37 @@ async fn a_learners_first_session_opens_with_the_interview_and_later_ones_only_w
     assert_eq!(of(&frames, "intake:reply_done").len(), 1, "…until the learner asks for it");
 }
 
+/// Issue 41: "Skip for now" means later. A skipped interview opens again with the next
+/// session, and the one after, until one runs to its hand-over; then sessions start without.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_skipped_interview_opens_again_with_the_next_session_until_one_is_finished() {
+    let fake = FakeAnthropic::start().await.expect("fake");
+    let server = crate::coaching_server_with(&fake, |config| {
+        config.gh_program = Some("/nonexistent/gh".into());
+        config.limits.intake_timebox = Duration::from_secs(240);
+    })
+    .await;
+    let core = &server.fixture.core;
+    let mut socket = ui(&server).await;
+    let opens = |frames: &[Value]| of(frames, "intake:reply_done").iter().any(|d| d["turn"] == 1);
+    send(&mut socket, "session:start", json!({"title": "Add a weather widget"})).await;
+    assert!(opens(&through(&mut socket, "intake:reply_done").await), "the first session opens with it");
+    send(&mut socket, "intake:skip", json!({})).await;
+    through(&mut socket, "intake:transition").await;
+    core.coaching().end_session(paige_core::db::SessionStatus::Completed).expect("ended");
+    send(&mut socket, "session:start", json!({"title": "Fix the login race"})).await;
+    let frames = through(&mut socket, "intake:reply_done").await;
+    assert!(opens(&frames), "skipped: the next session opens with it again");
+    server.fixture.clock.advance(chrono::Duration::seconds(240));
+    let over = of(&through(&mut socket, "intake:transition").await, "intake:transition");
+    assert_eq!(over.first().map(|t| t["reason"].clone()), Some(json!("timebox")), "{over:?}");
+    core.coaching().end_session(paige_core::db::SessionStatus::Completed).expect("ended");
+    send(&mut socket, "session:start", json!({"title": "Tidy the settings page"})).await;
+    let frames = through(&mut socket, "session:started").await;
+    let frames = [frames, all_frames(&mut socket, QUIET).await].concat();
+    assert!(!opens(&frames) && of(&frames, "intake:state").is_empty(), "finished once: no more by itself");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_restart_the_interview_is_rebuilt_from_its_events_and_its_timebox_keeps_running() {
     let fake = FakeAnthropic::start().await.expect("fake");
