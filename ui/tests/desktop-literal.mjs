@@ -180,7 +180,8 @@ export async function literalModelPlansInTheWindow(work) {
   // The app opened again on the same project: the session it left is live again as it was,
   // and the new Claude Code is not told to plan a session that has its plan.
   const toldBefore = agentCalls().filter((c) => lastUserText(c.body).includes(TOLD_TO_PLAN)).length;
-  await withApp({ env, args: [project] }, async ({ exec, terminalText }) => {
+  await withApp({ env, args: [project] }, async ({ s, find, exec, click, terminalText }) => {
+    const shown = (testid) => exec(`return document.querySelector('[data-testid="${testid}"]') !== null`);
     await check("the app opened again resumes the session as it was, and its new Claude Code is not told to plan it again", async () => {
       await waitFor("the phases", () => exec("return document.querySelectorAll('[data-testid=phase]').length === 2"), 30_000);
       const title = await exec("return document.querySelector('[data-testid=session-title]')?.textContent");
@@ -189,6 +190,36 @@ export async function literalModelPlansInTheWindow(work) {
       await sleep(4_000);
       const told = agentCalls().filter((c) => lastUserText(c.body).includes(TOLD_TO_PLAN)).length;
       if (told !== toldBefore) throw new Error(`told to plan ${told - toldBefore} more time(s) after reopening`);
+    });
+    // Issue 40's other order in the app: the session first, then Claude Code. The learner
+    // leaves Claude Code, ends the session and starts the next one with no Claude Code running
+    // (the interview they skipped opens again; they skip it again); Enter starts Claude Code,
+    // which is given the kickoff once and plans.
+    await check("with Claude Code exited, the learner starts the next session, then presses Enter: the new Claude Code plans it", async () => {
+      const term = await find(".xterm-helper-textarea");
+      await wd("POST", `${s}/element/${term}/value`, { text: "/exit" });
+      await sleep(800);
+      await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
+      await waitFor("Claude Code's exit in the terminal", async () => (await terminalText()).includes("Press Enter to start it again"), 30_000);
+      await click('[data-testid="end-session"]');
+      await waitFor("the start form", () => find('[data-testid="start-view"] [data-testid="start-form"]'), 60_000);
+      await wd("POST", `${s}/element/${await find('[data-testid="start-title"]')}/value`, { text: "Refresh the token in time" });
+      await click('[data-testid="start-submit"]');
+      await waitFor("the skipped interview, offered again", () => shown("intake-skip"), 20_000);
+      await click('[data-testid="intake-skip"]');
+      await waitFor("the panel waiting for the plan", () => shown("plan-waiting"), 5_000);
+      await sleep(3_000);
+      const toldBeforeEnter = agentCalls().filter((c) => lastUserText(c.body).includes(TOLD_TO_PLAN)).length;
+      const startedAgain = Date.now();
+      await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
+      await waitFor("the new session's phases", () => shown("phases"), 120_000).catch(async (err) => {
+        throw new Error(`${err.message}; the terminal shows ${JSON.stringify((await terminalText()).slice(-500))}`);
+      });
+      const title = await exec("return document.querySelector('[data-testid=session-title]')?.textContent");
+      if (title !== "Refresh the token in time") throw new Error(`planned session ${JSON.stringify(title)}`);
+      const kicked = agentCalls().filter((c) => lastUserText(c.body).includes(TOLD_TO_PLAN));
+      if (kicked.length !== toldBeforeEnter + 1) throw new Error(`${kicked.length - toldBeforeEnter} kickoffs after Enter`);
+      console.log(`     session first, then Claude Code: the kickoff reached it ${kicked.at(-1).at - startedAgain} ms after Enter`);
     });
   });
   await fake.close();
