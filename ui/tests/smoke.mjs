@@ -605,6 +605,8 @@ try {
     if (!skipped?.includes("You skipped the interview for now")) throw new Error(`after the skip: ${JSON.stringify(skipped)}`);
     await page.waitForSelector('[data-testid="intake-take-later"]');
     await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 2_000 });
+    if (!skipped.includes("opens again with your next session")) throw new Error(`after the skip: ${JSON.stringify(skipped)}`);
+    await page.screenshot({ path: join(artifacts, "browser-intake-skipped.png") });
     const frames = await page.evaluate(() => window.paige.framesOf("intake:transition").map((f) => f.reason));
     if (frames.at(-1) !== "skipped") throw new Error(`transitions: ${JSON.stringify(frames)}`);
   });
