@@ -101,6 +101,20 @@ async fn real_claude_bound_to_an_intent_cannot_write_outside_its_scope_through_b
     drop(paige);
 }
 
+/// Adds a second intent to a governed world: INT-002, owning `src/auth/**`, with `more` of
+/// its YAML (a budget); both intents' folders are made.
+fn with_second_intent(world: &crate::World, more: &str) {
+    let project = world.project();
+    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
+    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
+    let intents = project.join(".orchestration/active_intents.yaml");
+    let yaml = std::fs::read_to_string(&intents).expect("intents");
+    let second = format!(
+        "  - id: INT-002\n    name: Sign-in form\n    status: IN_PROGRESS\n    owned_scope: [\"src/auth/**\"]\n{more}"
+    );
+    std::fs::write(&intents, format!("{yaml}{second}")).expect("a second intent");
+}
+
 /// Issue 42, SC-006 ("the handshake adds ≤ 1 s"), measured through real Claude Code: in one
 /// governed session, eight selects that switch between INT-001 and INT-002 each time, and
 /// eight read-only Bash calls beside them. The gap from one model request to the next, with
@@ -111,13 +125,7 @@ async fn real_claude_bound_to_an_intent_cannot_write_outside_its_scope_through_b
 async fn real_claude_switches_intents_eight_times_and_the_round_trips_are_measured() {
     let Some(claude) = claude() else { return };
     let world = crate::hook::governed_world();
-    let project = world.project();
-    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
-    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
-    let intents = project.join(".orchestration/active_intents.yaml");
-    let yaml = std::fs::read_to_string(&intents).expect("intents");
-    let second = "  - id: INT-002\n    name: Sign-in\n    status: IN_PROGRESS\n    owned_scope: [\"src/auth/**\"]\n";
-    std::fs::write(&intents, format!("{yaml}{second}")).expect("a second intent");
+    with_second_intent(&world, "");
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let selects: Vec<String> =
@@ -171,13 +179,7 @@ async fn real_claude_switches_intents_eight_times_and_the_round_trips_are_measur
 async fn real_claude_is_held_to_a_token_budget_for_its_own_intents_work_only() {
     let Some(claude) = claude() else { return };
     let world = crate::hook::governed_world();
-    let project = world.project();
-    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
-    std::fs::create_dir_all(project.join("src/auth")).expect("mkdir");
-    let intents = project.join(".orchestration/active_intents.yaml");
-    let yaml = std::fs::read_to_string(&intents).expect("intents");
-    let second = "  - id: INT-002\n    name: Sign-in\n    status: IN_PROGRESS\n    owned_scope: [\"src/auth/**\"]\n    budget: {tokens: 500}\n";
-    std::fs::write(&intents, format!("{yaml}{second}")).expect("a budgeted intent");
+    with_second_intent(&world, "    budget: {tokens: 500}\n");
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let select = |id: &str| format!(r#"mcp__paige__select_active_intent {{"intent_id": "{id}"}}"#);
@@ -349,13 +351,7 @@ async fn paige_claude_starts_claude_code_again_in_the_view_of_the_intent_it_sele
     let mut world = crate::hook::governed_world();
     let system_path = std::env::var("PATH").unwrap_or_default();
     world.set("PATH", &system_path);
-    let project = world.project();
-    std::fs::create_dir_all(project.join("src/weather")).expect("mkdir");
-    let intents = project.join(".orchestration/active_intents.yaml");
-    let yaml = std::fs::read_to_string(&intents).expect("intents");
-    let second =
-        "  - id: INT-002\n    name: Sign-in form\n    status: IN_PROGRESS\n    owned_scope: [\"src/auth/**\"]\n";
-    std::fs::write(&intents, format!("{yaml}{second}")).expect("a second intent");
+    with_second_intent(&world, "");
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(10));
 
