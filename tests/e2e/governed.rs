@@ -101,6 +101,19 @@ async fn real_claude_bound_to_an_intent_cannot_write_outside_its_scope_through_b
     drop(paige);
 }
 
+/// The fake answers the agent loop's requests with these tool calls, one each (`toolu_00`,
+/// …), then says "done".
+fn script_calls(fake: &paige_fake_anthropic::FakeAnthropic, calls: &[(&str, Value)]) {
+    use paige_fake_anthropic::{Matcher, Reply};
+    let agent_loop =
+        || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
+    for (i, (name, input)) in calls.iter().enumerate() {
+        let call = serde_json::json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": name, "input": input});
+        fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
+    }
+    fake.always(Matcher::Any, Reply::text("done"));
+}
+
 /// Adds a second intent to a governed world: INT-002, owning `src/auth/**`, with `more` of
 /// its YAML (a budget); both intents' folders are made.
 fn with_second_intent(world: &crate::World, more: &str) {
@@ -225,7 +238,7 @@ async fn real_claude_is_held_to_a_token_budget_for_its_own_intents_work_only() {
 /// system", so nothing changed for the detector to undo. `paige claude` said what is writable.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paige_claude_for_an_intent_can_write_only_its_folders_by_construction() {
-    use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+    use paige_fake_anthropic::FakeAnthropic;
     let Some(claude) = claude() else { return };
     if !crate::guard::jail_runs() {
         return;
@@ -245,17 +258,13 @@ async fn paige_claude_for_an_intent_can_write_only_its_folders_by_construction()
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
 
     let fake = FakeAnthropic::start().await.expect("fake");
-    let agent_loop =
-        || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
-    let calls = [
-        ("mcp__paige__select_active_intent", serde_json::json!({"intent_id": "INT-001"})),
-        ("Bash", serde_json::json!({"command": "npm test", "description": "run the tests"})),
-    ];
-    for (i, (name, input)) in calls.iter().enumerate() {
-        let call = serde_json::json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": name, "input": input});
-        fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
-    }
-    fake.always(Matcher::Any, Reply::text("done"));
+    script_calls(
+        &fake,
+        &[
+            ("mcp__paige__select_active_intent", serde_json::json!({"intent_id": "INT-001"})),
+            ("Bash", serde_json::json!({"command": "npm test", "description": "run the tests"})),
+        ],
+    );
     let (events, stderr) = paige_claude(&world, &claude, &fake, &["--intent", "INT-001", "-p", "go"]).await;
     assert!(
         stderr.contains("governed mode — INT-001 can write only src/weather/; the rest of the project is read-only"),
@@ -288,27 +297,23 @@ async fn paige_claude_for_an_intent_can_write_only_its_folders_by_construction()
 /// of the write — Claude Code passes a PreCompact hook's output on as compaction instructions.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_claude_compacting_a_governed_session_keeps_the_intent_and_its_trace() {
-    use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
+    use paige_fake_anthropic::FakeAnthropic;
     let Some(claude) = claude() else { return };
     let world = crate::hook::governed_world();
     std::fs::create_dir_all(world.project().join("src/weather")).expect("mkdir");
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
     let fake = FakeAnthropic::start().await.expect("fake");
-    let agent_loop =
-        || Matcher::custom(|r| r.body.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()));
-    let calls = [
-        ("mcp__paige__select_active_intent", serde_json::json!({"intent_id": "INT-001"})),
-        (
-            "Bash",
-            serde_json::json!({"command": "echo 'pub fn forecast() {}' > src/weather/mod.rs", "description": "add the forecast"}),
-        ),
-    ];
-    for (i, (name, input)) in calls.iter().enumerate() {
-        let call = serde_json::json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": name, "input": input});
-        fake.once(agent_loop(), Reply::message(vec![call], "tool_use"));
-    }
-    fake.always(Matcher::Any, Reply::text("done"));
+    script_calls(
+        &fake,
+        &[
+            ("mcp__paige__select_active_intent", serde_json::json!({"intent_id": "INT-001"})),
+            (
+                "Bash",
+                serde_json::json!({"command": "echo 'pub fn forecast() {}' > src/weather/mod.rs", "description": "add the forecast"}),
+            ),
+        ],
+    );
     let (events, stderr) = paige_claude(&world, &claude, &fake, &["-p", "go"]).await;
     let results = tool_results(&events);
     assert!(results.len() == 2 && results.iter().all(|r| r["is_error"] != true), "{results:?}\n{stderr}");
