@@ -10,6 +10,7 @@
 //!   audit ledger. A missing or corrupt sidecar then denies every mutating action.
 
 pub mod bash;
+mod bash_inputs;
 mod coach;
 mod context;
 mod engine;
