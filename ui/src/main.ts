@@ -11,7 +11,7 @@ import { PracticePanel } from "./practice";
 import { type AnyFrame, type ServerFrame, encodeFrame } from "./protocol";
 import { ReviewPanel } from "./review";
 import { call, errorText, inDesktop } from "./shell";
-import { mountTerminal } from "./terminal";
+import { mountTerminal, showAgentCommand } from "./terminal";
 import { connect } from "./transport";
 import { ProjectsPanel } from "./welcome";
 
@@ -289,6 +289,7 @@ function route(frame: ServerFrame): void {
     case "connection:init":
       // A new connection (start-up, a reconnect): the dashboard asks afresh.
       dashboard.load();
+      showAgentCommand(terminal, transport, frame.payload.agentCommand);
       return coaching.connectionInit(frame.payload);
     case "dashboard:dreyfus":
     case "practice:solution_review":

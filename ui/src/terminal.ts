@@ -23,11 +23,24 @@ export function mountTerminal(host: HTMLElement, transport: Transport): Terminal
     term.onData((input) => transport.send("terminal:input", { input }));
     transport.onTerminalOutput((data) => term.write(data));
   } else {
-    term.write("This browser UI (paige serve) has no terminal of its own.\r\n");
-    term.write("Run Claude Code for this Paige in your own terminal, beside it:\r\n\r\n");
-    term.write("    paige claude\r\n\r\n");
-    term.write("It starts Claude Code exactly as the desktop app does: Paige's tools and hooks, the coach,\r\n");
-    term.write("and your project read-only to it.\r\n");
+    writeNoTerminalNote(term, "paige claude");
   }
   return term;
+}
+
+/** What the browser UI shows where the app has its terminal: how to run Claude Code beside it. */
+function writeNoTerminalNote(term: Terminal, command: string): void {
+  term.write("This browser UI (paige serve) has no terminal of its own.\r\n");
+  term.write("Run Claude Code for this Paige in your own terminal, beside it:\r\n\r\n");
+  term.write(`    ${command}\r\n\r\n`);
+  term.write("It starts Claude Code exactly as the desktop app does: Paige's tools and hooks, the coach,\r\n");
+  term.write("and your project read-only to it.\r\n");
+}
+
+/** `connection:init`'s command for this Paige (`/path/to/paige claude`: a bare `paige` is not on
+ * PATH on a fresh clone), in the browser UI's note. The app's own terminal is left alone. */
+export function showAgentCommand(term: Terminal, transport: Pick<Transport, "hasTerminal">, command: string | undefined): void {
+  if (transport.hasTerminal || !command) return;
+  term.reset();
+  writeNoTerminalNote(term, command);
 }

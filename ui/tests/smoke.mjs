@@ -5,7 +5,7 @@
 //
 //   PAIGE_BIN=target/debug/paige node tests/smoke.mjs
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -139,6 +139,13 @@ try {
     await new Promise((r) => setTimeout(r, 1500)); // past the watcher's debounce
     const tabs = await page.evaluate(() => window.paige.openTabs());
     if (JSON.stringify(tabs) !== '["src/greet.js"]') throw new Error(`open tabs: ${JSON.stringify(tabs)}`);
+  });
+  await check("the browser's terminal pane names the command that runs Claude Code for this Paige: this paige binary, not a bare `paige`", async () => {
+    const expected = `${realpathSync(bin)} claude`;
+    const shown = async () => (await page.locator(".terminal-pane .xterm-rows").textContent()) ?? "";
+    await waitFor("the command in the terminal pane", async () => (await shown()).includes(expected), 10_000).catch(async (err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(await shown())}`);
+    });
   });
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, "browser-ui.png") });

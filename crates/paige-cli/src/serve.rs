@@ -20,7 +20,14 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     init_logging();
     let env = environment(args.data_dir.as_ref())?;
     let overrides = ConfigOverrides { project_dir: args.project, port: args.port, data_dir: args.data_dir };
-    let config = Config::load(&env, overrides)?;
+    let mut config = Config::load(&env, overrides)?;
+    // What the browser UI tells the learner to run beside it: this very binary.
+    config.agent_command = std::env::current_exe().ok().map(|paige| {
+        let paige = paige.to_string_lossy();
+        let plain = paige.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c));
+        let paige = if plain { paige.into_owned() } else { paige_core::launch::shell_quote(&paige) };
+        format!("{paige} claude")
+    });
     let ui_dir = find_ui(args.ui_dir)?;
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;

@@ -40,6 +40,10 @@ pub struct Config {
     /// Whether coach mode runs Claude Code in the read-only view (`PAIGE_JAIL`, probed with
     /// `PATH` on load); [`Config::new`] has none.
     pub agent_jail: crate::launch::jail::Confinement,
+    /// How the learner runs Claude Code for this Paige from their own terminal
+    /// (`/path/to/paige claude`): set by `paige serve`, whose browser UI has no terminal and
+    /// shows it (issue 41: a bare `paige claude` is not on `PATH` on a fresh clone).
+    pub agent_command: Option<String>,
 }
 
 impl std::fmt::Debug for Config {
@@ -58,6 +62,7 @@ impl std::fmt::Debug for Config {
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
             .field("limits", &self.limits)
             .field("agent_jail", &self.agent_jail)
+            .field("agent_command", &self.agent_command)
             .finish()
     }
 }
@@ -165,6 +170,7 @@ impl Config {
             token: var("PAIGE_TOKEN").map(str::to_owned),
             limits: crate::limits::Limits::from_env(env)?,
             agent_jail: crate::launch::jail::Confinement::from_env(env),
+            agent_command: None,
         })
     }
 
@@ -185,6 +191,7 @@ impl Config {
             token: None,
             limits: Default::default(),
             agent_jail: crate::launch::jail::Confinement::Off("not set up for this core".into()),
+            agent_command: None,
         }
     }
 

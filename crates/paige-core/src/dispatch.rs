@@ -381,6 +381,7 @@ impl Core {
             session_id: self.active_session().map(|s| s.id),
             capabilities: HANDLED.iter().chain(terminal.then_some(&TERMINAL_INPUT)).map(|s| s.to_string()).collect(),
             feature_flags,
+            agent_command: self.config().agent_command.clone(),
         })
     }
 

@@ -165,7 +165,12 @@ sessionId: string | null,
 /**
  * The client message types this server handles fully.
  */
-capabilities: Array<string>, featureFlags: { [key in string]: boolean }, };
+capabilities: Array<string>, featureFlags: { [key in string]: boolean }, 
+/**
+ * The command that runs Claude Code for this Paige from a terminal (`paige serve`'s
+ * browser UI shows it where the desktop app has its terminal).
+ */
+agentCommand?: string, };
 
 /**
  * A cursor position; 1-based as in Monaco.

@@ -466,7 +466,7 @@ fn paige_env(server: &AgentServer) -> Vec<(OsString, OsString)> {
 }
 
 /// Quotes a path for the `sh -c` Claude Code runs hook commands with.
-fn shell_quote(s: &str) -> String {
+pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 

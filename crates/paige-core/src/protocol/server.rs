@@ -117,6 +117,11 @@ pub struct ConnectionInit {
     /// The client message types this server handles fully.
     pub capabilities: Vec<String>,
     pub feature_flags: std::collections::BTreeMap<String, bool>,
+    /// The command that runs Claude Code for this Paige from a terminal (`paige serve`'s
+    /// browser UI shows it where the desktop app has its terminal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub agent_command: Option<String>,
 }
 
 /// Machine-readable error classes for `connection:error`.
