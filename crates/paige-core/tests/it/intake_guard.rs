@@ -266,23 +266,27 @@ fn a_new_project_the_learner_brings_up_unasked_does_not_count() {
 #[test]
 fn the_gate_opens_once_every_trait_reaches_tau() {
     let config = GuardConfig::default();
-    // conf = W / (W + 2) with W growing by 0.8 an answer: the first n with conf >= 0.7.
-    let needed = (1..).find(|n| {
-        let w = 0.8 * f64::from(*n);
-        w / (w + config.prior_mass) >= 0.7
-    });
-    assert_eq!(needed, Some(6));
-    let mut run = started(config);
-    for turn in 1..6 {
+    // conf = W / (W + prior) with W growing by 0.8 an answer: the first n with conf >= tau
+    // (3 with the defaults: tau 0.65, a prior of 1).
+    let needed = (1..)
+        .find(|n: &u32| {
+            let w = 0.8 * f64::from(*n);
+            w / (w + config.prior_mass) >= config.tau.reasoning
+        })
+        .expect("reached");
+    assert_eq!(needed, 3, "the defaults' gate: three strong answers");
+    let mut run = started(config.clone());
+    for turn in 1..needed {
         let out = run.exchange(i64::from(turn) * 10_000, turn, [80, 80, 80]);
         assert_eq!(out.last(), Some(&GuardAction::AskBackground { turn: turn + 1 }), "turn {turn}");
         assert!(!run.state.stop_check);
     }
-    let out = run.exchange(60_000, 6, [80, 80, 80]);
+    let out = run.exchange(i64::from(needed) * 10_000, needed, [80, 80, 80]);
     assert!(run.state.stop_check);
     assert_eq!(out[1], GuardAction::Transition { reason: Reason::Gate, reasons: vec![Reason::Gate] });
-    assert!((run.state.confidence.creativity - 4.8 / 6.8).abs() < 1e-9);
-    assert!((run.state.weights.reasoning - 4.8).abs() < 1e-9);
+    let w = 0.8 * f64::from(needed);
+    assert!((run.state.confidence.creativity - w / (w + config.prior_mass)).abs() < 1e-9);
+    assert!((run.state.weights.reasoning - w).abs() < 1e-9);
 }
 
 #[test]
@@ -401,7 +405,8 @@ fn each_applied_result_is_logged_with_the_fr006_fields() {
     assert_eq!((log.last_question.as_str(), log.last_answer.as_str()), ("question 1", "answer 1"));
     assert_eq!(log.pillars, Some(pillars([50, 0, 100])));
     assert_eq!(log.weights, Traits { adaptability: 0.5, creativity: 0.0, reasoning: 1.0 });
-    assert!((log.confidence.adaptability - 0.2).abs() < 1e-9);
+    let prior = GuardConfig::default().prior_mass;
+    assert!((log.confidence.adaptability - 0.5 / (0.5 + prior)).abs() < 1e-9);
     assert_eq!((log.zero_runs, log.projects_used, log.reason), (0, 1, None));
 }
 
