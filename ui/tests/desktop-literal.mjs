@@ -66,6 +66,17 @@ function processesNaming(needle) {
   return found;
 }
 
+/** The learner types `/exit` into the window's Claude Code and waits for the terminal's offer
+ * to start it again; returns the terminal's input element. */
+async function exitClaudeCode({ s, find, terminalText }) {
+  const term = await find(".xterm-helper-textarea");
+  await wd("POST", `${s}/element/${term}/value`, { text: "/exit" });
+  await sleep(800);
+  await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
+  await waitFor("Claude Code's exit in the terminal", async () => (await terminalText()).includes("Press Enter to start it again"), 30_000);
+  return term;
+}
+
 /** Runs the checks in a fresh app under `work`; skipped (said) without PAIGE_TEST_CLAUDE. */
 export async function literalModelPlansInTheWindow(work) {
   const claude = process.env.PAIGE_TEST_CLAUDE;
@@ -151,11 +162,7 @@ export async function literalModelPlansInTheWindow(work) {
     // Issue 40's restart in the app: the learner leaves Claude Code and starts it again from
     // the terminal's own prompt; what they marked done meanwhile reaches the new one.
     await check("the learner exits Claude Code, marks phase 2 done, and presses Enter: the restarted Claude Code is told of it", async () => {
-      const term = await find(".xterm-helper-textarea");
-      await wd("POST", `${s}/element/${term}/value`, { text: "/exit" });
-      await sleep(800);
-      await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
-      await waitFor("Claude Code's exit in the terminal", async () => (await terminalText()).includes("Press Enter to start it again"), 30_000);
+      const term = await exitClaudeCode({ s, find, terminalText });
       await click('[data-testid="phase"][data-current="true"] [data-testid="phase-done"]');
       const startedAgain = Date.now();
       await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
@@ -196,11 +203,7 @@ export async function literalModelPlansInTheWindow(work) {
     // (the interview they skipped opens again; they skip it again); Enter starts Claude Code,
     // which is given the kickoff once and plans.
     await check("with Claude Code exited, the learner starts the next session, then presses Enter: the new Claude Code plans it", async () => {
-      const term = await find(".xterm-helper-textarea");
-      await wd("POST", `${s}/element/${term}/value`, { text: "/exit" });
-      await sleep(800);
-      await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
-      await waitFor("Claude Code's exit in the terminal", async () => (await terminalText()).includes("Press Enter to start it again"), 30_000);
+      const term = await exitClaudeCode({ s, find, terminalText });
       await click('[data-testid="end-session"]');
       await waitFor("the start form", () => find('[data-testid="start-view"] [data-testid="start-form"]'), 60_000);
       await wd("POST", `${s}/element/${await find('[data-testid="start-title"]')}/value`, { text: "Refresh the token in time" });

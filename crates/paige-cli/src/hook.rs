@@ -38,7 +38,9 @@ pub fn run(event: &str) -> ExitCode {
         if payload.is_none() {
             bail!("the hook payload on stdin is not json");
         }
-        ask_paige(event, &with_view(&stdin))
+        use paige_core::hook_event::{LAUNCH_VAR, VIEW_INTENT_VAR};
+        let view = std::env::var(LAUNCH_VAR).ok().zip(std::env::var(VIEW_INTENT_VAR).ok());
+        ask_paige(event, &with_view(&stdin, view))
     }));
     let outcome = match outcome {
         Ok(result) => result,
@@ -144,12 +146,14 @@ fn timeout_from(event: HookEvent, value: Option<&str>) -> Duration {
 }
 
 /// Where Paige listens: PAIGE_URL + PAIGE_TOKEN, else DATA_DIR/run/server.json.
-/// The payload with the launch and view this Claude Code runs in (`paige claude --intent`),
-/// from the environment its launcher gave it; as it came otherwise. Any `paige_view` in the
-/// payload itself is dropped: only the launcher says which view it made.
-fn with_view(payload: &[u8]) -> Vec<u8> {
-    use paige_core::hook_event::{LAUNCH_VAR, VIEW_INTENT_VAR};
-    let view = std::env::var(LAUNCH_VAR).ok().zip(std::env::var(VIEW_INTENT_VAR).ok());
+/// The payload with the launch and view this Claude Code runs in (`paige claude --intent`:
+/// `view`, from the environment its launcher gave it); as it came otherwise, without a second
+/// parse on every hook. Any `paige_view` in the payload itself is dropped: only the launcher
+/// says which view it made.
+fn with_view(payload: &[u8], view: Option<(String, String)>) -> Vec<u8> {
+    if view.is_none() && !payload.windows(b"paige_view".len()).any(|w| w == b"paige_view") {
+        return payload.to_vec();
+    }
     let Ok(serde_json::Value::Object(mut fields)) = serde_json::from_slice::<serde_json::Value>(payload) else {
         return payload.to_vec();
     };
@@ -186,6 +190,21 @@ fn ask_paige(event: HookEvent, body: &[u8]) -> anyhow::Result<HookDecision> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_launcher_says_which_view_a_hook_comes_from() {
+        let plain = br#"{"session_id":"s","tool_name":"Bash"}"#;
+        assert_eq!(with_view(plain, None), plain.to_vec(), "no view: the payload as it came");
+        let viewed: serde_json::Value =
+            serde_json::from_slice(&with_view(plain, Some(("L1".into(), "INT-001".into())))).expect("json");
+        assert_eq!(viewed["paige_view"], serde_json::json!({"launch": "L1", "intent": "INT-001"}));
+        let forged = br#"{"session_id":"s","paige_view":{"launch":"L9","intent":"INT-009"}}"#;
+        let dropped: serde_json::Value = serde_json::from_slice(&with_view(forged, None)).expect("json");
+        assert!(dropped.get("paige_view").is_none(), "{dropped}");
+        let replaced: serde_json::Value =
+            serde_json::from_slice(&with_view(forged, Some(("L1".into(), "INT-001".into())))).expect("json");
+        assert_eq!(replaced["paige_view"]["intent"], "INT-001");
+    }
 
     #[test]
     fn the_hook_timeout_is_clamped_below_claude_codes_own() {
