@@ -401,10 +401,20 @@ async fn paige_claude_starts_claude_code_again_in_the_view_of_the_intent_it_sele
         .spawn()
         .expect("script runs paige claude");
     let screen = || std::fs::read_to_string(world.root.path().join("screen")).unwrap_or_default();
-    // Claude Code at its prompt, then the learner's words.
-    tokio::time::sleep(Duration::from_secs(6)).await;
+    // Claude Code at its prompt (drawn, then quiet), then the learner's words, seen on screen
+    // before Enter: on a loaded machine a fixed wait typed into a Claude Code not yet listening.
+    let until = |secs| Instant::now() + Duration::from_secs(secs);
+    let deadline = until(60);
+    while !screen().contains("for shortcuts") && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let keys = terminal.stdin.as_mut().expect("keys");
     std::io::Write::write_all(keys, b"Work on the sign-in form").unwrap_or_else(|e| panic!("{e}: {}", screen()));
+    let deadline = until(20);
+    while !screen().contains("sign-in") && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     tokio::time::sleep(Duration::from_millis(500)).await;
     std::io::Write::write_all(keys, b"\r").expect("enter");
     let form = world.project().join("src/auth/form.rs");
@@ -414,7 +424,7 @@ async fn paige_claude_starts_claude_code_again_in_the_view_of_the_intent_it_sele
     // key came before the question was ready for it).
     let mut approvals = 0;
     let mut asked_at: Option<Instant> = None;
-    while !form.exists() && started.elapsed() < Duration::from_secs(90) {
+    while !form.exists() && started.elapsed() < Duration::from_secs(150) {
         tokio::time::sleep(Duration::from_millis(200)).await;
         let restarted = screen().rsplit("starting it again in INT-002's view").next().unwrap_or_default().to_owned();
         if restarted.contains("proceed?") && approvals < 3 {
