@@ -116,6 +116,14 @@ mod tests {
         assert_eq!(writes("bash -c 'echo x > src/c.rs'"), files(&["src/c.rs"]));
     }
 
+    /// Found by cargo fuzz: a sed option cluster with a multi-byte letter sliced the text
+    /// inside that letter and panicked.
+    #[test]
+    fn a_sed_option_with_a_multi_byte_letter_is_unknown_without_a_panic() {
+        assert_eq!(writes("sed -é 's/a/b/' f.rs"), None);
+        assert_eq!(writes("sed -ié 's/a/b/' f.rs"), files(&["f.rs", "f.rsé"]), "the suffix after -i, whole");
+    }
+
     #[test]
     fn writes_paige_cannot_name_are_none() {
         for command in [

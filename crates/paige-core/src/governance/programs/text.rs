@@ -102,7 +102,7 @@ fn sed(scan: &mut impl Runner, lit: &[&str]) {
             continue;
         }
         for (at, c) in arg.char_indices().skip(1) {
-            let rest = &arg[at + 1..];
+            let rest = &arg[at + c.len_utf8()..];
             match c {
                 'i' => {
                     in_place = Some(rest);
