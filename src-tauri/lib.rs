@@ -267,6 +267,7 @@ pub fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<
 
 /// The desktop app: `paige-app [PROJECT_DIR]`, settings as for `paige serve`.
 pub fn run() {
+    paige_core::limits::cap_malloc_arenas();
     let project_dir = match parse_args(std::env::args_os().skip(1)) {
         Ok(Invocation::Help) => return print!("{USAGE}"),
         Ok(Invocation::Version) => return println!("paige-app {}", env!("CARGO_PKG_VERSION")),

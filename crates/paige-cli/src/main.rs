@@ -211,6 +211,7 @@ struct ServeArgs {
 }
 
 fn main() -> ExitCode {
+    paige_core::limits::cap_malloc_arenas();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => serve::run(args).map(|()| true),

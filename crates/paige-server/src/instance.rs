@@ -106,6 +106,7 @@ impl Instance {
                 served
             })
         };
+        tokio::spawn(release_free_memory(stop.clone()));
         Ok(Instance { core, port, token, agent_token, info, run_file, stop, ended, serving: Mutex::new(Some(serving)) })
     }
 
@@ -144,5 +145,23 @@ impl Instance {
             Err(err) => tracing::warn!("shutdown: cannot remove {}: {err:#}", self.run_file.display()),
         }
         served.and(checkpointed)
+    }
+}
+
+/// Until `stop`: every [`paige_core::limits::RELEASE_FREE_MEMORY_EVERY`], the pages malloc holds
+/// free go back to the OS, so a burst of work does not leave the RSS at its peak.
+async fn release_free_memory(stop: CancellationToken) {
+    let mut every = tokio::time::interval(paige_core::limits::RELEASE_FREE_MEMORY_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    every.tick().await;
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = every.tick() => {
+                let started = std::time::Instant::now();
+                let released = tokio::task::spawn_blocking(paige_core::limits::release_free_memory).await;
+                tracing::debug!(?released, took = ?started.elapsed(), "handed free memory back to the OS");
+            }
+        }
     }
 }
