@@ -117,7 +117,7 @@ fn real_claude_init_only_fires_session_start_through_paige_hook() {
     assert!(world.run(&["intents", "init", "--project", &project]).0.success());
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
-    let info = read_json(&world.data_dir().join("run/server.json"));
+    let info = paige.run_info(&world.data_dir());
     let settings_path = world.root.path().join("claude-settings.json");
     std::fs::write(&settings_path, paige_core::governance::claude_settings(PAIGE).to_string()).expect("settings");
     let home = world.root.path().join("claude-home");
@@ -155,7 +155,7 @@ async fn real_claude_gets_the_learners_unsaved_changes_cut_at_the_hook_context_c
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", std::time::Duration::from_secs(10));
     // The learner's editor holds a large unsaved change (a buffer:update over /ws).
-    let info = read_json(&world.data_dir().join("run/server.json"));
+    let info = paige.run_info(&world.data_dir());
     let url = format!("ws://127.0.0.1:{}/ws?token={}", info["port"], info["token"].as_str().expect("token"));
     let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
     let update = serde_json::json!({"type": "buffer:update", "payload": {"path": "big.txt",

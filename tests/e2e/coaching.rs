@@ -9,8 +9,8 @@ use futures_util::StreamExt;
 use paige_fake_anthropic::{FakeAnthropic, Matcher, Reply};
 use serde_json::{Value, json};
 
+use crate::World;
 use crate::claude::{Runner, claude, claude_runs};
-use crate::{World, read_json};
 
 fn script_paiges_calls(fake: &FakeAnthropic) {
     let coach = json!({
@@ -65,7 +65,7 @@ async fn real_claude_runs_the_coaching_pipeline_moves_a_phase_and_exits_and_the_
     };
     assert!(ok, "{stdout}{stderr}");
     // The learner's UI, collecting every frame.
-    let info = read_json(&world.data_dir().join("run/server.json"));
+    let info = paige.run_info(&world.data_dir());
     let url = format!("ws://127.0.0.1:{}/ws?token={}", info["port"], info["token"].as_str().expect("token"));
     let (socket, _) = tokio_tungstenite::connect_async(&url).await.expect("ws");
     let frames = tokio::spawn(async move {

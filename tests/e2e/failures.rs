@@ -67,9 +67,8 @@ impl Drop for Mount {
 
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-/// A UI on the running Paige's /ws, found through its run file.
-async fn ui(data_dir: &Path) -> Socket {
-    let info = crate::read_json(&data_dir.join("run/server.json"));
+/// A UI on the running Paige's /ws, found through its run file (`Running::run_info`).
+async fn ui(info: &Value) -> Socket {
     let url = format!("ws://127.0.0.1:{}/ws?token={}", info["port"], info["token"].as_str().expect("token"));
     tokio_tungstenite::connect_async(url).await.expect("ws").0
 }
@@ -99,7 +98,7 @@ async fn mcp_buffer(data_dir: &Path, path: &str) -> Value {
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     let info = crate::read_json(&data_dir.join("run/server.json"));
     let config = StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{}/mcp", info["port"]))
-        .auth_header(info["token"].as_str().expect("token").to_owned());
+        .auth_header(info["agentToken"].as_str().expect("agentToken").to_owned());
     let client = ().serve(StreamableHttpClientTransport::from_config(config)).await.expect("MCP initialize");
     let args = json!({"path": path}).as_object().cloned().expect("object");
     let request = rmcp::model::CallToolRequestParams::new("paige_get_buffer").with_arguments(args);
@@ -135,8 +134,8 @@ async fn a_save_onto_a_full_disk_is_a_save_error_and_loses_nothing() {
     let world = World::ready();
     let Some(_disk) = Mount::tmpfs(&world.project(), "16k") else { return };
     std::fs::write(world.project().join("notes.md"), "keep me\n").expect("file");
-    let paige = serve(&world);
-    let mut socket = ui(&world.data_dir()).await;
+    let mut paige = serve(&world);
+    let mut socket = ui(&paige.run_info(&world.data_dir())).await;
     // The learner's edit, bigger than the disk (and within what `paige_get_buffer` returns whole).
     let big = "a line the disk has no room for\n".repeat(1000);
     let cursor = json!({"line": 1, "column": 1});

@@ -217,7 +217,7 @@ fn hook_finds_paige_through_paige_url_and_token_and_a_wrong_token_fails_closed()
     let mut direct = World::ready();
     direct.root = tempfile::tempdir().expect("dir");
     std::fs::create_dir_all(direct.cwd()).expect("cwd");
-    direct.set("PAIGE_URL", &url).set("PAIGE_TOKEN", info["token"].as_str().expect("token"));
+    direct.set("PAIGE_URL", &url).set("PAIGE_TOKEN", info["agentToken"].as_str().expect("agentToken"));
     let (status, stdout, stderr) = direct.run_stdin(&["hook", "PreToolUse"], &write_payload(&world));
     assert!(crate::refusal(status, &stdout, &stderr).contains("coach mode"), "reached paige: {stdout}");
     direct.set("PAIGE_TOKEN", "wrong");
@@ -323,7 +323,7 @@ fn kill_9_during_1000_ledger_appends_leaves_every_line_parseable() {
     let mut paige = world.serve();
     let info = read_json(&world.data_dir().join("run/server.json"));
     let port = info["port"].as_u64().expect("port") as u16;
-    let token = info["token"].as_str().expect("token").to_owned();
+    let token = info["agentToken"].as_str().expect("agentToken").to_owned();
     let trace = world.project().join(".orchestration/agent_trace.jsonl");
     // The writers' session first binds INT-001 (the handshake, as Claude Code's hooks carry
     // it; one session holds an intent): every mutation on the ledger has its intent, so
@@ -454,7 +454,7 @@ fn a_restore_completes_even_when_the_hook_gives_up_before_paige_answers() {
     let paige = world.serve();
     let info = read_json(&world.data_dir().join("run/server.json"));
     let port = info["port"].as_u64().expect("port") as u16;
-    let token = info["token"].as_str().expect("token").to_owned();
+    let token = info["agentToken"].as_str().expect("agentToken").to_owned();
     let transcript = world.root.path().join("transcript.jsonl");
     let call = |event: &str| {
         json!({"session_id": "s", "hook_event_name": event, "tool_name": "Bash", "tool_use_id": "t1",

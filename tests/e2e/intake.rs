@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::claude::{claude, claude_prompt, hook_output};
-use crate::{Running, World, read_json};
+use crate::{Running, World};
 
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
@@ -39,7 +39,7 @@ async fn interview(timebox_ms: u64) -> (FakeAnthropic, World, Running, Socket) {
     paige.wait_for("ready in", Duration::from_secs(20));
     let (status, out, err) = world.run(&["session", "start", "--title", TITLE]);
     assert!(status.success(), "{out}{err}");
-    let info = read_json(&world.data_dir().join("run/server.json"));
+    let info = paige.run_info(&world.data_dir());
     let url = format!("ws://127.0.0.1:{}/ws?token={}", info["port"], info["token"].as_str().expect("token"));
     let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
     send(&mut socket, "intake:start", json!({})).await;

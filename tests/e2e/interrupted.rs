@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::claude::{Runner, claude, claude_runs};
 use crate::hook::payload;
-use crate::{PAIGE, World, read_json};
+use crate::{PAIGE, World};
 
 /// A project command Paige cannot read into: it runs, watched, and writes only at its end.
 const SLOW: &str = "mkdir -p target\necho $$ > target/pid\nsleep 30\necho '// late' >> src/main.rs\n";
@@ -36,7 +36,7 @@ async fn real_claude_killed_mid_command_then_the_learners_edits_survive_the_next
         .expect("package.json");
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(10));
-    let info = read_json(&world.data_dir().join("run/server.json"));
+    let info = paige.run_info(&world.data_dir());
     let token = info["token"].as_str().expect("token").to_owned();
 
     // Claude Code runs the slow command; it is killed while the command sleeps.

@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::claude::{Runner, claude, claude_runs};
-use crate::read_json;
 
 const SHOWN: &str = "fn parse_port(raw: &str) -> Result<u16, String> {\n    let trimmed = raw.trim();\n    if trimmed.is_empty() {\n        return Err(\"no port given\".to_string());\n    }\n    trimmed.parse::<u16>().map_err(|e| format!(\"bad port {trimmed}: {e}\"))\n}";
 
@@ -34,7 +33,7 @@ async fn real_claude_shows_a_solution_the_learner_types_and_the_dashboard_counts
     paige.wait_for("ready in", Duration::from_secs(20));
     let (status, stdout, stderr) = world.run(&["session", "start", "--title", "Read the port"]);
     assert!(status.success(), "{stdout}{stderr}");
-    let info = read_json(&world.data_dir().join("run/server.json"));
+    let info = paige.run_info(&world.data_dir());
     let url = format!("ws://127.0.0.1:{}/ws?token={}", info["port"], info["token"].as_str().expect("token"));
     let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
     let reply = format!("Here is how you could write it:\n\n```rust\n{SHOWN}\n```\n\nThen call it from `load`.");

@@ -12,7 +12,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 
 use crate::launch::{learner_project, script_literal_model};
-use crate::{PAIGE, World, read_json};
+use crate::{PAIGE, World};
 
 /// The learner's own Claude Code as after its first run elsewhere: onboarding done and the
 /// API key they gave it approved (its last 20 characters) — but this project never opened in
@@ -111,7 +111,7 @@ async fn literal_plans(order: Order) {
         assert!(fake.requests().iter().all(|r| !r.body.to_string().contains("paige_run_coaching_pipeline once")));
     }
     if order == Order::ClaudeFirstThenServeRestarted {
-        let port = read_json(&world.data_dir().join("run/server.json"))["port"].as_u64().expect("port").to_string();
+        let port = paige.run_info(&world.data_dir())["port"].as_u64().expect("port").to_string();
         paige.signal("TERM");
         assert!(paige.wait_exit(Duration::from_secs(30)).success(), "paige serve stops cleanly");
         world.set("PORT", &port);
@@ -120,7 +120,7 @@ async fn literal_plans(order: Order) {
     }
 
     // The UI starts the session (typed work) and skips the interview of a first session.
-    let info = read_json(&world.data_dir().join("run/server.json"));
+    let info = paige.run_info(&world.data_dir());
     let url = format!("ws://127.0.0.1:{}/ws?token={}", info["port"], info["token"].as_str().expect("token"));
     let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
     let send = |kind: &str, payload: Value| {

@@ -30,7 +30,7 @@ use tokio::sync::Barrier;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Running, World, read_json};
+use crate::{Running, World};
 
 pub(crate) mod measure;
 
@@ -187,7 +187,7 @@ impl Server {
         }
         let mut paige = world.spawn(&["serve"]);
         paige.wait_for("ready in", Duration::from_secs(20));
-        let info = read_json(&world.data_dir().join("run/server.json"));
+        let info = paige.run_info(&world.data_dir());
         let port = info["port"].as_u64().expect("port");
         let token = info["token"].as_str().expect("token").to_owned();
         let server = Server { _fake: fake, _world: world, paige, port, token };

@@ -189,6 +189,21 @@ impl Running {
     pub fn output(&self) -> String {
         self.seen.join("\n")
     }
+
+    /// The run file of this `paige serve` (in `data_dir`), with its UI token in `token`: the
+    /// file's, else — where no OS layer hides `DATA_DIR` from Claude Code (`World::ready`),
+    /// so Paige keeps that token in memory only — the one it printed for the learner.
+    pub fn run_info(&mut self, data_dir: &Path) -> serde_json::Value {
+        let mut info = read_json(&data_dir.join("run/server.json"));
+        if info.get("token").is_none() {
+            let line = self.wait_for("PAIGE_TOKEN=", Duration::from_secs(10));
+            let printed = line.split("PAIGE_TOKEN=").nth(1).unwrap_or_default();
+            let token: String = printed.chars().take_while(char::is_ascii_hexdigit).collect();
+            assert_eq!(token.len(), 64, "the printed UI token: {line}");
+            info["token"] = token.into();
+        }
+        info
+    }
 }
 
 impl Drop for Running {

@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use crate::{World, read_json};
+use crate::World;
 
 /// The model's parent folder; the memory tests need it.
 fn model_dir() -> String {
@@ -119,7 +119,7 @@ fn the_cli_asks_the_running_paige_which_files_memories_under_the_project_and_ans
     let world = world_with_model();
     let mut paige = world.spawn(&["serve"]);
     paige.wait_for("ready in", Duration::from_secs(20));
-    let info = read_json(&world.data_dir().join("run/server.json"));
+    let info = paige.run_info(&world.data_dir());
     let port = info["port"].as_u64().expect("port") as u16;
     let token = info["token"].as_str().expect("token").to_owned();
     remember_two(&world);

@@ -67,7 +67,12 @@ fn start_up_creates_data_dir_logs_its_settings_and_writes_a_private_run_file() {
     assert_eq!(std::fs::metadata(&run_file).expect("meta").permissions().mode() & 0o777, 0o600);
     assert_eq!(info["pid"], paige.child.id());
     assert_eq!(info["projectDir"], project.display().to_string());
-    assert_eq!(info["token"].as_str().map(str::len), Some(64), "random per-launch token");
+    // No OS layer in this world: the UI token is in memory only, printed for the learner.
+    assert_eq!(info.get("token"), None, "the UI token is not in the run file");
+    for kept in ["agentToken", "localToken"] {
+        assert_eq!(info[kept].as_str().map(str::len), Some(64), "random {kept}");
+    }
+    assert_eq!(paige.run_info(&nested)["token"].as_str().map(str::len), Some(64), "random UI token");
     let port = info["port"].as_u64().expect("port");
     assert!(out.contains(&format!("port: {port}")), "{out}");
 
@@ -87,8 +92,9 @@ fn flags_override_the_environment_and_dotenv_fills_gaps() {
     let data = flag_data.display().to_string();
     let mut paige = world.spawn(&["serve", "--project", &project, "--data-dir", &data, "--port", "0"]);
     paige.wait_for("ready in", START);
-    let info = read_json(&flag_data.join("run/server.json"));
-    assert_eq!(info["token"], "from-env-token", "the environment wins over .env");
+    let printed = paige.wait_for("PAIGE_TOKEN=", START);
+    assert!(printed.contains("PAIGE_TOKEN=from-env-token"), "the environment wins over .env: {printed}");
+    assert!(flag_data.join("run/server.json").is_file(), "the run file is in --data-dir");
     assert!(!world.data_dir().exists(), "DATA_DIR from env was overridden by --data-dir");
 }
 
@@ -129,7 +135,7 @@ fn sigterm_with_an_open_mcp_session_exits_0_and_removes_the_run_file() {
     let run_file = world.data_dir().join("run/server.json");
     let info = read_json(&run_file);
     let url = format!("http://127.0.0.1:{}/mcp", info["port"]);
-    let token = info["token"].as_str().expect("token").to_owned();
+    let token = info["agentToken"].as_str().expect("agentToken").to_owned();
 
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let client = runtime.block_on(async {

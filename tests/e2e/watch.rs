@@ -79,7 +79,7 @@ async fn at_the_watch_limit_paige_says_so_in_the_log_and_the_ui_and_keeps_workin
     let line = paige.wait_for("Paige watches 3 of the project's 12 folders", Duration::from_secs(5));
     assert!(line.contains("max_user_watches"), "the log says how to raise the limit: {line}");
     // A UI that connects is told, and the server keeps answering.
-    let info = crate::read_json(&world.data_dir().join("run/server.json"));
+    let info = paige.run_info(&world.data_dir());
     let url = format!("ws://127.0.0.1:{}/ws?token={}", info["port"], info["token"].as_str().expect("token"));
     let (mut socket, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
     let hello = serde_json::json!({"type": "connection:hello", "payload": {"version": "e2e", "platform": "test",

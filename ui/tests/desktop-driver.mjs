@@ -42,7 +42,7 @@ export async function mcpCall(run, tool, args) {
   if (!python) throw new Error("set PAIGE_TEST_PYTHON to a Python with the mcp SDK (scripts/lib.sh ensure_python_mcp)");
   const script = join(here, "../../tests/blackbox/mcp_call.py");
   const url = `http://127.0.0.1:${run.port}/mcp`;
-  const { stdout } = await promisify(execFile)(python, [script, url, run.token, tool, JSON.stringify(args)], { timeout: 30_000 });
+  const { stdout } = await promisify(execFile)(python, [script, url, run.agentToken, tool, JSON.stringify(args)], { timeout: 30_000 });
   const result = JSON.parse(stdout);
   if (result.is_error) throw new Error(`${tool}: ${result.text}`);
   return result;

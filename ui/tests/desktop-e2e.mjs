@@ -189,7 +189,7 @@ await withApp(
     await check("paige_highlight_lines from an MCP client shows a decoration on that line", async () => {
       const started = await fetch(`http://127.0.0.1:${run.port}/api/session/start`, {
         method: "POST",
-        headers: { authorization: `Bearer ${run.token}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${run.localToken}`, "content-type": "application/json" },
         body: JSON.stringify({ issueNumber: 7, issueTitle: "e2e: highlight from MCP" }),
       });
       if (started.status !== 201) throw new Error(`session start: HTTP ${started.status} ${await started.text()}`);
@@ -268,7 +268,7 @@ await withApp(
           const t = performance.now();
           const reply = await fetch(`http://127.0.0.1:${run.port}/mcp`, {
             method: "POST",
-            headers: { authorization: `Bearer ${run.token}`, "content-type": "application/json", accept: "application/json, text/event-stream",
+            headers: { authorization: `Bearer ${run.agentToken}`, "content-type": "application/json", accept: "application/json, text/event-stream",
               "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name },
             body: JSON.stringify({ jsonrpc: "2.0", id: n, method: "tools/call", params: { name, arguments: args, _meta: meta } }),
           }).then(async (r) => ({ status: r.status, text: await r.text() })).catch((e) => ({ status: 0, text: String(e) }));

@@ -42,6 +42,13 @@ pub(crate) struct ClaudeArgs {
     args: Vec<OsString>,
 }
 
+/// Where `paige claude` reaches Paige, with the agent token (an older Paige's run file has
+/// none: its UI token then).
+fn launcher(info: &paige_core::run_info::RunInfo) -> paige_core::run_info::Located {
+    let token = info.agent_token.clone().or_else(|| info.token.clone()).unwrap_or_else(|| "".into());
+    paige_core::run_info::Located { base_url: format!("http://127.0.0.1:{}", info.port), token }
+}
+
 /// Builds the launch and, unless `--dry-run`, runs it: in a terminal, in a PTY of its own
 /// until it exits (`claude_pty.rs`: Paige can type into it); else by replacing this process.
 /// Returns only on an error.
@@ -57,8 +64,9 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     if (args.kickoff || extra_args.is_empty())
         && let Some(info) = paige_core::run_info::read(&data_dir)?
     {
-        let located =
-            paige_core::run_info::Located { base_url: format!("http://127.0.0.1:{}", info.port), token: info.token };
+        // The agent token: all `paige claude` asks of Paige is open to it (the run file holds
+        // no UI token where Claude Code could read it).
+        let located = launcher(&info);
         match kickoff(&located) {
             Ok(Some(text)) => {
                 eprintln!("paige: the session has no plan yet — Claude Code starts by planning it");
@@ -85,12 +93,7 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     // In a terminal: Claude Code in a PTY of paige claude's own, so Paige can type into it.
     if claude_pty::interactive() {
         let run_dir = data_dir.clone();
-        let paige = move || {
-            paige_core::run_info::running(&run_dir).ok().flatten().map(|info| paige_core::run_info::Located {
-                base_url: format!("http://127.0.0.1:{}", info.port),
-                token: info.token,
-            })
-        };
+        let paige = move || paige_core::run_info::running(&run_dir).ok().flatten().map(|info| launcher(&info));
         // Governed mode for an intent: started again in another intent's view when its
         // Claude Code selects one, the conversation going on (`--continue`).
         let relaunch = scoped.then(|| -> claude_pty::Relaunch {

@@ -54,6 +54,14 @@ async fn serve(config: Config, ui_dir: Option<PathBuf>, launched: Instant) -> an
         }
         None => tracing::warn!("ui: no built UI found (run `npm ci && npm run build` in ui/); serving the API only"),
     }
+    if config.agent_jail.ui_token_kept() == paige_core::token::UiTokenKept::InMemoryOnly {
+        tracing::warn!(
+            "the UI token is kept in memory only, since nothing keeps Claude Code out of {}: the address changes at \
+             each start, and `paige session`, `paige memory` and `paige token` need PAIGE_TOKEN={}",
+            config.data_dir.display(),
+            instance.token.expose()
+        );
+    }
     tracing::info!("ready in {} ms", launched.elapsed().as_millis());
 
     tokio::select! {

@@ -30,10 +30,8 @@ pub(crate) fn run(args: TokenArgs) -> anyhow::Result<()> {
     let data_dir = paige_core::config::data_dir(&env, args.data_dir)?;
     match paige_core::run_info::running(&data_dir)? {
         Some(info) => {
-            let target = paige_core::run_info::Located {
-                base_url: format!("http://127.0.0.1:{}", info.port),
-                token: info.token.clone(),
-            };
+            // The run file's UI token, else (kept in memory only: no OS layer) PAIGE_TOKEN.
+            let target = paige_core::run_info::locate_ui(&env, Some(data_dir.clone()))?;
             let reply = crate::session::request_now(&target, "POST", "/api/token/rotate", &Value::Null)?;
             let token = reply.get("token").and_then(Value::as_str).unwrap_or_default();
             println!("ui: http://127.0.0.1:{}/?token={token}", info.port);
@@ -43,7 +41,9 @@ pub(crate) fn run(args: TokenArgs) -> anyhow::Result<()> {
             );
         }
         None => {
-            paige_core::token::rotate(&data_dir)?;
+            // Kept as the next start will keep them (no UI token on disk without an OS layer).
+            let kept = paige_core::launch::jail::Confinement::from_env(&env).ui_token_kept();
+            paige_core::token::rotate(&data_dir, kept)?;
             println!(
                 "New tokens kept in {}; Paige uses them when it starts.",
                 paige_core::token::path(&data_dir).display()

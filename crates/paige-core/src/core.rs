@@ -306,7 +306,8 @@ impl Core {
     }
 
     /// Announces this process as the running Paige: writes `DATA_DIR/run/server.json` (0600)
-    /// with `port`, the UI `token` and the `agent_token`. Returns what was written and where.
+    /// with `port` and the `tokens` (the UI token only where an OS layer hides `DATA_DIR` from
+    /// Claude Code). Returns what was written and where.
     ///
     /// A run file already there whose process is gone means the last run crashed (or was
     /// killed): that is logged, temp files its interrupted saves left in its project are
@@ -314,8 +315,7 @@ impl Core {
     pub fn announce(
         &self,
         port: u16,
-        token: &crate::run_info::Token,
-        agent_token: &crate::run_info::Token,
+        tokens: &crate::token::Tokens,
     ) -> anyhow::Result<(crate::run_info::RunInfo, PathBuf)> {
         if let Some(crashed) = crate::run_info::left_by_crash(&self.config.data_dir) {
             self.recover_from_crash(&crashed);
@@ -329,8 +329,10 @@ impl Core {
         let info = crate::run_info::RunInfo {
             pid: std::process::id(),
             port,
-            token: token.clone(),
-            agent_token: Some(agent_token.clone()),
+            token: (self.config.agent_jail.ui_token_kept() == crate::token::UiTokenKept::OnDisk)
+                .then(|| tokens.ui.clone()),
+            local_token: Some(tokens.local.clone()),
+            agent_token: Some(tokens.agent.clone()),
             jail: Some(self.config.agent_jail.bwrap().is_some()),
             landlock: Some(matches!(self.config.agent_jail, crate::launch::jail::Confinement::Landlock(_))),
             no_jail_because: self.config.agent_jail.why_off().map(str::to_owned),

@@ -2,11 +2,13 @@
 //! running Paige. Written with mode 0600 on start because it holds the tokens; removed on
 //! clean shutdown.
 //!
-//! A Paige has two tokens, kept across restarts in `DATA_DIR/tokens.json` (`token::Tokens`).
-//! The UI token (`token`, `PAIGE_TOKEN` when configured) opens every private route. The agent
-//! token (`agentToken`) opens only
-//! `POST /hooks/*` and `/mcp`: it is the one Claude Code's environment and MCP config hold, so
-//! the model, which can read both, cannot reach `/ws` (`file:save`) or `/api/*` with it.
+//! A Paige has three tokens (`token::Tokens`). The UI token (`token`, `PAIGE_TOKEN` when
+//! configured) opens every private route; it is written here only where an OS layer hides
+//! `DATA_DIR` from Claude Code (`token::UiTokenKept`). The local tools' token (`localToken`)
+//! opens only the routes `paige session` and `paige memory` call. The agent token
+//! (`agentToken`) opens only `POST /hooks/*`, `/mcp` and `paige claude`'s routes: it is the one
+//! Claude Code's environment and MCP config hold, so the model, which can read both, cannot
+//! reach `/ws` (`file:save`) or the rest of `/api/*` with it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,10 +21,16 @@ use serde::{Deserialize, Serialize};
 pub struct RunInfo {
     pub pid: u32,
     pub port: u16,
-    /// The UI token: opens every private route.
-    pub token: Token,
-    /// The agent token: opens only `POST /hooks/*` and `/mcp`. Absent in a run file an older
-    /// Paige wrote.
+    /// The UI token: opens every private route. Absent where nothing hides `DATA_DIR` from
+    /// Claude Code (no OS layer): then the learner has it from the address Paige printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<Token>,
+    /// The local tools' token: opens only the routes `paige session` and `paige memory` call.
+    /// Absent in a run file an older Paige wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_token: Option<Token>,
+    /// The agent token: opens only `POST /hooks/*`, `/mcp` and `paige claude`'s routes.
+    /// Absent in a run file an older Paige wrote.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_token: Option<Token>,
     /// Whether coach mode runs Claude Code in the read-only view: this Paige's decision,
@@ -54,14 +62,35 @@ pub struct Located {
 
 /// Finds the running Paige: `PAIGE_URL` + `PAIGE_TOKEN` from `env` (what Paige's own terminal
 /// sets), else the run file in `DATA_DIR` (`data_dir_flag`, else `DATA_DIR`, else
-/// `~/.paige/`), with its UI token. The one way every local tool (`paige session`,
-/// `paige memory`) finds it; `paige hook` uses [`locate_agent`].
+/// `~/.paige/`), with its local tools' token (an older Paige's run file: its UI token). The
+/// one way every local tool (`paige session`, `paige memory`) finds it; `paige hook` uses
+/// [`locate_agent`], `paige token` [`locate_ui`].
 pub fn locate(
     env: &std::collections::HashMap<String, String>,
     data_dir_flag: Option<PathBuf>,
 ) -> anyhow::Result<Located> {
-    locate_with(env, data_dir_flag, |info| Ok(info.token))
+    locate_with(env, data_dir_flag, |info| {
+        info.local_token.or(info.token).ok_or_else(|| anyhow::anyhow!("the running Paige's run file names no token"))
+    })
 }
+
+/// [`locate`] with the UI token: the run file's — or, where it holds none (no OS layer),
+/// `PAIGE_TOKEN`.
+pub fn locate_ui(
+    env: &std::collections::HashMap<String, String>,
+    data_dir_flag: Option<PathBuf>,
+) -> anyhow::Result<Located> {
+    let from_env = env.get("PAIGE_TOKEN").map(|v| v.trim()).filter(|v| !v.is_empty()).map(Token::from);
+    locate_with(env, data_dir_flag, |info| {
+        info.token.or(from_env).ok_or_else(|| anyhow::anyhow!("{UI_TOKEN_NOT_KEPT}"))
+    })
+}
+
+/// Why a local tool cannot find the UI token, and what the learner does about it.
+pub const UI_TOKEN_NOT_KEPT: &str = "the running Paige keeps its UI token in memory only: no OS layer keeps Claude Code \
+     out of its data folder, so a file there would give the token to the AI. Give this command the token in the \
+     `ui:` address Paige printed when it started, for this command only (PAIGE_TOKEN=<token> paige …), not exported \
+     in the shell where Claude Code runs";
 
 /// [`locate`] for a client that needs only hooks and MCP (`paige hook`): from the run file it
 /// takes the agent token, never the UI token.

@@ -34,20 +34,30 @@ pub(crate) async fn require_token(State(state): State<AppState>, request: Reques
         .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
     let presented = from_header.or(from_query);
     let tokens = state.tokens();
-    let (ui, agent) = match presented {
-        // Both comparisons always run, so the time taken says nothing about which matched.
-        Some(token) => (
-            constant_time_eq(token.as_bytes(), tokens.ui.as_bytes()),
-            tokens.agent.as_ref().is_some_and(|agent| constant_time_eq(token.as_bytes(), agent.as_bytes())),
-        ),
-        None => (false, false),
+    let matches = |kept: Option<&std::sync::Arc<str>>, token: &str| {
+        kept.is_some_and(|kept| constant_time_eq(token.as_bytes(), kept.as_bytes()))
     };
+    let (ui, agent, local) = match presented {
+        // Every comparison runs, so the time taken says nothing about which matched.
+        Some(token) => (
+            matches(Some(&tokens.ui), token),
+            matches(tokens.agent.as_ref(), token),
+            matches(tokens.local.as_ref(), token),
+        ),
+        None => (false, false, false),
+    };
+    let (method, path) = (request.method(), request.uri().path());
     match presented {
         Some(_) if ui => next.run(request).await,
-        Some(_) if agent && agent_may_use(request.method(), request.uri().path()) => next.run(request).await,
-        Some(_) if agent => {
-            let reason = "the agent token may only post hook events and call MCP tools";
-            tracing::warn!(reason, path = request.uri().path(), "rejected request");
+        Some(_) if agent && agent_may_use(method, path) => next.run(request).await,
+        Some(_) if local && local_tools_may_use(method, path) => next.run(request).await,
+        Some(_) if agent || local => {
+            let reason = if agent {
+                "the agent token may only post hook events, call MCP tools and launch Claude Code"
+            } else {
+                "the local tools' token may only start, show and end sessions and use memory"
+            };
+            tracing::warn!(reason, path, "rejected request");
             HttpError::forbidden(reason).into_response()
         }
         presented => {
@@ -75,11 +85,34 @@ pub(crate) async fn require_token(State(state): State<AppState>, request: Reques
 pub(crate) const STALE_AGENT_TOKEN: &str = "invalid bearer token: this Paige does not know Claude Code's token (it was rotated with `paige token rotate`, or Claude Code was started for another Paige). Quit Claude Code and start it again with `paige claude` (in the app: close and reopen the terminal) — the session and its plan are kept.";
 
 /// What the agent token opens: `POST /hooks/{event}` (Claude Code's hooks, through
-/// `paige hook`) and `/mcp` (its MCP client; every method, since Streamable HTTP uses GET and
-/// DELETE too). Not `/ws` (which saves files), not `/api/*`, not anything added later.
+/// `paige hook`), `/mcp` (its MCP client; every method, since Streamable HTTP uses GET and
+/// DELETE too), and the three routes of its launcher, `paige claude`, which holds only this
+/// token (issue 39: the run file names the UI token only where Claude Code cannot read it):
+/// the kickoff (text Claude Code is given anyway), claiming Paige's deliveries to type, and
+/// the relaunch into the view of the intent it selected. None reads a learner's file or
+/// changes one. Not `/ws` (which saves files), not the rest of `/api/*`, not anything added
+/// later.
 fn agent_may_use(method: &axum::http::Method, path: &str) -> bool {
+    use axum::http::Method;
     let hook = path.strip_prefix("/hooks/").is_some_and(|event| !event.is_empty() && !event.contains('/'));
-    (hook && method == axum::http::Method::POST) || path == "/mcp" || path.starts_with("/mcp/")
+    let launcher = matches!(
+        (method, path),
+        (&Method::GET, "/api/session/kickoff") | (&Method::POST, "/api/agent/claim" | "/api/agent/relaunch")
+    );
+    (hook && method == Method::POST) || path == "/mcp" || path.starts_with("/mcp/") || launcher
+}
+
+/// What the local tools' token opens: the routes `paige session` and `paige memory` call.
+/// Where no OS layer hides the run file from Claude Code, the agent can read this token: so
+/// not `/ws` (which saves files), not the token rotation (whose answer is the UI token), and
+/// nothing added later.
+fn local_tools_may_use(method: &axum::http::Method, path: &str) -> bool {
+    use axum::http::Method;
+    matches!(
+        (method, path),
+        (&Method::GET, "/api/session" | "/api/memory/stats")
+            | (&Method::POST, "/api/session/start" | "/api/session/end" | "/api/memory/add" | "/api/memory/query")
+    )
 }
 
 pub(crate) async fn not_found() -> HttpError {

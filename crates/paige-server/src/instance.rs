@@ -16,9 +16,11 @@ pub struct Instance {
     pub port: u16,
     /// The UI token: opens every private route. Never given to the terminal.
     pub token: Token,
-    /// The agent token: opens only `POST /hooks/*` and `/mcp`. The one the terminal's Claude
-    /// Code gets (`AgentServer::token`); kept across restarts with the UI token.
+    /// The agent token: opens only `POST /hooks/*`, `/mcp` and `paige claude`'s routes. The
+    /// one the terminal's Claude Code gets (`AgentServer::token`); kept across restarts.
     pub agent_token: Token,
+    /// The local tools' token (`paige session`, `paige memory`); kept across restarts.
+    pub local_token: Token,
     info: RunInfo,
     run_file: PathBuf,
     stop: CancellationToken,
@@ -65,12 +67,11 @@ impl Instance {
         .await
         .context("opening the core failed")??;
         // Kept in the data folder `Core::open` made (0700).
-        let kept = paige_core::token::load_or_create(&core.config().data_dir)?;
-        let token = match &core.config().token {
-            Some(token) => token.as_str().into(),
-            None => kept.ui,
-        };
-        let agent_token = kept.agent;
+        let mut tokens =
+            paige_core::token::load_or_create(&core.config().data_dir, core.config().agent_jail.ui_token_kept())?;
+        if let Some(token) = &core.config().token {
+            tokens.ui = token.as_str().into();
+        }
         let core = Arc::new(core);
         // The learner's session goes on where the last run left it.
         {
@@ -91,8 +92,8 @@ impl Instance {
         let wanted = core.config().port;
         let listener = listen(wanted).with_context(|| format!("cannot listen on 127.0.0.1:{wanted}"))?;
         let port = listener.local_addr().context("cannot read the bound address")?.port();
-        let (info, run_file) = core.announce(port, &token, &agent_token)?;
-        let mut server = crate::app_with_agent_token(core.clone(), token.expose(), agent_token.expose());
+        let (info, run_file) = core.announce(port, &tokens)?;
+        let mut server = crate::app_with_tokens(core.clone(), &tokens);
         if let Some(dir) = ui_dir {
             server = server.with_ui(dir);
         }
@@ -107,7 +108,19 @@ impl Instance {
             })
         };
         tokio::spawn(release_free_memory(stop.clone()));
-        Ok(Instance { core, port, token, agent_token, info, run_file, stop, ended, serving: Mutex::new(Some(serving)) })
+        let paige_core::token::Tokens { ui: token, agent: agent_token, local: local_token } = tokens;
+        Ok(Instance {
+            core,
+            port,
+            token,
+            agent_token,
+            local_token,
+            info,
+            run_file,
+            stop,
+            ended,
+            serving: Mutex::new(Some(serving)),
+        })
     }
 
     pub fn run_file(&self) -> &Path {

@@ -56,8 +56,20 @@ pub struct AppState {
 pub(crate) struct Tokens {
     /// Opens every private route.
     pub(crate) ui: Arc<str>,
-    /// Opens only `/hooks/*` and `/mcp`; `None`: no such token (every request needs `ui`).
+    /// Opens only `/hooks/*`, `/mcp` and `paige claude`'s routes; `None`: no such token.
     pub(crate) agent: Option<Arc<str>>,
+    /// Opens only the routes of `paige session` and `paige memory`; `None`: no such token.
+    pub(crate) local: Option<Arc<str>>,
+}
+
+impl From<&paige_core::token::Tokens> for Tokens {
+    fn from(tokens: &paige_core::token::Tokens) -> Tokens {
+        Tokens {
+            ui: Arc::from(tokens.ui.expose()),
+            agent: Some(Arc::from(tokens.agent.expose())),
+            local: Some(Arc::from(tokens.local.expose())),
+        }
+    }
 }
 
 impl AppState {
@@ -81,17 +93,22 @@ pub struct Server {
 /// Builds the whole HTTP surface. `token` (the UI token) opens every private route; there is
 /// no agent token (see [`app_with_agent_token`]).
 pub fn app(core: Arc<Core>, token: &str) -> Server {
-    build(core, token, None)
+    build(core, Tokens { ui: Arc::from(token), agent: None, local: None })
 }
 
-/// [`app`] with a second, narrower token: `agent_token` opens only `POST /hooks/*` and
-/// `/mcp` — what Claude Code needs — and nothing else. It must differ from `token`.
+/// [`app`] with a second, narrower token: `agent_token` opens only `POST /hooks/*`, `/mcp`
+/// and `paige claude`'s routes — what Claude Code and its launcher need — and nothing else.
+/// It must differ from `token`.
 pub fn app_with_agent_token(core: Arc<Core>, token: &str, agent_token: &str) -> Server {
-    build(core, token, Some(agent_token))
+    build(core, Tokens { ui: Arc::from(token), agent: Some(Arc::from(agent_token)), local: None })
 }
 
-fn build(core: Arc<Core>, token: &str, agent_token: Option<&str>) -> Server {
-    let tokens = Tokens { ui: Arc::from(token), agent: agent_token.map(Arc::from) };
+/// [`app`] with all three of a Paige's tokens: the UI's, the agent's, and the local tools'.
+pub fn app_with_tokens(core: Arc<Core>, tokens: &paige_core::token::Tokens) -> Server {
+    build(core, Tokens::from(tokens))
+}
+
+fn build(core: Arc<Core>, tokens: Tokens) -> Server {
     let state = AppState { core: core.clone(), tokens: Arc::new(std::sync::RwLock::new(tokens)) };
     let limits = ConnectionLimits::from(&core.config().limits);
     let mcp_cancel = core.shutdown_token().child_token();

@@ -32,7 +32,12 @@ pub(super) fn run(run: usize, data: PathBuf, project: PathBuf) -> ! {
     config.model_dir = std::env::var_os("PAIGE_MODEL_DIR").map(PathBuf::from);
     let memory = paige_memory::open(&config, &[]);
     let core = Arc::new(Core::open(config, Arc::new(SystemClock)).expect("paige opens").with_memory(memory));
-    core.announce(0, &format!("crash-{run}").into(), &format!("crash-agent-{run}").into()).expect("announce");
+    let tokens = paige_core::token::Tokens {
+        ui: format!("crash-{run}").into(),
+        agent: format!("crash-agent-{run}").into(),
+        local: format!("crash-local-{run}").into(),
+    };
+    core.announce(0, &tokens).expect("announce");
     // Loading the embedding model takes most of a second: it loads beside the workload,
     // which adds memories once it is in (as the first add would wait for it).
     let warm = Arc::new(AtomicBool::new(false));

@@ -82,6 +82,15 @@ impl Confinement {
     }
 
     /// Why there is no jail, when there is none.
+    /// Whether the UI token may be kept in `DATA_DIR`: only where the jail or Landlock hides
+    /// that folder from Claude Code.
+    pub fn ui_token_kept(&self) -> crate::token::UiTokenKept {
+        match self {
+            Confinement::Jail { .. } | Confinement::Landlock(_) => crate::token::UiTokenKept::OnDisk,
+            Confinement::Off(_) => crate::token::UiTokenKept::InMemoryOnly,
+        }
+    }
+
     pub fn why_off(&self) -> Option<&str> {
         match self {
             Confinement::Jail { .. } => None,

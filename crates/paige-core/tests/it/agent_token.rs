@@ -12,8 +12,9 @@ fn info(agent: Option<&str>) -> RunInfo {
     RunInfo {
         pid: 7,
         port: 4321,
-        token: "ui-token".into(),
+        token: Some("ui-token".into()),
         agent_token: agent.map(Into::into),
+        local_token: None,
         jail: None,
         landlock: None,
         no_jail_because: None,

@@ -321,8 +321,9 @@ fn run_file(data: &Path, pid: u32, project: &Path) {
     let info = paige_core::run_info::RunInfo {
         pid,
         port: 1,
-        token: "old".into(),
+        token: Some("old".into()),
         agent_token: None,
+        local_token: None,
         jail: None,
         landlock: None,
         no_jail_because: None,
@@ -354,13 +355,13 @@ fn a_run_file_left_by_a_crash_gets_the_projects_temp_files_removed_and_sessions_
     // Another Paige still running: its temp files may be saves in progress.
     let mut alive = std::process::Command::new("sleep").arg("30").spawn().expect("spawn");
     run_file(data.path(), alive.id(), project.path());
-    core.announce(4000, &"token".into(), &"agent".into()).expect("announce");
+    core.announce(4000, &fixed_tokens()).expect("announce");
     let _ = alive.kill();
     let _ = alive.wait();
     assert!(temp.exists(), "a running Paige's temp file was removed");
 
     run_file(data.path(), dead_pid(), project.path());
-    core.announce(4000, &"token".into(), &"agent".into()).expect("announce");
+    core.announce(4000, &fixed_tokens()).expect("announce");
     assert!(!temp.exists(), "the crashed run's temp file is still there");
     assert_eq!(std::fs::read_to_string(project.path().join("src/keep.rs")).expect("read"), "kept");
     let after = core.db().session(&session.id).expect("session");
@@ -406,7 +407,7 @@ fn a_start_removes_settings_and_version_temp_files_a_killed_paige_left_but_not_a
     for file in dead.iter().chain(&live) {
         std::fs::write(file, "half a write").expect("temp");
     }
-    core.announce(4000, &"token".into(), &"agent".into()).expect("announce");
+    core.announce(4000, &fixed_tokens()).expect("announce");
     let left: Vec<_> = dead.iter().chain(&live).filter(|f| f.exists()).collect();
     assert_eq!(left, live.iter().collect::<Vec<_>>());
 }
@@ -445,4 +446,8 @@ fn a_transcript_path_naming_a_fifo_or_a_huge_file_never_hangs_a_hook_or_the_wrap
         (g, decision)
     });
     assert!(denied(&on_huge).contains("used 2010 of 1000 tokens"), "{on_huge:?}");
+}
+
+fn fixed_tokens() -> paige_core::token::Tokens {
+    paige_core::token::Tokens { ui: "token".into(), agent: "agent".into(), local: "local".into() }
 }

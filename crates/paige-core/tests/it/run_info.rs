@@ -7,8 +7,9 @@ fn info(pid: u32, token: &str) -> RunInfo {
     RunInfo {
         pid,
         port: 4321,
-        token: token.into(),
+        token: Some(token.into()),
         agent_token: Some("agent".into()),
+        local_token: None,
         jail: Some(true),
         landlock: None,
         no_jail_because: None,
@@ -52,7 +53,7 @@ fn tokens_are_random_and_long() {
 #[test]
 fn the_token_never_shows_in_debug_output() {
     let token = run_info::generate_token().expect("token");
-    let info = RunInfo { token: token.clone(), ..info(1, "x") };
+    let info = RunInfo { token: Some(token.clone()), ..info(1, "x") };
     for printed in [
         format!("{token:?}"),
         format!("{info:?}"),
@@ -101,7 +102,7 @@ fn a_start_removes_run_temp_files_left_by_killed_processes_but_not_a_live_ones()
     child.kill().expect("kill");
     let _ = child.wait();
     assert_eq!((dead_left, unparsable_left, live_left), (false, false, true));
-    assert_eq!(run_info::read(data.path()).expect("read").expect("run file").token.expose(), "new");
+    assert_eq!(run_info::read(data.path()).expect("read").expect("run file").token.expect("token").expose(), "new");
 }
 
 /// Issue 41: a launch's MCP config and settings (`run/mcp-<pid>.json`, `settings-<pid>.json`)

@@ -19,7 +19,7 @@ async fn an_instance_starts_serving_with_its_run_file_and_stops_without_a_trace(
     let info: serde_json::Value =
         serde_json::from_slice(&std::fs::read(instance.run_file()).expect("run file")).expect("json");
     assert_eq!(info["port"], instance.port);
-    assert_eq!(info["token"], instance.token.expose());
+    assert_eq!(info["agentToken"], instance.agent_token.expose());
     let health = format!("http://127.0.0.1:{}/health", instance.port);
     assert_eq!(reqwest::get(&health).await.expect("health").status(), 200);
     instance.stop(Duration::from_secs(2)).await.expect("stop");

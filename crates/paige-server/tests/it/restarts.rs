@@ -1,7 +1,9 @@
 //! Restarts converge (issue 40, item 4): the tokens survive `paige serve` restarts, so a
 //! browser tab and a running Claude Code get back in by themselves, and the learner's
 //! session is live again as it was; `paige token rotate` makes the old tokens worthless at
-//! once, and a Claude Code still holding one is told how to recover.
+//! once, and a Claude Code still holding one is told how to recover. The UI token survives
+//! only where an OS layer hides `DATA_DIR` from Claude Code; with none it is never written
+//! there (issue 39).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,10 +13,23 @@ use serde_json::{Value, json};
 
 use crate::{post_mcp, stateless_tools_list_body};
 
+use paige_core::launch::jail::Confinement;
+
+/// A Paige whose `paige claude` runs under Landlock: an OS layer hides `DATA_DIR`.
 async fn start(project: &std::path::Path, data: &std::path::Path, port: u16) -> paige_server::Instance {
+    start_with(project, data, port, Confinement::Landlock("no jail in this test".into())).await
+}
+
+async fn start_with(
+    project: &std::path::Path,
+    data: &std::path::Path,
+    port: u16,
+    layer: Confinement,
+) -> paige_server::Instance {
     let config = paige_core::Config {
         anthropic_base_url: Some("http://127.0.0.1:9".into()),
         port,
+        agent_jail: layer,
         ..paige_core::Config::new(project.to_owned(), data.to_owned(), "key")
     };
     paige_server::Instance::start(
@@ -108,10 +123,11 @@ async fn rotating_the_tokens_refuses_the_old_ones_at_once_and_tells_claude_code_
     assert_eq!(api(&base, &new_ui, reqwest::Method::GET, "/api/session", None).await.0, 200);
     // Local tools find the new ones: the run file and the kept file hold them.
     let run = paige_core::run_info::read(data.path()).expect("run file").expect("running");
-    assert_eq!(run.token.expose(), new_ui);
+    assert_eq!(run.token.expect("the UI token").expose(), new_ui);
     let new_agent = run.agent_token.expect("agent token").expose().to_owned();
     assert_ne!(new_agent, old_agent);
-    assert_eq!(paige_core::token::load_or_create(data.path()).expect("kept").ui.expose(), new_ui);
+    let kept = paige_core::token::load_or_create(data.path(), paige_core::token::UiTokenKept::OnDisk).expect("kept");
+    assert_eq!(kept.ui.expose(), new_ui);
     // A Claude Code still holding the old agent token is told what to do.
     let stale =
         post_mcp(&base, &stateless_tools_list_body(), &[("Authorization", &format!("Bearer {old_agent}"))]).await;
@@ -125,4 +141,66 @@ async fn rotating_the_tokens_refuses_the_old_ones_at_once_and_tells_claude_code_
     // The run file is still this Paige's: a clean stop removes it.
     instance.stop(Duration::from_secs(2)).await.expect("stop");
     assert!(!instance.run_file().exists(), "removed on stop after a rotation");
+}
+
+/// Every file under `dir` whose bytes contain `secret`.
+fn files_holding(dir: &std::path::Path, secret: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_holding(&path, secret));
+        } else if std::fs::read(&path).is_ok_and(|bytes| bytes.windows(secret.len()).any(|w| w == secret.as_bytes())) {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// Issue 39, item 6: with no OS layer, Claude Code reads whatever the learner's user can, so
+/// the UI token (which saves files through `/ws`) is never written to `DATA_DIR` — not in
+/// the tokens file, not in the run file, not in the log or the database — while the agent
+/// token (hooks and MCP only) still survives a restart. A UI token an earlier, guarded start
+/// kept is removed. Local tools are told to use `PAIGE_TOKEN`, and find Paige with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_os_layer_the_ui_token_is_never_written_where_claude_code_can_read_it() {
+    let (project, data) = (tempfile::tempdir().expect("project"), tempfile::tempdir().expect("data"));
+    let guarded = start(project.path(), data.path(), 0).await;
+    let kept_ui = guarded.token.expose().to_owned();
+    guarded.stop(Duration::from_secs(2)).await.expect("stop");
+    assert!(!files_holding(data.path(), &kept_ui).is_empty(), "a guarded start keeps its UI token");
+
+    let off = || Confinement::Off("no user namespaces and no Landlock here".into());
+    let first = start_with(project.path(), data.path(), 0, off()).await;
+    let (ui, agent) = (first.token.expose().to_owned(), first.agent_token.expose().to_owned());
+    assert_ne!(ui, kept_ui, "the kept UI token is not used");
+    let (status, _) =
+        api(&base(&first), &ui, reqwest::Method::POST, "/api/session/start", Some(json!({"issueTitle": "t"}))).await;
+    assert_eq!(status, 201);
+    assert_eq!(files_holding(data.path(), &ui), Vec::<std::path::PathBuf>::new(), "the UI token on disk");
+    assert_eq!(files_holding(data.path(), &kept_ui), Vec::<std::path::PathBuf>::new(), "the earlier one");
+    assert!(!files_holding(data.path(), &agent).is_empty(), "the agent token is kept for hooks and MCP");
+    let run = paige_core::run_info::read(data.path()).expect("run file").expect("running");
+    assert_eq!((run.token, run.agent_token.as_ref().map(|t| t.expose())), (None, Some(agent.as_str())));
+
+    // `paige session` and the like: told what to do, then found with PAIGE_TOKEN.
+    let data_dir = data.path().display().to_string();
+    let env = |pairs: &[(&str, &str)]| -> std::collections::HashMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    };
+    let local = paige_core::run_info::locate(&env(&[("DATA_DIR", &data_dir)]), None).expect("the local token");
+    assert_eq!(local.token.expose(), first.local_token.expose());
+    let err = paige_core::run_info::locate_ui(&env(&[("DATA_DIR", &data_dir)]), None).expect_err("no UI token");
+    assert!(err.to_string().contains("PAIGE_TOKEN=<token> paige"), "{err}");
+    let found = paige_core::run_info::locate_ui(&env(&[("DATA_DIR", &data_dir), ("PAIGE_TOKEN", &ui)]), None)
+        .expect("found with PAIGE_TOKEN");
+    assert_eq!((found.base_url, found.token.expose()), (base(&first), ui.as_str()));
+    let port = first.port;
+    first.stop(Duration::from_secs(2)).await.expect("stop");
+
+    let second = start_with(project.path(), data.path(), port, off()).await;
+    assert_ne!(second.token.expose(), ui, "a new UI token at each start");
+    assert_eq!(second.agent_token.expose(), agent, "the agent token survives");
+    assert_eq!(api(&base(&second), &ui, reqwest::Method::GET, "/api/session", None).await.0, 401);
+    second.stop(Duration::from_secs(2)).await.expect("stop");
 }

@@ -63,8 +63,9 @@ fn the_run_file_is_private_even_where_a_symlink_or_an_open_run_dir_was_left() {
     let info = paige_core::run_info::RunInfo {
         pid: std::process::id(),
         port: 1,
-        token: "t".into(),
+        token: Some("t".into()),
         agent_token: Some("a".into()),
+        local_token: None,
         jail: None,
         landlock: None,
         no_jail_because: None,
