@@ -49,6 +49,9 @@ pub(crate) fn table() -> Vec<Attack> {
             "mount -o remount,bind,rw @PROJECT@ 2>&1; echo '// @MARK@' >> @PROJECT@/src/main.rs",
         ),
         attack("os-write-past-hook", &[], "echo '// @MARK@' >> @PROJECT@/src/main.rs"),
+        // Every token it can read, tried on `/ws` (`file:save`): the UI token must be in no
+        // file, environment or command line the agent reaches.
+        attack("os-token-hunt", &["python3"], &super::scripts::token_hunt()),
         // The learner's session, played by the check (see the module doc).
         attack("os-abstract-socket", &["python3"], &send("AF_UNIX", "'\\0@ABSTRACT@'")),
         attack("os-pathname-socket", &["python3"], &send("AF_UNIX", "'@SOCKET@'")),

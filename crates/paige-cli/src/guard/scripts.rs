@@ -63,18 +63,23 @@ pub(crate) fn ws_env_token() -> String {
     ))
 }
 
-/// Every token this process can find — `/proc/*/environ`, run files named on command lines
-/// (`--data-dir`, `--mcp-config`), `~/.paige/run/` — tried on `/ws` of this run's Paige.
+/// Every token this process can find — `/proc/*/environ`, run files and kept tokens in data
+/// folders named on command lines (`--data-dir`) or in the environment (`DATA_DIR`), MCP
+/// configs (`--mcp-config`), `~/.paige/` — tried on `/ws` of this run's Paige.
 pub(crate) fn token_hunt() -> String {
     python(&format!(
         "{WS_CLIENT}{}",
         r#"
-tokens, files = set(), set(glob.glob(os.path.expanduser("~/.paige/run/*.json")))
+def kept(data):
+    return set(glob.glob(data + "/run/*.json")) | set(glob.glob(data + "/*.json"))
+tokens, files = set(), kept(os.path.expanduser("~/.paige"))
 for proc in glob.glob("/proc/[0-9]*"):
     try:
         for kv in open(proc + "/environ", "rb").read().split(b"\0"):
             if kv.startswith(b"PAIGE_TOKEN="):
                 tokens.add(kv[12:].decode(errors="replace"))
+            if kv.startswith(b"DATA_DIR="):
+                files |= kept(kv[9:].decode(errors="replace"))
     except OSError:
         pass
     try:
@@ -83,7 +88,7 @@ for proc in glob.glob("/proc/[0-9]*"):
         continue
     for i, a in enumerate(argv[:-1]):
         if a == b"--data-dir":
-            files |= set(glob.glob(argv[i + 1].decode(errors="replace") + "/run/*.json"))
+            files |= kept(argv[i + 1].decode(errors="replace"))
         if a == b"--mcp-config":
             files.add(argv[i + 1].decode(errors="replace"))
 for f in files:
@@ -92,6 +97,7 @@ for f in files:
     except OSError:
         continue
     tokens |= set(re.findall(r'"token"\s*:\s*"([^"]+)"', text)) | set(re.findall(r"Bearer ([^\"\s]+)", text))
+    tokens |= set(re.findall(r"[0-9a-f]{64}", text))
 print(len(tokens), "tokens from", len(files), "files")
 for port in own_ports():
     for token in tokens:

@@ -34,6 +34,12 @@ const NOT_ALONE: [(&str, &str); 5] = [
 /// opens `/ws`): the scripts work, so only the token Claude Code holds can stop them.
 const WITH_PAIGE: [&str; 3] = ["ws-env-token", "token-hunt", "forged-hooks"];
 
+/// The attempt that hunts for a token past the hook gets a Paige too, but holds only the
+/// agent token, as Claude Code does. That Paige believes an OS layer hides its data folder
+/// (so it keeps the UI token there) while the shell runs with none: what a Paige keeping the
+/// token on disk without a layer would leave the agent (issue 39, item 6).
+const HUNTS_THE_UI_TOKEN: &str = "os-token-hunt";
+
 fn shell_only(attack: &Attack) -> bool {
     attack.calls.iter().all(|c| c.tool == "Bash")
 }
@@ -59,7 +65,8 @@ fn every_shell_attempt_changes_what_the_guard_compares_when_nothing_guards() {
         let desktop = (attack.family == super::past_hook::PAST_HOOK)
             .then(|| super::past_hook::Session::start(&world.project, attack.name).expect("the learner's session"));
         let before = snapshot::take(&world.project, &world.home, &world.data_dir);
-        let paige = WITH_PAIGE.contains(&attack.name).then(|| runtime.block_on(start_paige(&world)));
+        let hunts = attack.name == HUNTS_THE_UI_TOKEN;
+        let paige = (WITH_PAIGE.contains(&attack.name) || hunts).then(|| runtime.block_on(start_paige(&world, hunts)));
         let desktop_vars = desktop.as_ref().map(super::past_hook::Session::vars).unwrap_or_default();
         // What the check does outside once Claude Code runs (a later mount).
         if let Some(then) = desktop.as_ref().and_then(super::past_hook::Session::later_mount) {
@@ -77,7 +84,7 @@ fn every_shell_attempt_changes_what_the_guard_compares_when_nothing_guards() {
             shell.env("CLAUDE_CONFIG_DIR", world.data_dir.join("claude"));
             if let Some(paige) = &paige {
                 shell.env("PAIGE_URL", format!("http://127.0.0.1:{}", paige.port));
-                shell.env("PAIGE_TOKEN", paige.token.expose());
+                shell.env("PAIGE_TOKEN", if hunts { paige.agent_token.expose() } else { paige.token.expose() });
             }
             match &desktop {
                 // The learner's terminal is the command's controlling terminal, as Claude Code's.
@@ -117,7 +124,8 @@ fn every_shell_attempt_changes_what_the_guard_compares_when_nothing_guards() {
     assert!(duds.is_empty(), "attempts that changed nothing with no layer (or changed what they should not): {duds:?}");
 }
 
-async fn start_paige(world: &World) -> paige_server::Instance {
+/// A Paige for `world`; `keeps_ui_token`: as if an OS layer hid its data folder.
+async fn start_paige(world: &World, keeps_ui_token: bool) -> paige_server::Instance {
     let env = std::collections::HashMap::from([
         ("PROJECT_DIR".to_owned(), world.project.display().to_string()),
         ("DATA_DIR".to_owned(), world.data_dir.display().to_string()),
@@ -125,7 +133,10 @@ async fn start_paige(world: &World) -> paige_server::Instance {
         ("ANTHROPIC_BASE_URL".to_owned(), "http://127.0.0.1:9".to_owned()),
         ("PORT".to_owned(), "0".to_owned()),
     ]);
-    let config = paige_core::Config::load(&env, paige_core::ConfigOverrides::default()).expect("config");
+    let mut config = paige_core::Config::load(&env, paige_core::ConfigOverrides::default()).expect("config");
+    if keeps_ui_token {
+        config.agent_jail = paige_core::launch::jail::Confinement::Landlock("as if Landlock hid DATA_DIR".into());
+    }
     let memory = paige_memory::open(&config, &[]);
     paige_server::Instance::start(config, Arc::new(paige_core::SystemClock), memory, None).await.expect("paige")
 }
