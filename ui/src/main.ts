@@ -58,8 +58,21 @@ const transport = connect(() =>
 const conn = q(".conn");
 transport.onState((state) => {
   conn.dataset.state = state;
-  conn.textContent = state === "open" ? "connected" : state;
+  conn.textContent = state === "open" ? "connected" : state === "refused" ? "address out of date" : state;
+  if (state === "refused") showRefused();
 });
+
+/** The page's token no longer opens Paige: say why and what to do, once. */
+function showRefused(): void {
+  if (document.querySelector(".refused-banner")) return;
+  const banner = document.createElement("div");
+  banner.className = "refused-banner";
+  banner.setAttribute("role", "alert");
+  banner.textContent =
+    "This address no longer opens Paige: its tokens were rotated, or Paige was restarted and keeps its UI token " +
+    "in memory only (no OS layer guards Claude Code). Open the ui: address Paige printed last.";
+  document.body.prepend(banner);
+}
 
 // In the desktop app the project's name opens the projects and settings overlay.
 if (inDesktop()) {

@@ -6,7 +6,9 @@ import type { Events } from "./bindings/shell";
 import { type AnyFrame, type ClientPayloads, type ClientType, decodeFrame, encodeFrame } from "./protocol";
 import { call } from "./shell";
 
-export type ConnectionState = "connecting" | "open" | "closed";
+/** `refused`: Paige answers but no longer knows this page's token (it was rotated, or Paige
+ * keeps its UI token in memory only and was restarted): retrying cannot help. */
+export type ConnectionState = "connecting" | "open" | "closed" | "refused";
 
 export interface Transport {
   send<T extends ClientType>(type: T, payload: ClientPayloads[T]): void;
@@ -53,6 +55,8 @@ export interface WsOptions {
   connect?: (url: string) => SocketLike;
   /** Delay before reconnect attempt `n` (0-based). */
   backoff?: (n: number) => number;
+  /** After a connection that never opened: whether Paige refuses the token (then no retry). */
+  refused?: () => Promise<boolean>;
   setTimer?: (fn: () => void, ms: number) => unknown;
 }
 
@@ -107,7 +111,9 @@ export class WsTransport implements Transport {
     this.setState("connecting");
     const socket = connect(this.options.url);
     this.socket = socket;
+    let opened = false;
     socket.onopen = () => {
+      opened = true;
       this.attempts = 0;
       socket.send(this.options.hello());
       const pending = this.queue;
@@ -125,8 +131,15 @@ export class WsTransport implements Transport {
       this.socket = null;
       this.setState("closed");
       if (this.closed) return;
-      const delay = (this.options.backoff ?? defaultBackoff)(this.attempts++);
-      (this.options.setTimer ?? setTimeout)(() => this.open(), delay);
+      const retry = () => {
+        const delay = (this.options.backoff ?? defaultBackoff)(this.attempts++);
+        (this.options.setTimer ?? setTimeout)(() => this.open(), delay);
+      };
+      if (opened || !this.options.refused) return retry();
+      this.options.refused().then(
+        (refused) => (refused ? this.setState("refused") : retry()),
+        () => retry(),
+      );
     };
   }
 }
@@ -212,5 +225,10 @@ export function connect(hello: () => string): Transport {
   const token = new URLSearchParams(window.location.search).get("token") ?? "";
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
   const url = `${scheme}://${window.location.host}/ws?token=${encodeURIComponent(token)}`;
-  return new WsTransport({ url, hello });
+  // A WebSocket that fails says nothing of why: ask the same token of a plain route.
+  const refused = async () => {
+    const reply = await fetch("/api/session", { headers: { authorization: `Bearer ${token}` } });
+    return reply.status === 401;
+  };
+  return new WsTransport({ url, hello, refused });
 }

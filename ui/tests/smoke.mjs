@@ -80,8 +80,8 @@ async function mcpCall(base, token, name, args) {
   if (reply.status !== 200 || !text.includes('"result"') || text.includes('"isError":true')) throw new Error(`${name}: HTTP ${reply.status} ${text.slice(0, 300)}`);
 }
 // Its tokens are the ones it keeps in DATA_DIR (read from the run file), as a learner's are.
-const serve = (port) => spawn(bin, ["serve", "--project", project, "--port", String(port), "--data-dir", dataDir, "--ui-dir", dist], {
-  env: { ...process.env, PAIGE_TOKEN: "", ANTHROPIC_API_KEY: "sk-ant-smoke", ANTHROPIC_BASE_URL: fake.base, RUST_LOG: "warn", PAIGE_INTAKE_TIMEBOX_MS: String(TIMEBOX_MS) },
+const serve = (port, extraEnv = {}) => spawn(bin, ["serve", "--project", project, "--port", String(port), "--data-dir", dataDir, "--ui-dir", dist], {
+  env: { ...process.env, PAIGE_TOKEN: "", ANTHROPIC_API_KEY: "sk-ant-smoke", ANTHROPIC_BASE_URL: fake.base, RUST_LOG: "warn", PAIGE_INTAKE_TIMEBOX_MS: String(TIMEBOX_MS), ...extraEnv },
   stdio: ["ignore", "inherit", "inherit"],
 });
 let server = serve(0);
@@ -636,6 +636,16 @@ try {
     const shown = await page.locator('[data-testid="session-title"]').textContent();
     if (shown !== "Say goodbye in French") throw new Error(`session after the restart: ${JSON.stringify(shown)}`);
     await page.waitForSelector('[data-testid="plan-waiting"]', { timeout: 5_000 });
+  });
+  await check("restarted with no OS layer (a new UI token, kept in memory only): the open tab says its address is out of date and stops retrying", async () => {
+    server.kill("SIGTERM");
+    await new Promise((r) => server.once("exit", r));
+    server = serve(info.port, { PAIGE_JAIL: "0", PAIGE_LANDLOCK: "0" });
+    await page.waitForSelector('[data-testid="conn-status"][data-state="refused"]', { timeout: 30_000 });
+    const said = await page.locator(".refused-banner").textContent();
+    if (!said?.includes("Open the ui: address Paige printed last")) throw new Error(`banner: ${JSON.stringify(said)}`);
+    const kept = JSON.parse(readFileSync(join(dataDir, "tokens.json"), "utf8"));
+    if ("ui" in kept || JSON.parse(readFileSync(join(dataDir, "run", "server.json"), "utf8")).token) throw new Error("the UI token is on disk");
   });
   await check("the page raised no uncaught errors", async () => {
     if (errors.length) throw new Error(errors.join("; "));

@@ -21,10 +21,11 @@ class FakeSocket implements SocketLike {
   }
 }
 
-function setup() {
+function setup(refused?: () => Promise<boolean>) {
   const sockets: FakeSocket[] = [];
   const timers: (() => void)[] = [];
   const transport = new WsTransport({
+    refused,
     url: "ws://127.0.0.1:1/ws?token=t",
     hello: () => encodeFrame("connection:hello", { version: "t", platform: "test", windowSize: { width: 1, height: 1 } }),
     connect: () => {
@@ -92,5 +93,37 @@ describe("frames", () => {
 
   it("decode fills a missing payload with an empty object", () => {
     expect(decodeFrame('{"type":"explorer:clear_hints","timestamp":5}')).toEqual({ type: "explorer:clear_hints", payload: {}, id: undefined, timestamp: 5 });
+  });
+
+  it("stops retrying and says refused when Paige no longer knows the page's token", async () => {
+    const { transport, sockets, timers } = setup(async () => true);
+    const states: string[] = [];
+    transport.onState((s) => states.push(s));
+    sockets[0]!.close();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(states.at(-1)).toBe("refused");
+    expect(timers).toHaveLength(0);
+  });
+
+  it("keeps retrying while Paige is down or answers the token, and after a drop of an open socket", async () => {
+    let asked = 0;
+    const { transport, sockets, timers } = setup(async () => {
+      asked += 1;
+      return false;
+    });
+    const states: string[] = [];
+    transport.onState((s) => states.push(s));
+    sockets[0]!.close();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(asked).toBe(1);
+    expect(timers).toHaveLength(1);
+    timers[0]!();
+    sockets[1]!.open();
+    sockets[1]!.close();
+    expect(timers).toHaveLength(2);
+    expect(asked).toBe(1);
+    expect(states).not.toContain("refused");
   });
 });

@@ -57,7 +57,7 @@ async fn serve(config: Config, ui_dir: Option<PathBuf>, launched: Instant) -> an
     if config.agent_jail.ui_token_kept() == paige_core::token::UiTokenKept::InMemoryOnly {
         tracing::warn!(
             "the UI token is kept in memory only, since nothing keeps Claude Code out of {}: the address changes at \
-             each start, and `paige session`, `paige memory` and `paige token` need PAIGE_TOKEN={}",
+             each start, and `paige token` needs it for that command alone: PAIGE_TOKEN={} paige token …",
             config.data_dir.display(),
             instance.token.expose()
         );
