@@ -90,8 +90,8 @@ pub(crate) fn hook_command<R: Runtime>(
         .or_else(|| std::env::split_paths(env.get("PATH")?).map(|dir| dir.join("paige")).find(|p| p.is_file()))
 }
 
-/// Emits every `Event::Ui` of `core` to the webviews (an `Event::UiTo` to its window) until
-/// the core shuts down.
+/// Emits what every UI is shown of `core`'s events (`Event::into_ui_message`) to the
+/// webviews (an `Event::UiTo` to its window) until the core shuts down.
 fn forward_events<R: Runtime>(app: tauri::AppHandle<R>, core: Arc<Core>) {
     let mut events = core.subscribe();
     let stop = core.shutdown_token();
@@ -100,12 +100,6 @@ fn forward_events<R: Runtime>(app: tauri::AppHandle<R>, core: Arc<Core>) {
             tokio::select! {
                 _ = stop.cancelled() => break,
                 event = events.recv() => match event {
-                    Ok(Event::Ui(message)) => {
-                        let frame = encode(&message, None, core.now().timestamp_millis());
-                        if let Err(err) = app.emit(UI_EVENT, frame) {
-                            tracing::warn!("cannot emit {UI_EVENT}: {err}");
-                        }
-                    }
                     Ok(Event::UiTo { connection, message }) => {
                         let frame = encode(&message, None, core.now().timestamp_millis());
                         if let Some(window) = app.state::<Shell>().window_of(connection)
@@ -114,8 +108,16 @@ fn forward_events<R: Runtime>(app: tauri::AppHandle<R>, core: Arc<Core>) {
                             tracing::warn!("cannot emit {UI_EVENT}: {err}");
                         }
                     }
-                    Ok(Event::ActionLogged(_) | Event::BufferEdited { .. } | Event::Domain(_)) => {}
                     Ok(Event::ShuttingDown) | Err(RecvError::Closed) => break,
+                    // What every UI is shown: UI messages, and the domain events that are frames.
+                    Ok(event) => {
+                        if let Some(message) = event.into_ui_message() {
+                            let frame = encode(&message, None, core.now().timestamp_millis());
+                            if let Err(err) = app.emit(UI_EVENT, frame) {
+                                tracing::warn!("cannot emit {UI_EVENT}: {err}");
+                            }
+                        }
+                    }
                     Err(RecvError::Lagged(missed)) => tracing::warn!(missed, "webview too slow; UI events dropped"),
                 },
             }

@@ -5,7 +5,7 @@
 //!
 //! - command `ui_message(frame)`: one client frame of the UI catalog into
 //!   `Core::handle_text`; returns the reply frame for this window, if any;
-//! - event `paige://ui`: every `Event::Ui` as an encoded frame (the same text `/ws` sends);
+//! - event `paige://ui`: what every UI is shown (`Event::into_ui_message`) as an encoded frame (the same text `/ws` sends);
 //! - event `paige://terminal`: the output of the window's terminal (its own channel),
 //!   emitted to that window only. The terminal opens with the window's first frame and is
 //!   killed when the page reloads or the window closes;
@@ -35,7 +35,7 @@ pub use shell::{ApiKeyState, AppState, KeySource, Launch, ProjectEntry, RecentEn
 #[cfg(feature = "ts")]
 pub mod bindings;
 
-/// The event every core `Event::Ui` is emitted as.
+/// The event what every UI is shown of the core is emitted as.
 pub const UI_EVENT: &str = "paige://ui";
 /// The event a window's terminal output is emitted as.
 pub const TERMINAL_EVENT: &str = "paige://terminal";

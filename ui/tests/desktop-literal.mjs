@@ -69,12 +69,26 @@ function processesNaming(needle) {
 /** The learner types `/exit` into the window's Claude Code and waits for the terminal's offer
  * to start it again; returns the terminal's input element. */
 async function exitClaudeCode({ s, find, terminalText }) {
-  const term = await find(".xterm-helper-textarea");
-  await wd("POST", `${s}/element/${term}/value`, { text: "/exit" });
+  await typeIn({ s, find }, TERMINAL, "/exit");
   await sleep(800);
-  await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
+  await typeIn({ s, find }, TERMINAL, "\r");
   await waitFor("Claude Code's exit in the terminal", async () => (await terminalText()).includes("Press Enter to start it again"), 30_000);
-  return term;
+}
+
+/** The terminal's input (xterm's textarea). */
+const TERMINAL = ".xterm-helper-textarea";
+
+/** Types `text` into the element `selector` names, found afresh: a panel that re-rendered
+ * in between (a frame came) replaced the element the last lookup found ("stale element"). */
+async function typeIn({ s, find }, selector, text) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await wd("POST", `${s}/element/${await find(selector)}/value`, { text });
+    } catch (err) {
+      if (attempt === 3 || !String(err.message).includes("stale element")) throw err;
+      await sleep(200);
+    }
+  }
 }
 
 /** Runs the checks in a fresh app under `work`; skipped (said) without PAIGE_TEST_CLAUDE. */
@@ -162,10 +176,10 @@ export async function literalModelPlansInTheWindow(work) {
     // Issue 40's restart in the app: the learner leaves Claude Code and starts it again from
     // the terminal's own prompt; what they marked done meanwhile reaches the new one.
     await check("the learner exits Claude Code, marks phase 2 done, and presses Enter: the restarted Claude Code is told of it", async () => {
-      const term = await exitClaudeCode({ s, find, terminalText });
+      await exitClaudeCode({ s, find, terminalText });
       await click('[data-testid="phase"][data-current="true"] [data-testid="phase-done"]');
       const startedAgain = Date.now();
-      await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
+      await typeIn({ s, find }, TERMINAL, "\r");
       const told = () => agentCalls().find((c) => c.at > startedAgain && lastUserText(c.body).includes("The learner marked phase 2 done"));
       const call = await waitFor("the restarted Claude Code told of phase 2", told, 90_000).catch(async (err) => {
         throw new Error(`${err.message}; the terminal shows ${JSON.stringify((await terminalText()).slice(-500))}`);
@@ -203,10 +217,10 @@ export async function literalModelPlansInTheWindow(work) {
     // (the interview they skipped opens again; they skip it again); Enter starts Claude Code,
     // which is given the kickoff once and plans.
     await check("with Claude Code exited, the learner starts the next session, then presses Enter: the new Claude Code plans it", async () => {
-      const term = await exitClaudeCode({ s, find, terminalText });
+      await exitClaudeCode({ s, find, terminalText });
       await click('[data-testid="end-session"]');
       await waitFor("the start form", () => find('[data-testid="start-view"] [data-testid="start-form"]'), 60_000);
-      await wd("POST", `${s}/element/${await find('[data-testid="start-title"]')}/value`, { text: "Refresh the token in time" });
+      await typeIn({ s, find }, '[data-testid="start-title"]', "Refresh the token in time");
       await click('[data-testid="start-submit"]');
       await waitFor("the skipped interview, offered again", () => shown("intake-skip"), 20_000);
       await click('[data-testid="intake-skip"]');
@@ -214,7 +228,7 @@ export async function literalModelPlansInTheWindow(work) {
       await sleep(3_000);
       const toldBeforeEnter = agentCalls().filter((c) => lastUserText(c.body).includes(TOLD_TO_PLAN)).length;
       const startedAgain = Date.now();
-      await wd("POST", `${s}/element/${term}/value`, { text: "\r" });
+      await typeIn({ s, find }, TERMINAL, "\r");
       await waitFor("the new session's phases", () => shown("phases"), 120_000).catch(async (err) => {
         throw new Error(`${err.message}; the terminal shows ${JSON.stringify((await terminalText()).slice(-500))}`);
       });

@@ -393,17 +393,8 @@ impl Core {
                 }
                 WatchEvent::Change(change) => {
                     core.tree_changed(&change);
-                    let paths = match change.action {
-                        crate::files::FsChangeAction::Change | crate::files::FsChangeAction::Add => {
-                            vec![change.path.clone()]
-                        }
-                        crate::files::FsChangeAction::Rename => change.new_path.iter().cloned().collect(),
-                        _ => Vec::new(),
-                    };
-                    if !paths.is_empty() {
-                        core.ctx.publish(crate::event::Domain::FilesChanged { paths });
-                    }
-                    core.broadcast(ServerMessage::FsTreeUpdate(change));
+                    // Every UI is shown it as `fs:tree_update` (`Event::into_ui_message`).
+                    core.ctx.publish(crate::event::Domain::FilesChanged(change));
                 }
             }
         });

@@ -1,7 +1,8 @@
 //! `GET /ws`: the UI protocol over a WebSocket, for the browser UI and black-box tests.
 //! Each socket is one core connection: frames in go to the dispatcher (on the blocking pool
 //! when `Decoded::may_block`), the dispatcher's reply goes back to this socket, every
-//! `Event::Ui` goes to every socket and an `Event::UiTo` to its own.
+//! What every UI is shown (`Event::into_ui_message`) goes to every socket, an `Event::UiTo`
+//! to its own.
 
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -66,20 +67,22 @@ async fn connection(state: AppState, mut socket: WebSocket) {
                 }
             },
             event = events.recv() => match event {
-                Ok(Event::Ui(message)) => {
-                    let frame = encode(&message, None, core.now().timestamp_millis());
-                    if socket.send(Message::Text(frame.into())).await.is_err() {
-                        break;
-                    }
-                }
                 Ok(Event::UiTo { connection, message }) if connection == id => {
                     let frame = encode(&message, None, core.now().timestamp_millis());
                     if socket.send(Message::Text(frame.into())).await.is_err() {
                         break;
                     }
                 }
-                Ok(Event::UiTo { .. } | Event::ActionLogged(_) | Event::BufferEdited { .. } | Event::Domain(_)) => {}
                 Ok(Event::ShuttingDown) | Err(RecvError::Closed) => break,
+                // What every UI is shown: UI messages, and the domain events that are frames.
+                Ok(event) => {
+                    if let Some(message) = event.into_ui_message() {
+                        let frame = encode(&message, None, core.now().timestamp_millis());
+                        if socket.send(Message::Text(frame.into())).await.is_err() {
+                            break;
+                        }
+                    }
+                }
                 Err(RecvError::Lagged(missed)) => {
                     tracing::warn!(connection = id.0, missed, "UI client too slow; messages dropped");
                 }

@@ -66,8 +66,8 @@ impl StepChecks {
             duration_ms: check.duration_ms,
             command: command.map(Invocation::display),
         };
-        self.ctx.publish(crate::event::Domain::StepChecked(step.clone()));
-        self.ctx.broadcast(ServerMessage::CoachingStepCheck(step));
+        // Every UI is shown it as `coaching:step_check` (`Event::into_ui_message`).
+        self.ctx.publish(crate::event::Domain::StepChecked(step));
         check
     }
 

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::Coaching;
 use crate::db::{ActionType, HintLevel, NewSession, Session, SessionStatus};
-use crate::protocol::{IssueContext, ServerMessage, SessionEnded, SessionStarted, SessionSummary};
+use crate::protocol::{IssueContext, ServerMessage, SessionStarted, SessionSummary};
 
 /// How often dirty buffers are summarised into the action log.
 pub const BUFFER_SUMMARY_INTERVAL: Duration = Duration::from_secs(30);
@@ -165,26 +165,24 @@ impl Coaching {
 
     /// `session:ended` to every UI: how the session ended, how long it ran, phases done.
     pub(crate) fn announce_end(&self, ended: &Session, duration_ms: i64) {
-        self.ctx().publish(crate::event::Domain::SessionEnded { session_id: ended.id.clone(), status: ended.status });
+        // Every UI is shown it as `session:ended` (`Event::into_ui_message`).
+        self.ctx().publish(crate::event::Domain::SessionEnded(self.summary_of(ended, duration_ms)));
+        // What the session found hard is due for review from now on.
+        if let Err(err) = self.reviews().sync() {
+            tracing::warn!("cannot make the review items: {err}");
+        }
+        self.dashboard().session_ended(ended.status);
+    }
+
+    /// How `ended` ended, how long it ran and how many phases of its plan were done.
+    pub(crate) fn summary_of(&self, ended: &Session, duration_ms: i64) -> SessionSummary {
         let phases_completed = match self.current_plan(&ended.id) {
             Ok(Some(plan)) => self.db().phases_for_plan(&plan.id).map_or(0, |phases| {
                 phases.iter().filter(|p| p.status == crate::db::PhaseStatus::Complete).count() as u32
             }),
             _ => 0,
         };
-        self.broadcast(ServerMessage::SessionEnded(SessionEnded {
-            summary: SessionSummary {
-                session_id: ended.id.clone(),
-                status: ended.status,
-                duration_ms,
-                phases_completed,
-            },
-        }));
-        // What the session found hard is due for review from now on.
-        if let Err(err) = self.reviews().sync() {
-            tracing::warn!("cannot make the review items: {err}");
-        }
-        self.dashboard().session_ended(ended.status);
+        SessionSummary { session_id: ended.id.clone(), status: ended.status, duration_ms, phases_completed }
     }
 
     /// Logs one `buffer_summary` per dirty file edited since its last entry (Scenario 4.2).

@@ -441,13 +441,14 @@ impl Coaching {
         }
     }
 
-    /// Ends an idle session `abandoned`, logged; the UIs, busy with another, are not told.
+    /// Ends an idle session `abandoned`, logged; `session:ended` names it (a panel busy with
+    /// another session ignores it).
     fn abandon_session(&self, session_id: &str) -> Result<(), WrapUpError> {
         let failed = |err: &dyn std::fmt::Display| WrapUpError::EndFailed(err.to_string());
         let ended = self.db().end_session(session_id, SessionStatus::Abandoned).map_err(|err| failed(&err))?;
         self.learning().session_ended(session_id);
-        self.ctx().publish(crate::event::Domain::SessionEnded { session_id: ended.id.clone(), status: ended.status });
         let duration_ms = (self.now() - ended.started_at).num_milliseconds();
+        self.ctx().publish(crate::event::Domain::SessionEnded(self.summary_of(&ended, duration_ms)));
         let data = json!({ "status": SessionStatus::Abandoned, "durationMs": duration_ms });
         if let Err(err) = self.db().log_action(session_id, ActionType::SessionEnded, Some(data)) {
             tracing::warn!("cannot log the end of session {session_id}: {err}");

@@ -11,7 +11,7 @@ use super::Learning;
 use super::reliance::{self, RelianceClass, Verdict};
 use crate::api::CallOptions;
 use crate::prompts::reliance_classification::{self as prompt, RelianceClassificationResponse};
-use crate::protocol::{LearningSignals, RelianceGauge, ServerMessage};
+use crate::protocol::{LearningSignals, RelianceGauge};
 
 /// The longest prompt kept (characters); a longer one is kept cut.
 pub const MAX_KEPT_PROMPT_CHARS: usize = 8_000;
@@ -104,13 +104,8 @@ impl Learning {
         }
         tracing::debug!(class = class.as_str(), by, "learner prompt classified");
         if let Some(session_id) = session_id {
-            let signals = self.signals(&session_id);
-            self.ctx.publish(crate::event::Domain::RelianceChanged {
-                session_id: signals.session_id.clone(),
-                phase: signals.phase,
-                phase_reliance: signals.phase_reliance,
-            });
-            self.ctx.broadcast(ServerMessage::LearningSignals(signals));
+            // Every UI is shown it as `learning:signals` (`Event::into_ui_message`).
+            self.ctx.publish(crate::event::Domain::RelianceChanged(self.signals(&session_id)));
         }
     }
 

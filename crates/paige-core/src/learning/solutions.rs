@@ -180,7 +180,7 @@ async fn watch(
             }
             event = events.recv() => match event {
                 Ok(Event::BufferEdited { path }) => { edited.insert(path); }
-                Ok(Event::Domain(Domain::FilesChanged { paths })) => edited.extend(paths),
+                Ok(Event::Domain(Domain::FilesChanged(change))) => edited.extend(change.changed_paths()),
                 Ok(Event::ActionLogged(entry)) if entry.action_type == ActionType::FileOpen => {
                     let Some(learning) = learning.upgrade() else { break };
                     if let Some(path) = entry.data.as_ref().and_then(|d| d.get("path")).and_then(|p| p.as_str()) {

@@ -274,8 +274,8 @@ async fn watch(
                     }
                 }
                 // Delegation dominating the phase's prompts is a reason to look (issue 30).
-                Some(Event::Domain(Domain::RelianceChanged { session_id: of, phase, phase_reliance })) => {
-                    match (*of == session_id, phase, phase_reliance) {
+                Some(Event::Domain(Domain::RelianceChanged(signals))) => {
+                    match (signals.session_id == session_id, &signals.phase, &signals.phase_reliance) {
                         (true, Some(phase), Some(gauge)) => s.on_reliance(*phase, gauge),
                         _ => None,
                     }

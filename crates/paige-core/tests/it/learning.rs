@@ -232,8 +232,13 @@ async fn prompts_are_classified_by_the_rules_and_only_the_unclear_ones_go_to_the
     let deadline = Instant::now() + Duration::from_secs(10);
     let signals = loop {
         match tokio::time::timeout(deadline.saturating_duration_since(Instant::now()), events.recv()).await {
-            Ok(Ok(Event::Ui(ServerMessage::LearningSignals(s)))) if s.reliance.delegation == 3 => break s,
-            Ok(Ok(_)) => {}
+            Ok(Ok(event)) => {
+                if let Some(ServerMessage::LearningSignals(s)) = event.into_ui_message()
+                    && s.reliance.delegation == 3
+                {
+                    break s;
+                }
+            }
             other => panic!("no gauge with 3 delegations: {other:?}"),
         }
     };

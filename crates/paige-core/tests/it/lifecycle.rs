@@ -101,9 +101,12 @@ impl Ui {
     fn catch_up(&mut self) {
         while let Ok(event) = self.events.try_recv() {
             let message = match event {
-                Event::Ui(message) => message,
                 Event::UiTo { connection, message } if connection == self.id => message,
-                _ => continue,
+                Event::UiTo { .. } => continue,
+                event => match event.into_ui_message() {
+                    Some(message) => message,
+                    None => continue,
+                },
             };
             match message {
                 ServerMessage::SessionStarted(started) => self.shows = Some(started.session_id),

@@ -34,10 +34,13 @@ async fn next_result(events: &mut tokio::sync::broadcast::Receiver<Event>) -> St
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match tokio::time::timeout(left, events.recv()).await {
-            Ok(Ok(Event::Ui(ServerMessage::CoachingStepCheck(check)))) if check.status != CheckStatus::Running => {
-                return check;
+            Ok(Ok(event)) => {
+                if let Some(ServerMessage::CoachingStepCheck(check)) = event.into_ui_message()
+                    && check.status != CheckStatus::Running
+                {
+                    return check;
+                }
             }
-            Ok(Ok(_)) => {}
             other => panic!("no step check result: {other:?}"),
         }
     }

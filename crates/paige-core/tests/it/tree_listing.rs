@@ -265,7 +265,7 @@ fn the_watcher_keeps_the_listings_current_for_every_ui() {
     std::fs::write(t.project.path().join("src/b.rs"), "b\n").expect("write");
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while !std::iter::from_fn(|| events.try_recv().ok())
-        .any(|e| matches!(e, Event::Ui(ServerMessage::FsTreeUpdate(c)) if c.path == "src/b.rs"))
+        .any(|e| matches!(e.into_ui_message(), Some(ServerMessage::FsTreeUpdate(c)) if c.path == "src/b.rs"))
     {
         assert!(std::time::Instant::now() < deadline, "no fs:tree_update");
         std::thread::sleep(Duration::from_millis(20));

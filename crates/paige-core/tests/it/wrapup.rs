@@ -371,7 +371,7 @@ async fn a_session_with_no_plan_and_no_work_ends_abandoned_without_a_wrap_up() {
     assert_eq!(w.core.db().session(&idle).expect("row").status, SessionStatus::Abandoned);
     let mut told = Vec::new();
     while let Ok(event) = events.try_recv() {
-        if let Event::Ui(message) = event {
+        if let Some(message) = event.into_ui_message() {
             told.push(serde_json::to_value(&message).expect("json"));
         }
     }
