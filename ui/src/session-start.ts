@@ -124,7 +124,19 @@ export class StartView {
     const next = el("p", "start-next", NEXT_STEP);
     next.dataset.testid = "start-next";
     parts.push(next);
+    // The issues arriving while the learner types re-render the form: the field they were
+    // in keeps the focus and the caret (its text is kept on every keystroke).
+    const focused = document.activeElement;
+    const typing = focused instanceof HTMLInputElement || focused instanceof HTMLTextAreaElement;
+    const was = typing && this.root.contains(focused) ? focused : null;
     this.root.replaceChildren(...parts);
+    if (was?.dataset.testid) {
+      const again = this.root.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[data-testid="${was.dataset.testid}"]`);
+      if (again && !again.disabled) {
+        again.focus();
+        again.setSelectionRange(was.selectionStart, was.selectionEnd, was.selectionDirection ?? undefined);
+      }
+    }
   }
 
   private renderIssues(busy: boolean): HTMLElement {

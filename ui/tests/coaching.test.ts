@@ -84,6 +84,18 @@ describe("the coaching panel without a session", () => {
     expect(ui.sent.at(-1)).toEqual({ type: "session:resume", payload: { sessionId: "s-old" } });
   });
 
+  it("the issues arriving while the learner types keep the field focused, its text and caret kept", () => {
+    const title = ui.$<HTMLInputElement>("start-title")!;
+    title.focus();
+    type(title, "Refresh the");
+    title.setSelectionRange(7, 7);
+    ui.panel.sessionOptions(options);
+    const again = ui.$<HTMLInputElement>("start-title")!;
+    expect(again).not.toBe(title);
+    expect(document.activeElement).toBe(again);
+    expect([again.value, again.selectionStart]).toEqual(["Refresh the", 7]);
+  });
+
   it("the typed form sends session:start with the title and the optional description, trimmed", () => {
     ui.panel.sessionOptions({ ...options, issues: [] });
     type(ui.$<HTMLInputElement>("start-title")!, "  Add a --verbose flag ");
