@@ -37,10 +37,11 @@ pub enum Domain {
     SessionStarted { session_id: String },
     /// A session ended (completed or abandoned): how, how long it ran, phases done.
     SessionEnded(crate::protocol::SessionSummary),
-    /// A plan's phases were stored for the session.
-    PlanReady { session_id: String },
-    /// A phase of the session's plan was marked done (the panel or Claude Code).
-    PhaseCompleted { session_id: String, phase: i64 },
+    /// A plan's phases were stored for the session: the plan as the UIs show it.
+    PlanReady { session_id: String, plan: crate::protocol::PlanReady },
+    /// A phase of the session's plan changed status (marked done by the panel or Claude Code,
+    /// or begun).
+    PhaseChanged { session_id: String, update: crate::protocol::PhaseUpdate },
     /// A step check ran, or started running.
     StepChecked(crate::protocol::StepCheck),
     /// The learner's prompts were classified again: the session's gauge, and the phase's.
@@ -66,6 +67,8 @@ impl Event {
             Event::Domain(Domain::RelianceChanged(signals)) => Some(ServerMessage::LearningSignals(signals)),
             Event::Domain(Domain::SessionEnded(summary)) => Some(ServerMessage::SessionEnded(SessionEnded { summary })),
             Event::Domain(Domain::FilesChanged(change)) => Some(ServerMessage::FsTreeUpdate(change)),
+            Event::Domain(Domain::PlanReady { plan, .. }) => Some(ServerMessage::CoachingPlanReady(plan)),
+            Event::Domain(Domain::PhaseChanged { update, .. }) => Some(ServerMessage::CoachingPhaseUpdate(update)),
             _ => None,
         }
     }
@@ -126,7 +129,7 @@ mod tests {
         assert_eq!(shown(Event::Domain(Domain::SessionEnded(summary))), Some("session:ended".into()));
         assert_eq!(shown(Event::Domain(Domain::FilesChanged(change))), Some("fs:tree_update".into()));
         for none in [
-            Event::Domain(Domain::PlanReady { session_id: "s".into() }),
+            Event::Domain(Domain::SessionStarted { session_id: "s".into() }),
             Event::Domain(Domain::ClaudeCodeAttached),
             Event::BufferEdited { path: "a.rs".into() },
             Event::ShuttingDown,

@@ -128,13 +128,14 @@ impl Coaching {
                 "issueNumber": input.issue_number,
             }),
         );
-        self.ctx().publish(crate::event::Domain::PlanReady { session_id: session.id.clone() });
-        self.broadcast(ServerMessage::CoachingPlanReady(PlanReady {
+        // Every UI is shown it as `coaching:plan_ready` (`Event::into_ui_message`).
+        let shown = PlanReady {
             plan_id: plan.id.clone(),
             phases: summaries,
             memory_connection: coached.memory_connection.clone(),
             estimated_difficulty: difficulty.clone(),
-        }));
+        };
+        self.ctx().publish(crate::event::Domain::PlanReady { session_id: session.id.clone(), plan: shown });
         if let Some((first, hints)) = stored.first() {
             self.show_phase_hints(first, hints);
         }

@@ -135,15 +135,14 @@ impl Coaching {
                 }
                 PhaseStatus::Complete => {
                     self.log_action(ActionType::PhaseCompleted, data);
-                    let completed =
-                        crate::event::Domain::PhaseCompleted { session_id: session.id.clone(), phase: number };
-                    self.ctx().publish(completed);
                     // Does the learner understand what they wrote? Asked in the background.
                     self.check_comprehension(&session.id, &updated);
                 }
                 PhaseStatus::Pending => {}
             }
-            self.broadcast(ServerMessage::CoachingPhaseUpdate(PhaseUpdate::of(&updated)));
+            // Every UI is shown it as `coaching:phase_update` (`Event::into_ui_message`).
+            let update = PhaseUpdate::of(&updated);
+            self.ctx().publish(crate::event::Domain::PhaseChanged { session_id: session.id.clone(), update });
             updated
         };
         Ok(PhaseView {

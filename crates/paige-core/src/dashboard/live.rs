@@ -45,9 +45,9 @@ impl Dashboard {
                         changed
                     }
                     event = events.recv() => match event {
-                        Ok(Event::Domain(Domain::PlanReady { session_id: of } | Domain::PhaseCompleted { session_id: of, .. })) => {
-                            of == session_id
-                        }
+                        Ok(Event::Domain(
+                            Domain::PlanReady { session_id: of, .. } | Domain::PhaseChanged { session_id: of, .. },
+                        )) => of == session_id,
                         Ok(Event::ShuttingDown) | Err(RecvError::Closed) => break,
                         Ok(_) => false,
                         Err(RecvError::Lagged(_)) => true,

@@ -68,7 +68,13 @@ async fn the_observer_keeps_the_step_checks_it_hears_of_and_its_snapshot_carries
     assert_eq!(seen.and_then(|s| s.ago), None);
 
     // A new plan numbers its phases afresh: the old plan's checks say nothing of them.
-    t.core.emit(Event::Domain(Domain::PlanReady { session_id: session.clone() }));
+    let plan = paige_core::protocol::PlanReady {
+        plan_id: "p2".into(),
+        phases: Vec::new(),
+        memory_connection: None,
+        estimated_difficulty: "low".into(),
+    };
+    t.core.emit(Event::Domain(Domain::PlanReady { session_id: session.clone(), plan }));
     assert_eq!(step_check_when(&t, &session, Option::is_none).await, None);
 
     // Once the session ends its Observer stops, and with it what it kept.
