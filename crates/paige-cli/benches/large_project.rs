@@ -268,11 +268,20 @@ impl Hooks {
         payload
     }
 
-    /// The Bash PreToolUse or PostToolUse fixture as the call `id`: `cargo test`.
+    /// The Bash PreToolUse or PostToolUse fixture as the call `id`: `cargo test`. Its call is
+    /// in the transcript first, as Claude Code writes it before the hook: Paige opens a watch
+    /// only for a call it finds there (a hook payload alone is not trusted).
     fn bash(&self, fixture: &str, id: &str) -> String {
         let mut payload = self.payload(fixture);
         payload["tool_use_id"] = id.into();
         payload["tool_input"] = serde_json::json!({"command": "cargo test", "description": "Run the tests"});
+        if fixture == PRE {
+            use std::io::Write;
+            let line = serde_json::json!({"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": id, "name": "Bash", "input": payload["tool_input"]}]}});
+            let mut file = std::fs::OpenOptions::new().append(true).open(&self.transcript).expect("transcript");
+            writeln!(file, "{line}").expect("transcript line");
+        }
         payload.to_string()
     }
 

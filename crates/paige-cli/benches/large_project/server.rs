@@ -34,6 +34,9 @@ pub struct Paige {
     _scratch: tempfile::TempDir,
 }
 
+/// The UI token the bench gives `paige serve` (`PAIGE_TOKEN`).
+const UI_TOKEN: &str = "bench0ui0token0bench0ui0token0bench0ui0token0bench0ui0token00000";
+
 impl Paige {
     /// Spawns `paige serve` on `project` with a fresh DATA_DIR, HOME and working dir (so no
     /// `.env` is read), coach mode (no `.orchestration/`), the jail off (in the jail coach mode
@@ -59,6 +62,8 @@ impl Paige {
             // project is read-only by construction).
             .env("PAIGE_JAIL", "0")
             .env("PAIGE_LANDLOCK", "0")
+            // With no OS layer the UI token is in no file: the bench names it.
+            .env("PAIGE_TOKEN", UI_TOKEN)
             .env("RUST_LOG", "info")
             .current_dir(&cwd)
             .stdin(Stdio::null())
@@ -85,7 +90,7 @@ impl Paige {
         }
     }
 
-    /// Polls `/health` until it answers 200 (then reads the tokens from the run file): the
+    /// Polls `/health` until it answers 200 (then reads the agent token from the run file): the
     /// time since spawn, or `None` past `cap` or when the server exited.
     pub fn wait_health(&mut self, cap: Duration) -> Option<Duration> {
         loop {
@@ -93,7 +98,7 @@ impl Paige {
                 let at = self.spawned.elapsed();
                 let text = std::fs::read_to_string(self.data.join("run/server.json")).expect("the run file");
                 let info: serde_json::Value = serde_json::from_str(&text).expect("run file json");
-                self.ui_token = info["token"].as_str().expect("token").to_owned();
+                self.ui_token = UI_TOKEN.to_owned();
                 self.agent_token = info["agentToken"].as_str().expect("agentToken").to_owned();
                 return Some(at);
             }
