@@ -39,7 +39,7 @@ fn main() {
     let hook = |cmd: &mut Command| {
         cmd.args(["hook", "pre-tool-use"]).env_clear().env("DATA_DIR", &data);
     };
-    let coach = measure("paige hook (coach mode: Write denied)", 2, |_| {
+    let coach = measure("paige hook (coach mode: Write denied)", Says::Deny, |_| {
         let mut c = Command::new(paige);
         hook(&mut c);
         (c, payload.clone())
@@ -61,18 +61,18 @@ fn main() {
     for event in ["pre-tool-use", "post-tool-use"] {
         run(Command::new(paige).args(["hook", event]).env_clear().env("DATA_DIR", &data), &select);
     }
-    let governed = measure("paige hook (governed: in-scope Write, no objection)", 0, |i| {
+    let governed = measure("paige hook (governed: in-scope Write, no objection)", Says::Nothing, |i| {
         // A different file each run, so the circuit breaker never sees identical calls.
         let mut c = Command::new(paige);
         hook(&mut c);
         (c, payload.replace("/hello.txt", &format!("/src/hello{i}.txt")))
     });
-    let node = measure("node hook (parse + fixed decision)", 0, |_| {
+    let node = measure("node hook (parse + fixed decision)", Says::Deny, |_| {
         let mut c = Command::new("node");
         c.args(["-e", NODE_HOOK]);
         (c, payload.clone())
     });
-    let python = measure("python3 hook (parse + fixed decision)", 0, |_| {
+    let python = measure("python3 hook (parse + fixed decision)", Says::Deny, |_| {
         let mut c = Command::new("python3");
         c.args(["-c", PYTHON_HOOK]);
         (c, payload.clone())
@@ -91,10 +91,31 @@ fn main() {
     }
 }
 
+/// What a hook must answer, as Claude Code reads it: exit 0 and its structured decision.
+#[derive(Clone, Copy)]
+enum Says {
+    /// `permissionDecision: deny` on stdout.
+    Deny,
+    /// Nothing on stdout: no objection.
+    Nothing,
+}
+
+impl Says {
+    fn holds(self, output: &std::process::Output) -> bool {
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        output.status.code() == Some(0)
+            && match self {
+                Says::Deny => serde_json::from_str::<serde_json::Value>(&stdout)
+                    .is_ok_and(|said| said["hookSpecificOutput"]["permissionDecision"] == "deny"),
+                Says::Nothing => stdout.trim().is_empty(),
+            }
+    }
+}
+
 /// Runs `next(i)` (a command and its stdin) `RUNS` times; sorted wall times.
 fn measure(
     name: &str,
-    expect: i32,
+    expect: Says,
     mut next: impl FnMut(usize) -> (Command, String),
 ) -> Option<(String, Vec<Duration>)> {
     let mut samples = Vec::with_capacity(RUNS);
@@ -108,7 +129,13 @@ fn measure(
         child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("stdin");
         let output = child.wait_with_output().expect("hook exits");
         samples.push(started.elapsed());
-        assert_eq!(output.status.code(), Some(expect), "{name}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            expect.holds(&output),
+            "{name}: exit {:?}, said {} {}",
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     samples.sort();
     Some((name.to_owned(), samples))
