@@ -330,13 +330,19 @@ fn the_webview_is_granted_no_opener_or_shell_permission() {
 fn the_terminal_environment_holds_the_agent_token_never_the_ui_token() {
     let project = tempfile::tempdir().expect("project dir");
     let data = tempfile::tempdir().expect("data dir");
-    let config = Config::new(project.path().to_owned(), data.path().to_owned(), "test-key");
+    // Under Landlock, as on a machine without user namespaces: the run file then names the UI
+    // token (Claude Code cannot read it there), which the terminal must not get either.
+    let config = Config {
+        agent_jail: paige_core::launch::jail::Confinement::Landlock("no jail in this test".into()),
+        ..Config::new(project.path().to_owned(), data.path().to_owned(), "test-key")
+    };
     let env = std::collections::HashMap::from([("PAIGE_AGENT_CMD".to_owned(), "env".to_owned())]);
     let backend = tauri::async_runtime::block_on(paige_app::Backend::start(config, &env)).expect("backend starts");
     let run: Value = serde_json::from_slice(&std::fs::read(data.path().join("run/server.json")).expect("run file"))
         .expect("run file is JSON");
     let (ui, agent) = (run["token"].as_str().expect("token"), run["agentToken"].as_str().expect("agentToken"));
-    assert_ne!(ui, agent);
+    let local = run["localToken"].as_str().expect("localToken");
+    assert!(ui != agent && local != agent);
     let launch = paige_app::Launch { env: Default::default(), data_dir: data.path().to_owned() };
     let shell = paige_app::Shell::with_backend(launch, backend);
     let app = paige_app::wire(mock_builder(), shell).build(mock_context(noop_assets())).expect("app builds");
@@ -359,6 +365,7 @@ fn the_terminal_environment_holds_the_agent_token_never_the_ui_token() {
     };
     assert_eq!(token_line, format!("PAIGE_TOKEN={agent}"));
     assert!(!seen.contains(ui), "the UI token reached the terminal");
+    assert!(!seen.contains(local), "the local tools' token reached the terminal");
     let backend = app.state::<paige_app::Shell>().backend().expect("a project is open");
     tauri::async_runtime::block_on(backend.stop());
 }
