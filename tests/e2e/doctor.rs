@@ -38,6 +38,8 @@ async fn doctor_reports_config_data_dir_database_and_an_accepted_key() {
         assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
     }
     assert!(stdout.contains("all checks passed"), "{stdout}");
+    // No OS layer in this world: the UI token is said to be kept off disk.
+    assert!(stdout.contains("WARN  ui token   never written to disk"), "{stdout}");
     assert!(!stdout.contains(KEY), "the key is never printed:\n{stdout}");
     assert!(world.data_dir().join("paige.db").exists(), "the database was opened (created)");
 

@@ -102,6 +102,21 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
             report.warn("read-only", paige_core::launch::layers::refusal(confinement.why_off().unwrap_or_default()))
         }
     }
+    // Where the UI token (which opens `/ws`, where files are saved) is kept: only where
+    // Claude Code cannot read it (issue 39).
+    match confinement.ui_token_kept() {
+        paige_core::token::UiTokenKept::OnDisk => report.ok(
+            "ui token",
+            "kept in the data folder, which the OS layer hides from Claude Code: an open tab reconnects after a restart"
+                .into(),
+        ),
+        paige_core::token::UiTokenKept::InMemoryOnly => report.warn(
+            "ui token",
+            "never written to disk, since nothing hides the data folder from Claude Code: the ui: address changes \
+             at each start"
+                .into(),
+        ),
+    }
     // Claude Code's own Bash sandbox: whether it can run here at all (the plan below says
     // whether coach mode uses it).
     match paige_core::sandbox::probe(path) {
