@@ -35,7 +35,8 @@ enum Command {
     ///
     /// Settings come from the environment, then `.env` in the working directory; flags win
     /// over both. Required: PROJECT_DIR (or --project) and ANTHROPIC_API_KEY. Optional:
-    /// PORT (3000), DATA_DIR (~/.paige/), CHROMADB_URL, PAIGE_TOKEN (else the UI token kept in DATA_DIR/tokens.json).
+    /// PORT (3000), DATA_DIR (~/.paige/), CHROMADB_URL, PAIGE_TOKEN (else the UI token kept in
+    /// DATA_DIR/tokens.json behind an OS layer, or a new one at each start without one).
     Serve(ServeArgs),
     /// Run Claude Code for the running Paige, exactly as the app's terminal does: Paige's MCP
     /// server and hooks, the coach persona and, in coach mode, a read-only view of the
