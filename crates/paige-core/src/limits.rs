@@ -194,8 +194,6 @@ impl Limits {
     }
 }
 
-/// Cuts `text` to at most `max` bytes (on a character boundary), ending it with a marker
-/// that says what was cut; unchanged when it fits.
 /// Caps glibc's malloc at two arenas for this process. glibc gives each thread that allocates
 /// under contention an arena of its own (up to eight per core) and keeps what is freed there:
 /// under a steady load `paige serve`'s RSS crept up by about 7 % a minute (the soak: 87 → 97 MB
@@ -228,6 +226,8 @@ pub fn release_free_memory() -> bool {
 /// How often the server hands free pages back ([`release_free_memory`]).
 pub const RELEASE_FREE_MEMORY_EVERY: Duration = Duration::from_secs(10);
 
+/// Cuts `text` to at most `max` bytes (on a character boundary), ending it with a marker
+/// that says what was cut; unchanged when it fits.
 pub fn truncate_with_marker(text: &mut String, max: usize, what: &str) {
     if text.len() <= max {
         return;
