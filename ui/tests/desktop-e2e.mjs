@@ -1279,5 +1279,9 @@ await literalModelPlansInTheWindow(work);
 
 // Whatever a failed check left running.
 for (const pid of [run?.pid, shell, job, firstShell, coachRun?.pid, dashRun?.pid, sigRun?.pid, sigShell]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
-rmSync(work, { recursive: true, force: true });
+try {
+  rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 500 });
+} catch (err) {
+  console.log(`could not remove ${work}: ${err.message}`);
+}
 process.exit(summary("desktop e2e"));
