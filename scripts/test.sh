@@ -98,10 +98,12 @@ awk '/^test result:/ { passed += $4; failed += $6 }
      /^(ui smoke|desktop e2e|package check|cargo fuzz): [0-9]+ passed, [0-9]+ failed$/ { passed += $(NF-3); failed += $(NF-1) }
      END { printf "all: %d passed, %d failed\n", passed, failed }' "$log"
 # The failures by name at the very end, where a truncated log still shows them: cargo's
-# "test NAME ... FAILED" lines and the JS suites' "not ok"/"FAIL" lines.
-if grep -qE '^test .* \.\.\. FAILED$|^not ok |^ *(FAIL|×) ' "$log"; then
+# "---- NAME stdout ----" headers (its "test NAME ... FAILED" line can be split by a child
+# process's output) and the JS suites' "not ok"/"FAIL" lines.
+failures='^---- .* stdout ----$|^not ok |^ *(FAIL|×) '
+if grep -qE "$failures" "$log"; then
   printf 'failed:\n'
-  grep -E '^test .* \.\.\. FAILED$|^not ok |^ *(FAIL|×) ' "$log" | sed 's/^/  /' | sort -u | head -40
+  grep -E "$failures" "$log" | sed -E 's/^---- (.*) stdout ----$/\1/; s/^/  /' | sort -u | head -40
 fi
 stage "done"
 printf 'time per stage (%d s in all):\n' "$SECONDS"
