@@ -154,6 +154,11 @@ impl Shell {
             {
                 backend.core.show_agent_problem(paige_core::launch::MISSING_HOOKS);
             }
+            let governed = matches!(mode, paige_core::launch::AgentMode::Governed);
+            // Governed mode by construction where an OS layer can make the view: Claude Code
+            // starts with the whole project read-only, and again in the view of each intent
+            // it selects (`connection_terminals/relaunch.rs`).
+            let viewed = governed && spec.agent_override.is_none() && confinement.read_only();
             let command = paige_core::launch::Launch {
                 project_dir: &config.project_dir,
                 data_dir: &config.data_dir,
@@ -162,13 +167,39 @@ impl Shell {
                 env,
                 origin: paige_core::launch::Origin::App,
                 agent_override: spec.agent_override.as_deref(),
-                confinement,
+                confinement: confinement.clone(),
                 extra_args: Vec::new(),
-                scope: None,
+                scope: viewed.then(paige_core::launch::scope::View::before_intent),
             }
             .command();
             let claude = command.as_ref().is_ok_and(|command| command.accepts_nudges);
-            match command.and_then(|command| backend.core.open_terminal(id, &command)) {
+            let rebuild: paige_core::launch::Rebuild = {
+                let (project_dir, data_dir, server, env) =
+                    (config.project_dir.clone(), config.data_dir.clone(), server.clone(), env.clone());
+                let confinement = confinement.clone();
+                std::sync::Arc::new(move |intent: &str| {
+                    let view = paige_core::launch::scope::for_project_intent(&project_dir, intent)?;
+                    paige_core::launch::Launch {
+                        project_dir: &project_dir,
+                        data_dir: &data_dir,
+                        server: &server,
+                        mode,
+                        env: &env,
+                        origin: paige_core::launch::Origin::App,
+                        agent_override: None,
+                        confinement: confinement.clone(),
+                        extra_args: vec!["--continue".into()],
+                        scope: Some(view),
+                    }
+                    .command()
+                    .map_err(|err| err.to_string())
+                })
+            };
+            let opened = command.and_then(|command| match viewed && claude {
+                true => backend.core.open_governed_terminal(id, &command, rebuild),
+                false => backend.core.open_terminal(id, &command),
+            });
+            match opened {
                 Ok(output) => crate::backend::forward_terminal(app.clone(), &backend.core, window.to_owned(), output),
                 Err(err) => tracing::error!("cannot open the terminal: {err}"),
             }

@@ -2,7 +2,7 @@
 // Debian's WebKitWebDriver), with plain WebDriver HTTP calls, for the desktop scripts
 // (desktop-e2e.mjs, desktop-literal.mjs). Also the /proc and MCP helpers they share.
 import { execFile, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -28,6 +28,27 @@ export function alive(pid) {
   } catch {
     return false;
   }
+}
+/**
+ * The processes (but this one) whose command line, working folder or environment names
+ * `dir`: what an app that is gone left running there.
+ */
+export function runningIn(dir) {
+  const found = [];
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!pid || pid === process.pid || !alive(pid)) continue;
+    const read = (what) => {
+      try {
+        return what === "cwd" ? readlinkSync(`/proc/${pid}/cwd`) : readFileSync(`/proc/${pid}/${what}`, "latin1").replaceAll("\0", " ");
+      } catch {
+        return "";
+      }
+    };
+    const cmdline = read("cmdline");
+    if ([cmdline, read("cwd"), read("environ")].some((text) => text.includes(dir))) found.push(`${pid} ${cmdline.slice(0, 120)}`);
+  }
+  return found;
 }
 /** A field of /proc/PID/stat after the command name: 0 state, 1 parent, 2 process group. */
 export const statField = (pid, n) => {

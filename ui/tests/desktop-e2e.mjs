@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { check, sleep, summary, waitFor } from "./checks.mjs";
 import { addedLines, comprehensionGrade, comprehensionQuestions, promptExample, reviewQuestion, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
-import { alive, app, groupOf, mcpCall, parentOf, wd, withApp } from "./desktop-driver.mjs";
+import { alive, app, groupOf, mcpCall, parentOf, runningIn, wd, withApp } from "./desktop-driver.mjs";
 import { literalModelPlansInTheWindow } from "./desktop-literal.mjs";
 import { ANSWER, DEBUG_FACTS, RECORDER, TIMEBOX_MS, intakeReplies, judgeDebug, judgeRecording } from "./intake-script.mjs";
 
@@ -1277,6 +1277,16 @@ await withApp(
 // Issue 28: the real Claude Code in the window plans from Paige's kickoff (desktop-literal.mjs).
 await literalModelPlansInTheWindow(work);
 
+// An app killed outright (SIGKILL: no clean-up of its own) takes along all it started: its
+// terminal's shell or Claude Code with the jail and gate, the background `paige doctor
+// --guard` with its own Claude Code and server, a check's runner.
+await check("a killed app leaves nothing it started running", async () => {
+  const apps = runningIn(work).filter((line) => line.split(" ")[1] === app).map((line) => Number(line.split(" ")[0]));
+  if (!apps.length) throw new Error(`no app of this test is running to kill:\n  ${runningIn(work).join("\n  ")}`);
+  for (const pid of apps) process.kill(pid, "SIGKILL");
+  const left = await waitFor("the apps' processes to end", () => (runningIn(work).length ? null : true), 10_000).catch(() => runningIn(work));
+  if (left !== true) throw new Error(`still running after killing ${apps.length} apps:\n  ${left.join("\n  ")}`);
+});
 // Whatever a failed check left running.
 for (const pid of [run?.pid, shell, job, firstShell, coachRun?.pid, dashRun?.pid, sigRun?.pid, sigShell]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
 try {

@@ -100,11 +100,7 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
             let (data_dir, env) = (data_dir.clone(), env.clone());
             Box::new(move |intent: &str| {
                 let again = prepare(&data_dir, &env, vec!["--continue".into()], Some(intent))?;
-                let note = format!(
-                    "[Paige] Claude Code runs again, now in {intent}'s view: {intent}'s folders are writable. \
-                     Select {intent} and go on with the task."
-                );
-                Ok((again.command, note))
+                Ok((again.command, paige_core::launch::scope::go_on_note(intent)))
             })
         });
         let code = claude_pty::run(&command, paige, relaunch)?;
@@ -178,7 +174,7 @@ pub(crate) fn prepare(
     };
     let (mode, confinement, scope) = match (governed, intent) {
         (true, Some(id)) => {
-            let view = governed_view(&project_dir, id)?;
+            let view = paige_core::launch::scope::for_project_intent(&project_dir, id).map_err(anyhow::Error::msg)?;
             (AgentMode::Governed, confinement()?, Some(view))
         }
         (true, None) => (AgentMode::Governed, Confinement::Off("governed mode".into()), None),
@@ -239,22 +235,6 @@ pub(crate) fn prepare(
     let read_only = plan.as_ref().is_some_and(|plan| plan.read_only);
     let scoped = matches!(mode, AgentMode::Governed) && plan.is_some();
     Ok(Prepared { command, jailed, read_only, plan, layers, scoped })
-}
-
-/// The view for intent `id` of the project's `.orchestration/` (`launch::scope`): an intent
-/// Claude Code may work on (pending or in progress), its folders made if missing.
-fn governed_view(project_dir: &std::path::Path, id: &str) -> anyhow::Result<paige_core::launch::scope::View> {
-    use paige_core::governance::{IntentStatus, Orchestration};
-    let file = Orchestration::new(project_dir).load().context("cannot read the project's intents")?;
-    let Some(intent) = file.get(id) else {
-        let ids: Vec<&str> = file.active_intents.iter().map(|i| i.id.as_str()).collect();
-        bail!("no intent {id} in .orchestration/active_intents.yaml (there: {})", ids.join(", "));
-    };
-    if !matches!(intent.status, IntentStatus::Pending | IntentStatus::InProgress) {
-        bail!("intent {id} is {}: only a pending or in-progress intent can be worked on", intent.status.as_str());
-    }
-    paige_core::launch::scope::for_intent(project_dir, id, &intent.owned_scope)
-        .map_err(|why| anyhow::anyhow!("cannot make intent {id}'s view: {why}"))
 }
 
 /// The running Paige's kickoff for its active session, if it has one to give.

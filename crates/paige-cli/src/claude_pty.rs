@@ -39,12 +39,6 @@ pub(crate) fn interactive() -> bool {
 /// command for an intent, and the note typed into it once it is ready.
 pub(crate) type Relaunch = Box<dyn Fn(&str) -> anyhow::Result<(AgentCommand, String)> + Send + Sync>;
 
-/// The launch id Paige knows this Claude Code by (`PAIGE_LAUNCH` in its environment).
-fn launch_of(command: &AgentCommand) -> Option<String> {
-    let name = std::ffi::OsStr::new(paige_core::hook_event::LAUNCH_VAR);
-    command.env.iter().find(|(k, _)| k == name).map(|(_, v)| v.to_string_lossy().into_owned())
-}
-
 fn spawn(
     slave: &dyn portable_pty::SlavePty,
     command: &AgentCommand,
@@ -140,7 +134,7 @@ pub(crate) fn run(
     // Kept only to start Claude Code again in it (governed mode's relaunch).
     let slave = relaunch.as_ref().map(|_| pty.slave);
     let killer = Arc::new(Mutex::new(child.clone_killer()));
-    let launch = Arc::new(Mutex::new(relaunch.as_ref().and_then(|_| launch_of(command))));
+    let launch = Arc::new(Mutex::new(relaunch.as_ref().and_then(|_| paige_core::launch::launch_of(command))));
     let pending: Arc<Mutex<Option<String>>> = Arc::default();
     let note: Arc<Mutex<Option<String>>> = Arc::default();
     let hung_up = Arc::new(AtomicBool::new(false));
@@ -242,7 +236,7 @@ pub(crate) fn run(
             Ok((next, command, text)) => {
                 child = next;
                 *killer.lock().expect("killer") = child.clone_killer();
-                *launch.lock().expect("launch") = launch_of(&command);
+                *launch.lock().expect("launch") = paige_core::launch::launch_of(&command);
                 *activity.lock().expect("activity") = Activity::default();
                 *note.lock().expect("note") = Some(text);
             }

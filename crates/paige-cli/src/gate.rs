@@ -370,7 +370,6 @@ fn relay(listeners: Vec<(TcpListener, String)>, gate: PathBuf) {
 /// Starts `paige relay` for `paige confine`, before its layers apply; returns the proxy's
 /// port. The relay dies with the process that started it (Claude Code, after the exec).
 pub(crate) fn start_relay(gate: &Path, forward: &[u16], proxy: bool) -> Result<u16, String> {
-    use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find paige for the relay: {e}"))?;
     let mut command = std::process::Command::new(exe);
     command.arg("relay").arg("--gate").arg(gate);
@@ -381,15 +380,7 @@ pub(crate) fn start_relay(gate: &Path, forward: &[u16], proxy: bool) -> Result<u
         command.arg("--proxy");
     }
     command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::piped());
-    // SAFETY: prctl(2) is async-signal-safe.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    paige_core::children::die_with_parent(&mut command);
     let mut child = command.spawn().map_err(|e| format!("cannot start the relay: {e}"))?;
     let stdout = child.stdout.take().expect("piped");
     let mut line = String::new();

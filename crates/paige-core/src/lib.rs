@@ -7,6 +7,7 @@ mod agent;
 pub mod api;
 pub mod buffers;
 pub mod checks;
+pub mod children;
 pub mod clock;
 pub mod coaching;
 mod coaching_state;

@@ -164,6 +164,8 @@ pub(crate) fn run_claude(
                 child.stdin(Stdio::null()).process_group(0);
             }
         }
+        // A killed `paige doctor --guard` (say, with the app that started it) takes it along.
+        paige_core::children::die_with_parent(&mut child);
         child.spawn().with_context(|| format!("cannot start {}", command.program.to_string_lossy()))?
     };
     let status = wait_or_kill(&mut child, deadline)?;

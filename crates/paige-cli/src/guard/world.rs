@@ -119,7 +119,8 @@ impl World {
     pub(crate) fn start_serve(&mut self, serve_env: &[(String, String)]) -> anyhow::Result<()> {
         let paige = std::env::current_exe().context("cannot find the paige binary")?;
         let log = std::fs::File::create(self.dir.join("serve.log"))?;
-        let child = Command::new(paige)
+        let mut command = Command::new(paige);
+        command
             .arg("serve")
             .arg("--project")
             .arg(&self.project)
@@ -134,9 +135,10 @@ impl World {
             .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
-            .stderr(log)
-            .spawn()
-            .context("cannot start `paige serve`")?;
+            .stderr(log);
+        // A killed `paige doctor --guard` takes its server along.
+        paige_core::children::die_with_parent(&mut command);
+        let child = command.spawn().context("cannot start `paige serve`")?;
         let pid = child.id();
         self.serve = Some(child);
         let deadline = Instant::now() + SERVE_START;
@@ -196,7 +198,8 @@ impl World {
         use std::os::unix::process::CommandExt;
         let out = self.dir.join("learner.out");
         let file = std::fs::File::create(&out)?;
-        let mut child = Command::new("sh")
+        let mut command = Command::new("sh");
+        command
             .args(["-c", script])
             .current_dir(&self.project)
             .env_clear()
@@ -205,9 +208,9 @@ impl World {
             .stdin(Stdio::null())
             .stdout(file.try_clone()?)
             .stderr(file)
-            .process_group(0)
-            .spawn()
-            .with_context(|| format!("cannot run `{script}`"))?;
+            .process_group(0);
+        paige_core::children::die_with_parent(&mut command);
+        let mut child = command.spawn().with_context(|| format!("cannot run `{script}`"))?;
         let status = super::model::wait_or_kill(&mut child, LEARNER_COMMAND)?;
         let output = std::fs::read_to_string(&out).unwrap_or_default();
         Ok((status.is_some_and(|s| s.success()), output.chars().take(300).collect()))

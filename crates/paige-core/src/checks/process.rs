@@ -99,6 +99,8 @@ pub async fn run_program(
         .env("CARGO_TERM_COLOR", "never")
         .process_group(0)
         .kill_on_drop(true);
+    // A killed Paige takes it along (its group is killed on every other way out).
+    crate::children::die_with_parent_async(&mut command);
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(err) => {

@@ -2,6 +2,7 @@
 //! points over [`crate::terminal`], which knows nothing of the core.
 
 mod guard_check;
+mod relaunch;
 
 use crate::core::Core;
 use crate::protocol::{ConnectionId, TerminalSize};

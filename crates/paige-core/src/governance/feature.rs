@@ -42,8 +42,9 @@ pub struct Governance {
     detector: Arc<crate::detector::Detector>,
     coaching: Arc<crate::coaching::Coaching>,
     diffs: Arc<crate::diffs::Diffs>,
-    /// Launches (`paige claude --intent`) whose Claude Code selected another intent than its
-    /// view's: the intent to start it again for, until its launcher takes it.
+    /// Launches (`paige claude --intent`, the app's governed terminal) whose Claude Code
+    /// selected another intent than its view's: the intent to start it again for, until its
+    /// launcher takes it.
     relaunches: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
@@ -59,7 +60,7 @@ impl Governance {
     }
 
     /// The intent launch `launch` is to start Claude Code again for, taken once
-    /// (`POST /api/agent/relaunch`, asked by `paige claude`).
+    /// (`POST /api/agent/relaunch`, asked by `paige claude`; the app's terminal asks directly).
     pub fn take_relaunch(&self, launch: &str) -> Option<String> {
         self.relaunches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(launch)
     }
@@ -71,11 +72,18 @@ impl Governance {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(view.launch.clone(), bound.to_owned());
+        let here = if view.intent.is_empty() {
+            "This Claude Code started before any intent was selected: the whole project is read-only here".to_owned()
+        } else {
+            format!(
+                "This Claude Code runs in intent {}'s view: only its folders are writable, so {bound}'s files are \
+                 read-only here",
+                view.intent
+            )
+        };
         format!(
-            "This Claude Code runs in intent {}'s view: only its folders are writable, so {bound}'s files are \
-             read-only here. End your turn now: Paige starts Claude Code again in {bound}'s view (this conversation \
-             goes on) and tells you when to continue.",
-            view.intent
+            "{here}. End your turn now: Paige starts Claude Code again in {bound}'s view (this conversation goes on) \
+             and tells you when to continue."
         )
     }
 

@@ -63,6 +63,16 @@ pub struct AgentServer {
     pub hook_command: Option<PathBuf>,
 }
 
+/// The command that starts Claude Code again in intent `id`'s view, continuing its
+/// conversation (the launcher knows its server, environment and confinement).
+pub type Rebuild = std::sync::Arc<dyn Fn(&str) -> Result<crate::terminal::AgentCommand, String> + Send + Sync>;
+
+/// The launch id Paige knows a governed Claude Code by (`PAIGE_LAUNCH` in its environment).
+pub fn launch_of(command: &crate::terminal::AgentCommand) -> Option<String> {
+    let name = std::ffi::OsStr::new(crate::hook_event::LAUNCH_VAR);
+    command.env.iter().find(|(k, _)| k == name).map(|(_, v)| v.to_string_lossy().into_owned())
+}
+
 /// The command for a new terminal, without the jail or Landlock (as with `PAIGE_UNGUARDED=1`:
 /// for embedders and tests that run no agent of their own) and with only `PATH` and `SHELL` of
 /// the launching environment: [`Launch`] with its defaults. `data_dir` holds the

@@ -30,8 +30,23 @@ pub struct View {
 }
 
 impl View {
+    /// The view before any intent is selected (the desktop app's governed mode starts here):
+    /// the whole project read-only; the first select starts Claude Code again in its view.
+    pub fn before_intent() -> View {
+        View { intent: String::new(), writable: Vec::new(), whole_project: Vec::new() }
+    }
+
+    /// Whether no intent is selected in this view ([`View::before_intent`]).
+    pub fn is_before_intent(&self) -> bool {
+        self.intent.is_empty()
+    }
+
     /// One line for the banner.
     pub fn describe(&self, project_dir: &Path) -> String {
+        if self.is_before_intent() {
+            return "no intent is selected yet, so the whole project is read-only until Claude Code selects one"
+                .to_owned();
+        }
         let shown: Vec<String> = self
             .writable
             .iter()
@@ -85,6 +100,29 @@ pub fn for_intent(project_dir: &Path, id: &str, scope: &[String]) -> Result<View
     let all = writable.clone();
     writable.retain(|p| !all.iter().any(|other| other != p && p.starts_with(other)));
     Ok(View { intent: id.to_owned(), writable, whole_project })
+}
+
+/// The view for intent `id` of the project's `.orchestration/`: an intent Claude Code may
+/// work on (pending or in progress), its folders made if missing.
+pub fn for_project_intent(project_dir: &Path, id: &str) -> Result<View, String> {
+    use crate::governance::{IntentStatus, Orchestration};
+    let file = Orchestration::new(project_dir).load().map_err(|err| format!("cannot read the project's intents: {err}"))?;
+    let Some(intent) = file.get(id) else {
+        let ids: Vec<&str> = file.active_intents.iter().map(|i| i.id.as_str()).collect();
+        return Err(format!("no intent {id} in .orchestration/active_intents.yaml (there: {})", ids.join(", ")));
+    };
+    if !matches!(intent.status, IntentStatus::Pending | IntentStatus::InProgress) {
+        return Err(format!("intent {id} is {}: only a pending or in-progress intent can be worked on", intent.status.as_str()));
+    }
+    for_intent(project_dir, id, &intent.owned_scope).map_err(|why| format!("cannot make intent {id}'s view: {why}"))
+}
+
+/// The note typed into the Claude Code started again for `intent`.
+pub fn go_on_note(intent: &str) -> String {
+    format!(
+        "[Paige] Claude Code runs again, now in {intent}'s view: {intent}'s folders are writable. Select {intent} and \
+         go on with the task."
+    )
 }
 
 enum Literal {

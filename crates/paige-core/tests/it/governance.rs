@@ -63,6 +63,11 @@ impl Gov {
     }
 
     pub(crate) fn governed(yaml: &str, files: &[(&str, &str)]) -> Gov {
+        Gov::governed_with(yaml, files, |_| {})
+    }
+
+    /// Governed mode with `adjust` applied to the core's config.
+    pub(crate) fn governed_with(yaml: &str, files: &[(&str, &str)], adjust: impl FnOnce(&mut paige_core::Config)) -> Gov {
         let project = tempfile::tempdir().expect("project");
         for (path, content) in files {
             let full = project.path().join(path);
@@ -74,7 +79,9 @@ impl Gov {
         std::fs::write(orch.intents_path(), yaml).expect("yaml");
         let data = tempfile::tempdir().expect("data");
         let clock = super::clock();
-        let core = open(&project, &data, &clock);
+        let mut config = paige_core::Config::new(project.path().to_owned(), data.path().to_owned(), "test");
+        adjust(&mut config);
+        let core = Arc::new(Core::open(config, clock.clone()).expect("core"));
         Gov { core, clock, project, data }
     }
 

@@ -17,6 +17,7 @@ mod detector_learner;
 mod files;
 mod fuzz;
 mod governance;
+mod governed_terminal;
 mod guard_verify;
 mod hostile;
 mod intake_guard;

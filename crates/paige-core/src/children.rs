@@ -1,0 +1,79 @@
+//! Children that die with Paige: a program Paige starts in the background (a check's
+//! runner, the guard self-check, the relay, the guard's own Claude Code and server) is sent
+//! SIGKILL when the thread that started it ends, so a killed Paige leaves nothing running.
+//!
+//! `PR_SET_PDEATHSIG` fires when the *thread* that forked the child ends, not the process:
+//! start these only from threads that live as long as the child should (a runtime's worker,
+//! the main thread, or a thread that waits for the child), never from a blocking pool's.
+
+/// Arms `command` to die with its parent. Between fork and exec it also checks that the
+/// parent is still the one that forked it: a parent killed just before the `prctl` would
+/// otherwise leave it running.
+pub fn die_with_parent(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id();
+    // SAFETY: prctl(2), getppid(2) and raise(3) are async-signal-safe.
+    unsafe {
+        command.pre_exec(move || arm(parent));
+    }
+}
+
+/// [`die_with_parent`] for a tokio command.
+pub fn die_with_parent_async(command: &mut tokio::process::Command) {
+    let parent = std::process::id();
+    // SAFETY: as in `die_with_parent`.
+    unsafe {
+        command.pre_exec(move || arm(parent));
+    }
+}
+
+fn arm(parent: u32) -> std::io::Result<()> {
+    // SAFETY: only async-signal-safe calls.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if u32::try_from(libc::getppid()).ok() != Some(parent) {
+            libc::raise(libc::SIGKILL);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A child armed by a thread that ends is killed then; one started unarmed outlives it.
+    #[test]
+    fn a_child_dies_with_the_thread_that_started_it() {
+        let start = |armed: bool| {
+            std::thread::spawn(move || {
+                let mut command = std::process::Command::new("sleep");
+                command.arg("30");
+                if armed {
+                    die_with_parent(&mut command);
+                }
+                command.spawn().expect("sleep runs")
+            })
+            .join()
+            .expect("thread")
+        };
+        let (mut armed, mut unarmed) = (start(true), start(false));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = armed.try_wait().expect("wait") {
+                break Some(status);
+            }
+            if std::time::Instant::now() > deadline {
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.and_then(|s| s.signal()), Some(libc::SIGKILL), "the armed child was killed");
+        assert!(unarmed.try_wait().expect("wait").is_none(), "the unarmed child still runs");
+        unarmed.kill().expect("kill");
+        unarmed.wait().expect("reap");
+    }
+}
