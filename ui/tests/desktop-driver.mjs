@@ -2,7 +2,7 @@
 // Debian's WebKitWebDriver), with plain WebDriver HTTP calls, for the desktop scripts
 // (desktop-e2e.mjs, desktop-literal.mjs). Also the /proc and MCP helpers they share.
 import { execFile, spawn } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -138,4 +138,31 @@ export async function withApp({ env, args }, checks) {
       await Promise.race([exited, sleep(10_000).then(() => driver.kill("SIGKILL"))]);
     }
   }
+}
+
+/** The terminal's input (xterm's textarea). */
+export const TERMINAL = ".xterm-helper-textarea";
+
+/** Types `text` into the element `selector` names, found afresh: a panel that re-rendered
+ * in between (a frame came) replaced the element the last lookup found ("stale element"). */
+export async function typeIn({ s, find }, selector, text) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await wd("POST", `${s}/element/${await find(selector)}/value`, { text });
+    } catch (err) {
+      if (attempt === 3 || !String(err.message).includes("stale element")) throw err;
+      await sleep(200);
+    }
+  }
+}
+
+/** A learner's HOME after they installed Claude Code and logged in (claude.ai): onboarding
+ * done, `project` trusted, the OAuth login stored. Nothing else tells Claude Code a key. */
+export function signedInHome(home, project) {
+  mkdirSync(join(home, ".claude"), { recursive: true });
+  const login = { accessToken: "sk-ant-oat01-e2e-window-login", refreshToken: "sk-ant-ort01-e2e", expiresAt: Date.now() + 365 * 86_400_000, scopes: ["user:inference", "user:profile"], subscriptionType: "pro" };
+  writeFileSync(join(home, ".claude", ".credentials.json"), JSON.stringify({ claudeAiOauth: login }), { mode: 0o600 });
+  const trusted = { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true };
+  writeFileSync(join(home, ".claude.json"), JSON.stringify({ hasCompletedOnboarding: true, theme: "dark", projects: { [realpathSync(project)]: trusted } }));
+  return home;
 }

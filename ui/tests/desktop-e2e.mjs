@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { check, sleep, summary, waitFor } from "./checks.mjs";
 import { addedLines, comprehensionGrade, comprehensionQuestions, promptExample, reviewQuestion, startFakeAnthropic, userText } from "./fake-anthropic.mjs";
 import { alive, app, groupOf, mcpCall, parentOf, runningIn, wd, withApp } from "./desktop-driver.mjs";
+import { governedIntentViewInTheWindow } from "./desktop-governed.mjs";
 import { literalModelPlansInTheWindow } from "./desktop-literal.mjs";
 import { ANSWER, DEBUG_FACTS, RECORDER, TIMEBOX_MS, intakeReplies, judgeDebug, judgeRecording } from "./intake-script.mjs";
 
@@ -1276,6 +1277,8 @@ await withApp(
 
 // Issue 28: the real Claude Code in the window plans from Paige's kickoff (desktop-literal.mjs).
 await literalModelPlansInTheWindow(work);
+// Issue 42: governed mode in the window, each intent in its own view (desktop-governed.mjs).
+await governedIntentViewInTheWindow(work);
 
 // An app killed outright (SIGKILL: no clean-up of its own) takes along all it started: its
 // terminal's shell or Claude Code with the jail and gate, the background `paige doctor

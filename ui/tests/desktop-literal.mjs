@@ -6,12 +6,12 @@
 // otherwise answers in words. The learner starts a session in the panel, skips the
 // interview and types nothing in the terminal: the plan must arrive on screen.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { check, sleep, waitFor } from "./checks.mjs";
-import { alive, wd, withApp } from "./desktop-driver.mjs";
-import { startFakeAnthropic, toolUse } from "./fake-anthropic.mjs";
+import { TERMINAL, alive, signedInHome, typeIn, wd, withApp } from "./desktop-driver.mjs";
+import { lastUserText, startFakeAnthropic, toolUse } from "./fake-anthropic.mjs";
 import { intakeReplies } from "./intake-script.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -19,25 +19,6 @@ const artifacts = resolve(process.env.PAIGE_ARTIFACTS ?? join(here, "../test-art
 const PLAN_TOOL = "mcp__paige__paige_run_coaching_pipeline";
 /** The kickoff's instruction (prompts/coach-kickoff): the only words that make this model plan. */
 const TOLD_TO_PLAN = "Call paige_run_coaching_pipeline once";
-
-/** What the model was just told: the text of the request's last user message (not its tool
- * results) and the context that prompt's UserPromptSubmit hook attached, which Claude Code
- * sends in a trailing system message after its label (not SessionStart's: background). */
-function lastUserText(body) {
-  const messages = body.messages ?? [];
-  const last = messages.findLastIndex((m) => m.role === "user");
-  if (last < 0) return "";
-  const text = (content) =>
-    typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
-  const prompt = text(messages[last].content);
-  // A tool's result is not a prompt: nothing new was said, whatever context is still attached.
-  if (!prompt.trim()) return "";
-  const attached = messages
-    .slice(last)
-    .map((m) => text(m.content).split("UserPromptSubmit hook additional context:")[1] ?? "")
-    .join("\n");
-  return `${prompt}\n${attached}`;
-}
 
 /** The literal model: with tools to call and the kickoff's instruction in the prompt it was
  * just sent, it calls the pipeline; anything else (Claude Code's own side calls, the tool's
@@ -75,22 +56,6 @@ async function exitClaudeCode({ s, find, terminalText }) {
   await waitFor("Claude Code's exit in the terminal", async () => (await terminalText()).includes("Press Enter to start it again"), 30_000);
 }
 
-/** The terminal's input (xterm's textarea). */
-const TERMINAL = ".xterm-helper-textarea";
-
-/** Types `text` into the element `selector` names, found afresh: a panel that re-rendered
- * in between (a frame came) replaced the element the last lookup found ("stale element"). */
-async function typeIn({ s, find }, selector, text) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await wd("POST", `${s}/element/${await find(selector)}/value`, { text });
-    } catch (err) {
-      if (attempt === 3 || !String(err.message).includes("stale element")) throw err;
-      await sleep(200);
-    }
-  }
-}
-
 /** Runs the checks in a fresh app under `work`; skipped (said) without PAIGE_TEST_CLAUDE. */
 export async function literalModelPlansInTheWindow(work) {
   const claude = process.env.PAIGE_TEST_CLAUDE;
@@ -104,12 +69,7 @@ export async function literalModelPlansInTheWindow(work) {
   const data = join(work, "literal-data");
   // The learner's HOME after they installed Claude Code and logged in (claude.ai): onboarding
   // done, this folder trusted, the OAuth login stored. Nothing else tells Claude Code a key.
-  const home = join(work, "literal-home");
-  mkdirSync(join(home, ".claude"), { recursive: true });
-  const login = { accessToken: "sk-ant-oat01-e2e-literal-login", refreshToken: "sk-ant-ort01-e2e", expiresAt: Date.now() + 365 * 86_400_000, scopes: ["user:inference", "user:profile"], subscriptionType: "pro" };
-  writeFileSync(join(home, ".claude", ".credentials.json"), JSON.stringify({ claudeAiOauth: login }), { mode: 0o600 });
-  const trusted = { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true };
-  writeFileSync(join(home, ".claude.json"), JSON.stringify({ hasCompletedOnboarding: true, theme: "dark", projects: { [realpathSync(project)]: trusted } }));
+  const home = signedInHome(join(work, "literal-home"), project);
   // The guard's self-check for this Claude Code version counts as done (its own tests run it):
   // here it would only take both cores for minutes beside the window.
   const version = execFileSync(claude, ["--version"], { encoding: "utf8", env: { ...process.env, HOME: home } }).trim().split(/\s+/)[0];
@@ -160,7 +120,7 @@ export async function literalModelPlansInTheWindow(work) {
     });
     await check("Claude Code asked with its own login, never Paige's key, and was told to plan once", async () => {
       const calls = agentCalls();
-      const keyed = calls.filter((c) => c.apiKey !== undefined || !String(c.authorization).startsWith("Bearer sk-ant-oat01-e2e-literal"));
+      const keyed = calls.filter((c) => c.apiKey !== undefined || !String(c.authorization).startsWith("Bearer sk-ant-oat01-e2e-window"));
       if (keyed.length) throw new Error(`calls not on the learner's login: ${JSON.stringify(keyed.map((c) => [c.apiKey, c.authorization]))}`);
       const told = calls.filter((c) => (c.body.tools ?? []).length > 0 && lastUserText(c.body).includes(TOLD_TO_PLAN));
       if (told.length !== 1) throw new Error(`${told.length} prompts told Claude Code to plan`);

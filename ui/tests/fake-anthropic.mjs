@@ -82,10 +82,31 @@ export function reviewQuestion(body) {
 const STREAM = Symbol("text stream");
 const TOOL = Symbol("tool use");
 
-/** An `agent` reply: the model calls tool `name` with `input` and stops for its result. */
-export function toolUse(name, input) {
-  return { [TOOL]: { type: "tool_use", id: `toolu_fake_${name}`, name, input } };
+/** An `agent` reply: the model calls tool `name` with `input` and stops for its result
+ * (`id`: the call's id, for a model that calls the same tool twice in one conversation). */
+export function toolUse(name, input, id = `toolu_fake_${name}`) {
+  return { [TOOL]: { type: "tool_use", id, name, input } };
 }
+
+/** What the model was just told: the text of the request's last user message (not its tool
+ * results) and the context that prompt's UserPromptSubmit hook attached, which Claude Code
+ * sends in a trailing system message after its label (not SessionStart's: background). */
+export function lastUserText(body) {
+  const messages = body.messages ?? [];
+  const last = messages.findLastIndex((m) => m.role === "user");
+  if (last < 0) return "";
+  const text = (content) =>
+    typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  const prompt = text(messages[last].content);
+  // A tool's result is not a prompt: nothing new was said, whatever context is still attached.
+  if (!prompt.trim()) return "";
+  const attached = messages
+    .slice(last)
+    .map((m) => text(m.content).split("UserPromptSubmit hook additional context:")[1] ?? "")
+    .join("\n");
+  return `${prompt}\n${attached}`;
+}
+
 
 /** A streamed text reply: `pieces` are its text deltas, each sent `pauseMs` after the one
  * before (a piece may be `{text, pauseMs}` to wait its own time before it). */

@@ -27,6 +27,33 @@ pub fn die_with_parent_async(command: &mut tokio::process::Command) {
     }
 }
 
+/// Starts `command`, armed to die with this *process*, from a thread that lives as long as
+/// the process: for a child that outlives the thread that wants it started (a server a
+/// worker thread starts and hands on).
+pub fn spawn_kept(mut command: std::process::Command) -> std::io::Result<std::process::Child> {
+    type Job = (std::process::Command, std::sync::mpsc::Sender<std::io::Result<std::process::Child>>);
+    static SPAWNER: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Job>>> = std::sync::OnceLock::new();
+    let spawner = SPAWNER.get_or_init(|| {
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        let started = std::thread::Builder::new().name("paige-spawner".into()).spawn(move || {
+            for (mut command, answer) in queue {
+                let _ = answer.send(command.spawn());
+            }
+        });
+        if let Err(err) = started {
+            tracing::warn!("cannot start the spawner thread: {err}");
+        }
+        std::sync::Mutex::new(jobs)
+    });
+    die_with_parent(&mut command);
+    let (answer, answered) = std::sync::mpsc::channel();
+    let sent = spawner.lock().unwrap_or_else(std::sync::PoisonError::into_inner).send((command, answer));
+    if let Err(std::sync::mpsc::SendError((mut command, _))) = sent {
+        return command.spawn();
+    }
+    answered.recv().map_err(|_| std::io::Error::other("the spawner thread is gone"))?
+}
+
 fn arm(parent: u32) -> std::io::Result<()> {
     // SAFETY: only async-signal-safe calls.
     unsafe {
@@ -75,5 +102,22 @@ mod tests {
         assert!(unarmed.try_wait().expect("wait").is_none(), "the unarmed child still runs");
         unarmed.kill().expect("kill");
         unarmed.wait().expect("reap");
+    }
+
+    /// A child started by `spawn_kept` from a thread that ends lives on (its parent is the
+    /// process's spawner thread).
+    #[test]
+    fn a_kept_child_outlives_the_thread_that_asked_for_it() {
+        let mut child = std::thread::spawn(|| {
+            let mut command = std::process::Command::new("sleep");
+            command.arg("30");
+            spawn_kept(command).expect("sleep runs")
+        })
+        .join()
+        .expect("thread");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(child.try_wait().expect("wait").is_none(), "the kept child still runs");
+        child.kill().expect("kill");
+        child.wait().expect("reap");
     }
 }

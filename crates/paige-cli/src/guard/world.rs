@@ -136,9 +136,9 @@ impl World {
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log);
-        // A killed `paige doctor --guard` takes its server along.
-        paige_core::children::die_with_parent(&mut command);
-        let child = command.spawn().context("cannot start `paige serve`")?;
+        // A killed `paige doctor --guard` takes its server along; a job thread that ends does
+        // not (the world is kept for the late writers' look).
+        let child = paige_core::children::spawn_kept(command).context("cannot start `paige serve`")?;
         let pid = child.id();
         self.serve = Some(child);
         let deadline = Instant::now() + SERVE_START;
