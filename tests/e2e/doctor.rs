@@ -142,3 +142,62 @@ async fn doctor_reports_which_memory_store_and_model_are_in_use_and_warns_withou
     assert!(status.success(), "memory without the model is a warning, not a failure:\n{stdout}");
     assert!(stdout.contains("WARN  memory") && stdout.contains("ranking by keywords only"), "{stdout}");
 }
+
+/// The live processes whose command line contains `needle`.
+fn processes_with(needle: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let running = state.rsplit(')').next().and_then(|r| r.split_whitespace().next()).is_some_and(|s| s != "Z");
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            running && String::from_utf8_lossy(&cmdline).replace('\0', " ").contains(needle)
+        })
+        .collect()
+}
+
+/// `paige doctor --guard` killed outright (the app that started it killed, say) takes along
+/// the Claude Code and the `paige serve` it started: each dies with it (PR_SET_PDEATHSIG),
+/// even the server a job thread started and handed on. Claude Code here is a stand-in that
+/// only sleeps, so the check is mid-attempt when it is killed; no jail, so Claude Code is
+/// the doctor's own child.
+#[test]
+fn a_killed_guard_check_leaves_neither_its_claude_code_nor_its_server_running() {
+    let mut world = World::ready();
+    let bin = world.root.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let marker = format!("{}", 3000 + std::process::id() % 1000);
+    let claude = bin.join("claude");
+    let script = format!(
+        "#!/bin/sh\ncase \"$1\" in --version) echo '9.9.9 (Claude Code)'; exit 0;; esac\nexec sleep {marker}.5\n"
+    );
+    std::fs::write(&claude, script).expect("claude");
+    std::fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    world.set("PATH", &format!("{}:/usr/bin:/bin", bin.display())).set("PAIGE_JAIL", "0");
+    let mut doctor = world.spawn(&["doctor", "--guard", "--guard-jobs", "1"]);
+    let sleeper = format!("sleep {marker}.5");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while processes_with(&sleeper).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "Claude Code never started:\n{}", doctor.output());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let scratch = "paige-guard-";
+    let servers: Vec<u32> =
+        processes_with("serve --project").into_iter().filter(|pid| processes_with(scratch).contains(pid)).collect();
+    assert!(!servers.is_empty(), "no `paige serve` of the check runs");
+    doctor.signal("KILL");
+    let _ = doctor.child.wait();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let left = || {
+        let mut left = processes_with(&sleeper);
+        left.extend(servers.iter().filter(|pid| {
+            std::path::Path::new(&format!("/proc/{pid}")).exists() && processes_with(scratch).contains(pid)
+        }));
+        left
+    };
+    while !left().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(left(), Vec::<u32>::new(), "still running after the check was killed");
+}

@@ -10,8 +10,8 @@
 use std::sync::Arc;
 
 use crate::core::Core;
-use crate::protocol::{ConnectionId, TerminalSize};
 use crate::launch::{Rebuild, launch_of, scope::go_on_note};
+use crate::protocol::{ConnectionId, TerminalSize};
 use crate::terminal::{AgentCommand, Terminal, TerminalOutput};
 
 /// Why a relaunch did not happen: before the old Claude Code was stopped, or after.
@@ -37,7 +37,13 @@ impl Core {
         Ok(output)
     }
 
-    fn watch_relaunches(self: &Arc<Self>, id: ConnectionId, mut watched: Arc<Terminal>, mut launch: String, rebuild: Rebuild) {
+    fn watch_relaunches(
+        self: &Arc<Self>,
+        id: ConnectionId,
+        mut watched: Arc<Terminal>,
+        mut launch: String,
+        rebuild: Rebuild,
+    ) {
         let (core, cancel) = (self.clone(), self.shutdown_token());
         let (quiet, poll) = (self.config().limits.observer.quiet_output, self.config().limits.delivery_poll);
         self.tasks().spawn(async move {

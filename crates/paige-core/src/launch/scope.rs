@@ -106,13 +106,17 @@ pub fn for_intent(project_dir: &Path, id: &str, scope: &[String]) -> Result<View
 /// work on (pending or in progress), its folders made if missing.
 pub fn for_project_intent(project_dir: &Path, id: &str) -> Result<View, String> {
     use crate::governance::{IntentStatus, Orchestration};
-    let file = Orchestration::new(project_dir).load().map_err(|err| format!("cannot read the project's intents: {err}"))?;
+    let file =
+        Orchestration::new(project_dir).load().map_err(|err| format!("cannot read the project's intents: {err}"))?;
     let Some(intent) = file.get(id) else {
         let ids: Vec<&str> = file.active_intents.iter().map(|i| i.id.as_str()).collect();
         return Err(format!("no intent {id} in .orchestration/active_intents.yaml (there: {})", ids.join(", ")));
     };
     if !matches!(intent.status, IntentStatus::Pending | IntentStatus::InProgress) {
-        return Err(format!("intent {id} is {}: only a pending or in-progress intent can be worked on", intent.status.as_str()));
+        return Err(format!(
+            "intent {id} is {}: only a pending or in-progress intent can be worked on",
+            intent.status.as_str()
+        ));
     }
     for_intent(project_dir, id, &intent.owned_scope).map_err(|why| format!("cannot make intent {id}'s view: {why}"))
 }

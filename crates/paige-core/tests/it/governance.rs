@@ -67,7 +67,11 @@ impl Gov {
     }
 
     /// Governed mode with `adjust` applied to the core's config.
-    pub(crate) fn governed_with(yaml: &str, files: &[(&str, &str)], adjust: impl FnOnce(&mut paige_core::Config)) -> Gov {
+    pub(crate) fn governed_with(
+        yaml: &str,
+        files: &[(&str, &str)],
+        adjust: impl FnOnce(&mut paige_core::Config),
+    ) -> Gov {
         let project = tempfile::tempdir().expect("project");
         for (path, content) in files {
             let full = project.path().join(path);

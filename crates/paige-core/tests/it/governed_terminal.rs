@@ -146,7 +146,8 @@ async fn a_claude_code_that_selects_an_intent_is_started_again_in_its_view_in_th
 async fn a_view_that_cannot_be_made_leaves_the_running_claude_code_as_it_was() {
     let g = governed();
     let mut events = g.core.subscribe();
-    let rebuild: Rebuild = Arc::new(|intent: &str| Err(format!("cannot make intent {intent}'s view: a test's refusal")));
+    let rebuild: Rebuild =
+        Arc::new(|intent: &str| Err(format!("cannot make intent {intent}'s view: a test's refusal")));
     let conn = g.core.connect();
     let seen = gather(g.core.open_governed_terminal(conn, &agent("F1", "", &[]), rebuild).expect("terminal"));
     until(&seen, "started launch=F1").await;
