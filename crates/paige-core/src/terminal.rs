@@ -124,14 +124,16 @@ impl Terminal {
         Terminal::spawn_into(&self.command, size, tx)
     }
 
-    /// Kills this terminal's child (and waits until it is gone), then starts `command` in a
-    /// new PTY of `size` whose output goes to the same [`TerminalOutput`]: governed mode's
-    /// relaunch into another intent's view, where the two must never run at once (the new
-    /// one continues the old one's conversation).
-    pub fn replace_with(&self, command: &AgentCommand, size: TerminalSize) -> std::io::Result<Terminal> {
+    /// Kills this terminal's child (and waits until it is gone), says `said` on its output,
+    /// then starts `command` in a new PTY of `size` whose output goes to the same
+    /// [`TerminalOutput`]: governed mode's relaunch into another intent's view, where the two
+    /// must never run at once (the new one continues the old one's conversation).
+    pub fn replace_with(&self, command: &AgentCommand, size: TerminalSize, said: &str) -> std::io::Result<Terminal> {
         let tx = self.output.locked().clone();
         let tx = tx.ok_or_else(|| std::io::Error::other("this terminal has no output channel to restart on"))?;
         self.kill();
+        // Dropped if its consumer is that far behind: a line, not worth waiting for.
+        let _ = tx.try_send(said.to_owned());
         Terminal::spawn_into(command, size, tx)
     }
 

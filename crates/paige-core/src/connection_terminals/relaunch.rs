@@ -53,9 +53,13 @@ impl Core {
                     _ = cancel.cancelled() => return,
                     _ = tokio::time::sleep(poll) => {}
                 }
-                // Closed, or replaced by another start: this watcher's work is over.
+                // Closed, or another launch opened in it: this watcher's work is over. The same
+                // launch started again (Enter after it exited) is followed.
                 match core.terminals().get(id) {
                     Some(current) if Arc::ptr_eq(&current, &watched) => {}
+                    Some(current) if launch_of(current.command()).as_deref() == Some(launch.as_str()) => {
+                        (watched, note) = (current, None);
+                    }
                     _ => return,
                 }
                 if !watched.ready_for_nudge(quiet) {
@@ -72,12 +76,12 @@ impl Core {
                 let (old, rebuild, chosen) = (watched.clone(), rebuild.clone(), intent.clone());
                 let relaunched = tokio::task::spawn_blocking(move || -> Result<(Terminal, AgentCommand), Failed> {
                     // Made before the old one is stopped: a view that cannot be made leaves it running.
-                    let mut command = rebuild(&chosen).map_err(Failed::Before)?;
+                    let command = rebuild(&chosen).map_err(Failed::Before)?;
                     let said = format!(
                         "\r\n\x1b[1mPaige: Claude Code selected {chosen}: starting it again in {chosen}'s view…\x1b[0m\r\n"
                     );
-                    command.banner = Some(format!("{said}{}", command.banner.take().unwrap_or_default()));
-                    let terminal = old.replace_with(&command, size).map_err(|err| Failed::After(err.to_string()))?;
+                    let terminal =
+                        old.replace_with(&command, size, &said).map_err(|err| Failed::After(err.to_string()))?;
                     Ok((terminal, command))
                 })
                 .await

@@ -102,8 +102,9 @@ async fn a_claude_code_that_selects_an_intent_is_started_again_in_its_view_in_th
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
     let record = asked.clone();
     let rebuild: Rebuild = Arc::new(move |intent: &str| {
-        record.lock().expect("asked").push(intent.to_owned());
-        Ok(agent("L2", intent, &["--continue"]))
+        let mut asked = record.lock().expect("asked");
+        asked.push(intent.to_owned());
+        Ok(agent(&format!("L{}", asked.len() + 1), intent, &["--continue"]))
     });
     let conn = g.core.connect();
     let output = g.core.open_governed_terminal(conn, &agent("L1", "", &[]), rebuild).expect("terminal");
@@ -132,12 +133,30 @@ async fn a_claude_code_that_selects_an_intent_is_started_again_in_its_view_in_th
     assert_eq!(select_from(&g, "L2", "INT-002", "INT-002"), HookDecision::None);
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(asked.lock().expect("asked").len(), 1, "started again for the intent its view has");
-    g.core.close_terminal(conn);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while ours("PAIGE_LAUNCH=L2") > 0 && Instant::now() < deadline {
+
+    // It exits by itself (^D to its `cat`); Enter starts it again, in the same view, and the
+    // one started again is still followed: selecting INT-001 there switches it once more.
+    let typed = |input: &str| {
+        let frame = json!({"type": "terminal:input", "timestamp": 0, "payload": {"input": input}});
+        assert_eq!(g.core.handle_text(conn, &frame.to_string()), None, "terminal:input {input:?}");
+    };
+    typed("\u{4}");
+    until(&seen, "Press Enter to start it again").await;
+    typed("\r");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while seen.lock().expect("seen").matches("started launch=L2").count() < 2 {
+        assert!(Instant::now() < deadline, "not started again: {:?}", seen.lock().expect("seen"));
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(ours("PAIGE_LAUNCH=L2"), 0, "closing the window ends the relaunched one");
+    assert!(matches!(select_from(&g, "L2", "INT-002", "INT-001"), HookDecision::Context { .. }));
+    until(&seen, "started launch=L3 view=[INT-001] args=--continue").await;
+    assert_eq!(*asked.lock().expect("asked"), vec!["INT-002".to_owned(), "INT-001".to_owned()]);
+    g.core.close_terminal(conn);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while ours("PAIGE_LAUNCH=L3") > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(ours("PAIGE_LAUNCH=L3"), 0, "closing the window ends the relaunched one");
 }
 
 /// A view that cannot be made (the launcher's `rebuild` fails) leaves the Claude Code it has
