@@ -157,6 +157,39 @@ fn processes_with(needle: &str) -> Vec<u32> {
         .collect()
 }
 
+/// A `claude` in the world's `bin/` that answers `--version` as Claude Code 9.9.9 and
+/// otherwise runs `then`; returns the folder, for `PATH`.
+fn stand_in_claude(world: &World, then: &str) -> std::path::PathBuf {
+    let bin = world.root.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let claude = bin.join("claude");
+    let script = format!("#!/bin/sh\ncase \"$1\" in --version) echo '9.9.9 (Claude Code)'; exit 0;; esac\n{then}\n");
+    std::fs::write(&claude, script).expect("claude");
+    std::fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    bin
+}
+
+/// `paige doctor` says whether the guard's self-check passed against the installed Claude
+/// Code on these layers, and names the report the app keeps (the one a passing check writes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_the_guard_report_for_the_installed_claude_code_and_reads_it() {
+    let fake = FakeAnthropic::start().await.expect("fake starts");
+    let mut world = world_against(&fake.base_url(), KEY);
+    let bin = stand_in_claude(&world, "exit 0");
+    world.set("PATH", &format!("{}:/usr/bin:/bin", bin.display()));
+    let (world, _, stdout, _) = doctor(world).await;
+    let line = stdout.lines().find(|l| l.contains("guard")).unwrap_or_else(|| panic!("no guard line:\n{stdout}"));
+    assert!(line.contains("not checked against Claude Code 9.9.9 on these layers yet"), "{line}");
+    let kept = line.rsplit("(report: ").next().and_then(|r| r.strip_suffix(')')).expect("the report's path");
+    assert!(kept.starts_with(&world.data_dir().join("guard").display().to_string()), "{kept}");
+    let report = serde_json::json!({"claude_version": "9.9.9", "passed": true, "held": 42, "escaped": 0,
+        "skipped": 0, "errors": 0, "failed_attempts": [], "seconds": 1.0});
+    std::fs::create_dir_all(std::path::Path::new(kept).parent().expect("dir")).expect("mkdir");
+    std::fs::write(kept, report.to_string()).expect("report");
+    let (_world, _, stdout, _) = doctor(world).await;
+    assert!(stdout.contains("checked against Claude Code 9.9.9 on these layers: 42 attempts, all held"), "{stdout}");
+}
+
 /// `paige doctor --guard` killed outright (the app that started it killed, say) takes along
 /// the Claude Code and the `paige serve` it started: each dies with it (PR_SET_PDEATHSIG),
 /// even the server a job thread started and handed on. Claude Code here is a stand-in that
@@ -165,15 +198,8 @@ fn processes_with(needle: &str) -> Vec<u32> {
 #[test]
 fn a_killed_guard_check_leaves_neither_its_claude_code_nor_its_server_running() {
     let mut world = World::ready();
-    let bin = world.root.path().join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
     let marker = format!("{}", 3000 + std::process::id() % 1000);
-    let claude = bin.join("claude");
-    let script = format!(
-        "#!/bin/sh\ncase \"$1\" in --version) echo '9.9.9 (Claude Code)'; exit 0;; esac\nexec sleep {marker}.5\n"
-    );
-    std::fs::write(&claude, script).expect("claude");
-    std::fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let bin = stand_in_claude(&world, &format!("exec sleep {marker}.5"));
     world.set("PATH", &format!("{}:/usr/bin:/bin", bin.display())).set("PAIGE_JAIL", "0");
     let mut doctor = world.spawn(&["doctor", "--guard", "--guard-jobs", "1"]);
     let sleeper = format!("sleep {marker}.5");
@@ -182,18 +208,20 @@ fn a_killed_guard_check_leaves_neither_its_claude_code_nor_its_server_running() 
         assert!(std::time::Instant::now() < deadline, "Claude Code never started:\n{}", doctor.output());
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let scratch = "paige-guard-";
+    // This check's own servers: its children.
+    let parent = |pid: &u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().nth(1)).and_then(|p| p.parse::<u32>().ok())
+    };
     let servers: Vec<u32> =
-        processes_with("serve --project").into_iter().filter(|pid| processes_with(scratch).contains(pid)).collect();
+        processes_with("serve --project").into_iter().filter(|pid| parent(pid) == Some(doctor.child.id())).collect();
     assert!(!servers.is_empty(), "no `paige serve` of the check runs");
     doctor.signal("KILL");
     let _ = doctor.child.wait();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let left = || {
         let mut left = processes_with(&sleeper);
-        left.extend(servers.iter().filter(|pid| {
-            std::path::Path::new(&format!("/proc/{pid}")).exists() && processes_with(scratch).contains(pid)
-        }));
+        left.extend(servers.iter().filter(|pid| processes_with("serve --project").contains(pid)));
         left
     };
     while !left().is_empty() && std::time::Instant::now() < deadline {

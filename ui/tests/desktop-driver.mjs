@@ -110,7 +110,18 @@ export async function withApp({ env, args }, checks) {
       return id;
     };
     const exec = (script, scriptArgs = []) => wd("POST", `${s}/execute/sync`, { script, args: scriptArgs });
-    const click = async (css) => wd("POST", `${s}/element/${await find(css)}/click`, {});
+    // Found afresh on each try: a panel that re-rendered between the lookup and the click (a
+    // frame came) replaced the element ("stale element reference").
+    const click = async (css) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await wd("POST", `${s}/element/${await find(css)}/click`, {});
+        } catch (err) {
+          if (attempt === 3 || !String(err.message).includes("stale element")) throw err;
+          await sleep(200);
+        }
+      }
+    };
     // Keystrokes to the focused element, as a user types them. (Element Send Keys would first
     // put the caret at the end of Monaco's hidden textarea, which moves Monaco's cursor.)
     // Each key is a character or WebDriver key code, or an array of them: a chord, pressed in

@@ -5,12 +5,12 @@
 // The literal model calls Paige's pipeline only when a prompt it is sent tells it to, and
 // otherwise answers in words. The learner starts a session in the panel, skips the
 // interview and types nothing in the terminal: the plan must arrive on screen.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { check, sleep, waitFor } from "./checks.mjs";
-import { TERMINAL, alive, signedInHome, typeIn, wd, withApp } from "./desktop-driver.mjs";
+import { TERMINAL, alive, app, signedInHome, typeIn, wd, withApp } from "./desktop-driver.mjs";
 import { lastUserText, startFakeAnthropic, toolUse } from "./fake-anthropic.mjs";
 import { intakeReplies } from "./intake-script.mjs";
 
@@ -70,18 +70,20 @@ export async function literalModelPlansInTheWindow(work) {
   // The learner's HOME after they installed Claude Code and logged in (claude.ai): onboarding
   // done, this folder trusted, the OAuth login stored. Nothing else tells Claude Code a key.
   const home = signedInHome(join(work, "literal-home"), project);
-  // The guard's self-check for this Claude Code version counts as done (its own tests run it):
-  // here it would only take both cores for minutes beside the window.
-  const version = execFileSync(claude, ["--version"], { encoding: "utf8", env: { ...process.env, HOME: home } }).trim().split(/\s+/)[0];
-  mkdirSync(join(data, "guard"), { recursive: true });
-  const report = { claude_version: version, passed: true, held: 1, escaped: 0, skipped: 0, errors: 0, failed_attempts: [], seconds: 1 };
-  writeFileSync(join(data, "guard", `claude-${version.replace(/[^A-Za-z0-9.-]/g, "_")}.json`), JSON.stringify(report));
-
   const fake = await startFakeAnthropic({ replies: { coach_agent: coachPlan, ...intakeReplies }, agent: literalModel });
   const agentCalls = () => fake.requests.filter((r) => r.callType === null && r.url.startsWith("/v1/messages")).map((r) => ({ ...r, body: JSON.parse(r.body) }));
   const env = { ...process.env, PATH: `${dirname(claude)}:${process.env.PATH}`, HOME: home, DATA_DIR: data, ANTHROPIC_API_KEY: "sk-ant-e2e-paige-own", ANTHROPIC_BASE_URL: fake.base, DISABLE_AUTOUPDATER: "1" };
   delete env.PAIGE_AGENT_CMD;
   delete env.PROJECT_DIR;
+  // The guard's self-check for this Claude Code on these layers counts as done (its own tests
+  // run it): here it would only take both cores for minutes beside the window. `paige doctor`
+  // names where the app keeps its report.
+  const doctor = spawnSync(join(dirname(app), "paige"), ["doctor"], { encoding: "utf8", env: { ...env, PROJECT_DIR: project } });
+  const [, version, kept] = doctor.stdout.match(/not checked against Claude Code (\S+) on these layers yet: .*\(report: (.+)\)/) ?? [];
+  if (!kept) throw new Error(`paige doctor names no guard report:\n${doctor.stdout}${doctor.stderr}`);
+  mkdirSync(dirname(kept), { recursive: true });
+  const report = { claude_version: version, passed: true, held: 1, escaped: 0, skipped: 0, errors: 0, failed_attempts: [], seconds: 1 };
+  writeFileSync(kept, JSON.stringify(report));
   await withApp({ env, args: [project] }, async ({ s, find, exec, click, terminalText }) => {
     const shown = (testid) => exec(`return document.querySelector('[data-testid="${testid}"]') !== null`);
     await check("the window's terminal runs the real Claude Code, signed in, idle at its prompt: it asks the model nothing with tools", async () => {
@@ -93,6 +95,9 @@ export async function literalModelPlansInTheWindow(work) {
       await waitFor("Claude Code's prompt on screen", async () => (await terminalText()).trim().length > 0, 30_000);
       const asked = agentCalls().filter((c) => (c.body.tools ?? []).length > 0);
       if (asked.length) throw new Error(`Claude Code asked with tools before any session: ${JSON.stringify(asked.map((c) => lastUserText(c.body).slice(0, 200)))}`);
+      // The report `paige doctor` named is the one the app looks for: no check runs again.
+      const checking = processesNaming("--guard-report").filter((pid) => processesNaming(data).includes(pid));
+      if (checking.length) throw new Error(`the app runs the guard check beside the report doctor named (${checking.join(", ")})`);
     });
     let skippedAt = 0;
     await check("the learner starts a session in the panel and skips the interview, typing nothing in the terminal", async () => {

@@ -138,6 +138,7 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
         let name = format!("  {}", layer.name);
         if layer.on { report.ok(&name, line) } else { report.warn(&name, line) }
     }
+    check_guard(&env, &plan, &data_dir, &mut report);
 
     let config = match Config::load(&env, overrides) {
         Ok(config) => config,
@@ -196,6 +197,54 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<bool> {
         }
     }
     Ok(report.finish())
+}
+
+/// Whether the guard's self-check passed against the installed Claude Code under these
+/// layers: the report the app keeps when it runs the check in the background, and where.
+fn check_guard(
+    env: &std::collections::HashMap<String, String>,
+    plan: &paige_core::launch::layers::Plan,
+    data_dir: &Path,
+    report: &mut Report,
+) {
+    let path = env.get("PATH").map(std::ffi::OsStr::new);
+    let Some(claude) = paige_core::terminal::find_in_path("claude", path) else {
+        report.warn("guard", "Claude Code is not installed: there is nothing to check the guard against".into());
+        return;
+    };
+    let version = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| err.to_string())
+        .and_then(|runtime| runtime.block_on(paige_core::launch::verify::claude_version(&claude)));
+    let version = match version {
+        Ok(version) => version,
+        Err(why) => return report.warn("guard", format!("cannot tell which Claude Code is installed: {why}")),
+    };
+    let layers = plan.fingerprint();
+    let kept = paige_core::launch::verify::report_path(data_dir, &version, &layers);
+    match paige_core::launch::verify::kept_report(data_dir, &version, &layers) {
+        Some(found) if found.passed => report.ok(
+            "guard",
+            format!("checked against Claude Code {version} on these layers: {} attempts, all held", found.held),
+        ),
+        Some(found) => report.warn(
+            "guard",
+            format!(
+                "the check against Claude Code {version} on these layers failed: {} ({})",
+                found.failed_attempts.join(", "),
+                kept.display()
+            ),
+        ),
+        None => report.warn(
+            "guard",
+            format!(
+                "not checked against Claude Code {version} on these layers yet: the app checks it in the \
+                 background at its next start (report: {})",
+                kept.display()
+            ),
+        ),
+    }
 }
 
 /// Which store and model memory uses, whether the store answers and the model embeds.
