@@ -94,7 +94,7 @@ export async function governedIntentViewInTheWindow(work) {
   const env = { ...process.env, PATH: `${dirname(claude)}:${process.env.PATH}`, HOME: home, DATA_DIR: data, ANTHROPIC_API_KEY: "sk-ant-e2e-paige-own", ANTHROPIC_BASE_URL: fake.base, DISABLE_AUTOUPDATER: "1" };
   delete env.PAIGE_AGENT_CMD;
   delete env.PROJECT_DIR;
-  await withApp({ env, args: [project] }, async ({ s, find, terminalText }) => {
+  await withApp({ env, args: [project] }, async ({ s, find, exec, terminalText }) => {
     let before = [];
     await check("governed mode starts Claude Code in the window with no intent selected: the whole project read-only", async () => {
       await waitFor("Claude Code's prompt", async () => (await terminalText()).includes("for shortcuts"), 60_000);
@@ -105,6 +105,9 @@ export async function governedIntentViewInTheWindow(work) {
       for (const path of [root, join(root, "src", "app.py"), join(root, "notes")]) {
         if (writableFor(first, path)) throw new Error(`${path} is writable to the Claude Code of no intent`);
       }
+      const notices = await exec(`return window.paige.framesOf("coaching:message").map((f) => f.message)`);
+      const mode = notices.find((m) => m.startsWith("Governed mode"));
+      if (!mode?.includes("can write only the folders of the intent it selected")) throw new Error(`the mode's notice: ${JSON.stringify(notices)}`);
     });
     let selected = NaN;
     await check("Claude Code that selects INT-001 is told to end its turn, and is started again in INT-001's view in the same terminal", async () => {

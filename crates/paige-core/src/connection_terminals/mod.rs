@@ -95,7 +95,14 @@ impl Core {
                 AgentMode::Governed,
                 (
                     MessageKind::Info,
-                    "Governed mode: Claude Code works under the intents in .orchestration/.".to_owned(),
+                    if confinement.read_only() {
+                        "Governed mode: Claude Code works under the intents in .orchestration/ and can write only the \
+                         folders of the intent it selected (none before it selects one)."
+                    } else {
+                        "Governed mode: Claude Code works under the intents in .orchestration/; Paige's hooks hold each \
+                         intent's scope."
+                    }
+                    .to_owned(),
                 ),
             ),
             _ => {
