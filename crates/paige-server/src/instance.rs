@@ -27,6 +27,8 @@ pub struct Instance {
     /// Cancelled when the server ends, whether asked to or not.
     ended: CancellationToken,
     serving: Mutex<Option<tokio::task::JoinHandle<std::io::Result<()>>>>,
+    /// The loop handing free memory back to the OS, until `stop`; awaited by [`Instance::stop`].
+    releasing: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 /// Connections the kernel queues before they are accepted. A flood fills the queue faster
@@ -107,7 +109,7 @@ impl Instance {
                 served
             })
         };
-        tokio::spawn(release_free_memory(stop.clone()));
+        let releasing = tokio::spawn(release_free_memory(stop.clone()));
         let paige_core::token::Tokens { ui: token, agent: agent_token, local: local_token } = tokens;
         Ok(Instance {
             core,
@@ -120,6 +122,7 @@ impl Instance {
             stop,
             ended,
             serving: Mutex::new(Some(serving)),
+            releasing: Mutex::new(Some(releasing)),
         })
     }
 
@@ -150,6 +153,11 @@ impl Instance {
             },
             None => Ok(()),
         };
+        let releasing = self.releasing.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(task) = releasing {
+            // Cancelled with `stop`; at most one malloc_trim still running.
+            let _ = task.await;
+        }
         tracing::info!("shutdown: stopping background tasks and checkpointing the database");
         let checkpointed = self.core.shutdown().await.context("cannot checkpoint the database");
         match run_info::remove_if_ours(&self.core.config().data_dir, &self.info) {
