@@ -43,10 +43,10 @@ pub(crate) struct ClaudeArgs {
 }
 
 /// Where `paige claude` reaches Paige, with the agent token (an older Paige's run file has
-/// none: its UI token then).
-fn launcher(info: &paige_core::run_info::RunInfo) -> paige_core::run_info::Located {
-    let token = info.agent_token.clone().or_else(|| info.token.clone()).unwrap_or_else(|| "".into());
-    paige_core::run_info::Located { base_url: format!("http://127.0.0.1:{}", info.port), token }
+/// none: its UI token then); `None` when the run file holds neither (nothing to ask with).
+fn launcher(info: &paige_core::run_info::RunInfo) -> Option<paige_core::run_info::Located> {
+    let token = info.agent_token.clone().or_else(|| info.token.clone())?;
+    Some(paige_core::run_info::Located { base_url: format!("http://127.0.0.1:{}", info.port), token })
 }
 
 /// Builds the launch and, unless `--dry-run`, runs it: in a terminal, in a PTY of its own
@@ -66,8 +66,8 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     {
         // The agent token: all `paige claude` asks of Paige is open to it (the run file holds
         // no UI token where Claude Code could read it).
-        let located = launcher(&info);
-        match kickoff(&located) {
+        let located = launcher(&info).ok_or_else(|| anyhow::anyhow!("the run file holds no token"));
+        match located.and_then(|located| kickoff(&located)) {
             Ok(Some(text)) => {
                 eprintln!("paige: the session has no plan yet — Claude Code starts by planning it");
                 extra_args.insert(0, text.into());
@@ -93,7 +93,7 @@ pub(crate) fn run(args: ClaudeArgs) -> anyhow::Result<bool> {
     // In a terminal: Claude Code in a PTY of paige claude's own, so Paige can type into it.
     if claude_pty::interactive() {
         let run_dir = data_dir.clone();
-        let paige = move || paige_core::run_info::running(&run_dir).ok().flatten().map(|info| launcher(&info));
+        let paige = move || paige_core::run_info::running(&run_dir).ok().flatten().and_then(|info| launcher(&info));
         // Governed mode for an intent: started again in another intent's view when its
         // Claude Code selects one, the conversation going on (`--continue`).
         let relaunch = scoped.then(|| -> claude_pty::Relaunch {
