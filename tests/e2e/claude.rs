@@ -10,7 +10,11 @@ use serde_json::Value;
 use crate::{PAIGE, World, read_json};
 
 pub(crate) fn claude() -> Option<String> {
-    std::env::var("PAIGE_TEST_CLAUDE").ok().filter(|p| !p.is_empty())
+    let claude = std::env::var("PAIGE_TEST_CLAUDE").ok().filter(|p| !p.is_empty());
+    if claude.is_none() {
+        crate::skipped("PAIGE_TEST_CLAUDE names no real `claude` (scripts/test.sh installs one)");
+    }
+    claude
 }
 
 /// Runs `claude -p hello` in the project with Paige's generated settings and the PTY
@@ -367,12 +371,12 @@ fn unprivileged_user() -> Option<(u32, u32)> {
     use std::os::unix::fs::MetadataExt;
     // /proc/self belongs to this process's effective user.
     if std::fs::metadata("/proc/self").map(|m| m.uid()).ok() != Some(0) {
-        eprintln!("not root: cannot run claude as another user, so the non-root sandbox test is skipped");
+        crate::skipped("not root: cannot run claude as another user, so the non-root sandbox test is skipped");
         return None;
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     if !std::env::split_paths(&path).any(|dir| dir.join("setpriv").is_file()) {
-        eprintln!("no setpriv on PATH (util-linux): the non-root sandbox test is skipped");
+        crate::skipped("no setpriv on PATH (util-linux): the non-root sandbox test is skipped");
         return None;
     }
     Some((65534, 65534))

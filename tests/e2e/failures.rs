@@ -46,11 +46,11 @@ fn mount(args: &[&str], target: &Path) -> Option<Mount> {
         Ok(out) if out.status.success() => Some(Mount { target: target.to_owned() }),
         Ok(out) => {
             let why = String::from_utf8_lossy(&out.stderr);
-            eprintln!("SKIPPED: cannot mount on {} ({}): this test needs root", target.display(), why.trim());
+            crate::skipped(&format!("cannot mount on {} ({}): this test needs root", target.display(), why.trim()));
             None
         }
         Err(err) => {
-            eprintln!("SKIPPED: cannot run mount ({err}): this test needs mount(8) and root");
+            crate::skipped(&format!("cannot run mount ({err}): this test needs mount(8) and root"));
             None
         }
     }

@@ -21,7 +21,7 @@ pub(crate) fn jail_runs() -> bool {
     match paige_core::launch::jail::probe(std::env::var_os("PATH").as_deref()) {
         Ok(_) => true,
         Err(why) => {
-            eprintln!("the jail cannot run here ({why}): the guard test that needs it is skipped");
+            crate::skipped(&format!("the jail cannot run here ({why}): the guard test that needs it is skipped"));
             false
         }
     }
@@ -321,12 +321,12 @@ fn path_without(path: &str, left_out: &str, bin: &std::path::Path) -> String {
 pub(crate) fn unprivileged_user() -> Option<(u32, u32)> {
     use std::os::unix::fs::MetadataExt;
     if std::fs::metadata("/proc/self").map(|m| m.uid()).ok() != Some(0) {
-        eprintln!("not root: the unprivileged guard test is skipped");
+        crate::skipped("not root: the unprivileged guard test is skipped");
         return None;
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     if !std::env::split_paths(&path).any(|dir| dir.join("setpriv").is_file()) {
-        eprintln!("no setpriv on PATH (util-linux): the unprivileged guard test is skipped");
+        crate::skipped("no setpriv on PATH (util-linux): the unprivileged guard test is skipped");
         return None;
     }
     Some((65534, 65534))

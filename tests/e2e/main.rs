@@ -34,6 +34,15 @@ use std::time::{Duration, Instant};
 
 pub const PAIGE: &str = env!("CARGO_BIN_EXE_paige");
 
+/// A test that cannot run here says why and passes — unless `PAIGE_NO_SKIPS=1`
+/// (`scripts/test.sh` sets it: CI fails on a skip), where it fails saying the same.
+pub fn skipped(why: &str) {
+    if std::env::var("PAIGE_NO_SKIPS").is_ok_and(|v| v == "1") {
+        panic!("this test would be skipped ({why}), and PAIGE_NO_SKIPS=1 runs every test");
+    }
+    eprintln!("SKIPPED: {why}");
+}
+
 /// A scratch world for one run: a working dir (where `.env` is looked for), a project and a
 /// data dir, and a clean environment holding only what the test sets.
 pub struct World {

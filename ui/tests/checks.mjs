@@ -22,6 +22,13 @@ export function fail(name, err) {
   console.log(`FAIL ${name}: ${err instanceof Error ? err.message : err}`);
 }
 
+/** A part that cannot run here says why — and fails under PAIGE_NO_SKIPS=1 (scripts/test.sh
+ * sets it: CI fails on a skip). */
+export function skipped(why) {
+  if (process.env.PAIGE_NO_SKIPS === "1") fail("skipped", `${why}, and PAIGE_NO_SKIPS=1 runs everything`);
+  else console.log(`SKIPPED: ${why}`);
+}
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `fn` until it returns something truthy (a throw counts as not yet). */

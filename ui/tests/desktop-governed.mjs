@@ -8,7 +8,7 @@
 // outside the scope from the first Claude Code's view would have met a read-only project.
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { check, sleep, waitFor } from "./checks.mjs";
+import { check, skipped, sleep, waitFor } from "./checks.mjs";
 import { TERMINAL, signedInHome, typeIn, withApp } from "./desktop-driver.mjs";
 import { lastUserText, startFakeAnthropic, toolUse } from "./fake-anthropic.mjs";
 
@@ -68,7 +68,7 @@ function writableFor(pid, path) {
 export async function governedIntentViewInTheWindow(work) {
   const claude = process.env.PAIGE_TEST_CLAUDE;
   if (!claude) {
-    console.log("skip the governed window test: set PAIGE_TEST_CLAUDE to a real `claude`");
+    skipped("the governed window test needs PAIGE_TEST_CLAUDE, a real `claude`");
     return;
   }
   const project = join(work, "governed-project");

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { check, sleep, waitFor } from "./checks.mjs";
+import { check, skipped, sleep, waitFor } from "./checks.mjs";
 import { TERMINAL, alive, app, signedInHome, typeIn, wd, withApp } from "./desktop-driver.mjs";
 import { lastUserText, startFakeAnthropic, toolUse } from "./fake-anthropic.mjs";
 import { intakeReplies } from "./intake-script.mjs";
@@ -60,7 +60,7 @@ async function exitClaudeCode({ s, find, terminalText }) {
 export async function literalModelPlansInTheWindow(work) {
   const claude = process.env.PAIGE_TEST_CLAUDE;
   if (!claude) {
-    console.log("skip the literal-model window test: set PAIGE_TEST_CLAUDE to a real `claude`");
+    skipped("the literal-model window test needs PAIGE_TEST_CLAUDE, a real `claude`");
     return;
   }
   const project = join(work, "literal-project");

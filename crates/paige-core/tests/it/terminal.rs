@@ -405,7 +405,7 @@ fn the_coach_sandbox_denies_writes_to_exactly_the_learners_paths() {
 #[test]
 fn a_child_that_dies_with_its_parent_outlives_the_thread_that_opened_its_terminal() {
     if std::process::Command::new("setpriv").arg("--version").output().is_err() {
-        eprintln!("no setpriv (util-linux): skipped");
+        super::skipped("no setpriv (util-linux)");
         return;
     }
     let (tx, rx) = mpsc::channel();
