@@ -2,9 +2,9 @@
 //! view of the project where only the selected intent's folders are writable — before any
 //! intent is selected, none. When it selects an intent its view does not make writable, its
 //! hooks tell it to end its turn and register the switch (`Governance::relaunch_for`); once
-//! it is quiet, this terminal's watcher takes the switch, starts Claude Code again in the
-//! new intent's view in the same terminal, continuing the conversation (`--continue`), and
-//! types it a note to go on. `paige claude --intent` does the same in the learner's own
+//! that turn ended (its Stop hook) or it is quiet, this terminal's watcher takes the switch,
+//! starts Claude Code again in the new intent's view in the same terminal, continuing the
+//! conversation (`--continue`), and types it a note to go on once it is quiet. `paige claude --intent` does the same in the learner's own
 //! terminal (`paige-cli`'s `claude_pty.rs`, over `POST /api/agent/relaunch`).
 
 use std::sync::Arc;
@@ -62,16 +62,17 @@ impl Core {
                     }
                     _ => return,
                 }
-                if !watched.ready_for_nudge(quiet) {
-                    continue;
-                }
-                if let Some(text) = note.take() {
-                    if let Err(err) = watched.write(&crate::terminal::paste(&text)) {
+                let ready = watched.ready_for_nudge(quiet);
+                if note.is_some() {
+                    if let Some(text) = note.take_if(|_| ready)
+                        && let Err(err) = watched.write(&crate::terminal::paste(&text))
+                    {
                         tracing::warn!("cannot type the relaunch note into Claude Code: {err}");
                     }
                     continue;
                 }
-                let Some(intent) = core.governance().take_relaunch(&launch) else { continue };
+                // Once the turn that selected it ended (its Stop hook), or it is quiet.
+                let Some(intent) = core.governance().take_relaunch(&launch, ready) else { continue };
                 let size = core.live().terminal_size().unwrap_or(TerminalSize { cols: 80, rows: 24 });
                 let (old, rebuild, chosen) = (watched.clone(), rebuild.clone(), intent.clone());
                 let relaunched = tokio::task::spawn_blocking(move || -> Result<(Terminal, AgentCommand), Failed> {

@@ -156,6 +156,10 @@ impl Governance {
                 HookDecision::None
             }
             HookEvent::Stop => {
+                // A switch of views asked for in this turn can be made now.
+                if let Some(view) = &input.paige_view {
+                    self.turn_ended(&view.launch);
+                }
                 // State 3 completes with the turn: an intent finished in it is a lesson (FR-010).
                 if session.state == AgentState::ContextualizedAction {
                     self.revalidate(&orch, &file, &mut session);

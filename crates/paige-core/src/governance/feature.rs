@@ -45,7 +45,14 @@ pub struct Governance {
     /// Launches (`paige claude --intent`, the app's governed terminal) whose Claude Code
     /// selected another intent than its view's: the intent to start it again for, until its
     /// launcher takes it.
-    relaunches: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    relaunches: std::sync::Mutex<std::collections::HashMap<String, Relaunch>>,
+}
+
+/// A switch of views asked for by a launch's Claude Code.
+struct Relaunch {
+    intent: String,
+    /// Its turn ended (its Stop hook came): it may be stopped now, quiet or not.
+    turn_ended: bool,
 }
 
 impl Governance {
@@ -61,8 +68,20 @@ impl Governance {
 
     /// The intent launch `launch` is to start Claude Code again for, taken once
     /// (`POST /api/agent/relaunch`, asked by `paige claude`; the app's terminal asks directly).
-    pub fn take_relaunch(&self, launch: &str) -> Option<String> {
-        self.relaunches.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(launch)
+    /// Taken once the turn that selected it ended, or when the launcher saw its Claude Code
+    /// `quiet` (its own sign that the turn is over, should the Stop hook not come).
+    pub fn take_relaunch(&self, launch: &str, quiet: bool) -> Option<String> {
+        let mut relaunches = self.relaunches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let ready = relaunches.get(launch).is_some_and(|r| r.turn_ended || quiet);
+        ready.then(|| relaunches.remove(launch)).flatten().map(|r| r.intent)
+    }
+
+    /// The turn of launch `launch`'s Claude Code ended (its Stop hook).
+    pub(super) fn turn_ended(&self, launch: &str) {
+        let mut relaunches = self.relaunches.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(relaunch) = relaunches.get_mut(launch) {
+            relaunch.turn_ended = true;
+        }
     }
 
     /// A Claude Code in one intent's view bound another: its launcher is asked to start it
@@ -71,7 +90,7 @@ impl Governance {
         self.relaunches
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(view.launch.clone(), bound.to_owned());
+            .insert(view.launch.clone(), Relaunch { intent: bound.to_owned(), turn_ended: false });
         let here = if view.intent.is_empty() {
             "This Claude Code started before any intent was selected: the whole project is read-only here".to_owned()
         } else {

@@ -185,3 +185,27 @@ async fn a_view_that_cannot_be_made_leaves_the_running_claude_code_as_it_was() {
     assert_eq!(ours("PAIGE_LAUNCH=F1"), 1, "the Claude Code it had still runs");
     g.core.close_terminal(conn);
 }
+
+/// The turn that selected another intent ended (its Stop hook, with the launch's view): the
+/// switch is made then, without waiting for the quiet a nudge needs. Here that quiet is a
+/// minute, so only the Stop hook can start it; without one nothing is started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_end_of_the_selecting_turn_starts_the_switch_without_waiting_for_quiet() {
+    let g = Gov::governed_with(INTENTS, &[], |config| {
+        config.limits.observer.quiet_output = Duration::from_secs(60);
+        config.limits.delivery_poll = Duration::from_millis(100);
+    });
+    let rebuild: Rebuild = Arc::new(|intent: &str| Ok(agent("S2", intent, &["--continue"])));
+    let conn = g.core.connect();
+    let seen = gather(g.core.open_governed_terminal(conn, &agent("S1", "", &[]), rebuild).expect("terminal"));
+    until(&seen, "started launch=S1").await;
+    assert!(matches!(select_from(&g, "S1", "", "INT-002"), HookDecision::Context { .. }));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(!seen.lock().expect("seen").contains("starting it again"), "started before its turn ended");
+    let stop = json!({"paige_view": {"launch": "S1", "intent": ""}});
+    assert_eq!(g.hook("Stop", "session-a", stop), HookDecision::None);
+    let started = Instant::now();
+    until(&seen, "started launch=S2 view=[INT-002] args=--continue").await;
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    g.core.close_terminal(conn);
+}
