@@ -184,7 +184,7 @@ pub(crate) fn run(
     let (to_type, asked_for, current, stop) = (note.clone(), pending.clone(), launch.clone(), killer.clone());
     let helper = std::thread::spawn(move || {
         let mut size = window_size();
-        let mut asked = Instant::now();
+        let (mut asked, mut asked_relaunch) = (Instant::now(), Instant::now());
         while !finished.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(200));
             let now = window_size();
@@ -196,22 +196,26 @@ pub(crate) fn run(
                 let a = state.lock().expect("activity");
                 !a.mid_line && a.last_output.is_some_and(|at| at.elapsed() >= QUIET)
             };
+            // Governed mode's relaunch: whether Paige wants it started again in another
+            // intent's view — as soon as the selecting turn ended (its Stop hook), quiet or
+            // not — unless the note for the one started again is still to be typed.
+            let launch = current.lock().expect("launch").clone();
+            if let Some(launch) = launch.as_deref()
+                && to_type.lock().expect("note").is_none()
+                && asked_relaunch.elapsed() >= ASK_EVERY
+            {
+                asked_relaunch = Instant::now();
+                if let Some(intent) = paige().and_then(|paige| ask_relaunch(&paige, launch, ready)) {
+                    *asked_for.lock().expect("pending") = Some(intent);
+                    let _ = stop.lock().expect("killer").kill();
+                    continue;
+                }
+            }
             if !ready || asked.elapsed() < ASK_EVERY {
                 continue;
             }
             asked = Instant::now();
-            // Governed mode's relaunch: the note for the Claude Code started again, then
-            // whether Paige wants it started again in another intent's view.
             let noted = to_type.lock().expect("note").take();
-            let launch = current.lock().expect("launch").clone();
-            let relaunch = || paige().zip(launch.as_deref()).and_then(|(paige, launch)| ask_relaunch(&paige, launch));
-            if noted.is_none()
-                && let Some(intent) = relaunch()
-            {
-                *asked_for.lock().expect("pending") = Some(intent);
-                let _ = stop.lock().expect("killer").kill();
-                continue;
-            }
             if let Some(text) = noted.or_else(|| paige().and_then(|paige| claim(&paige))) {
                 let mut writer = pasting.lock().expect("writer");
                 let typed = writer.write_all(&paige_core::terminal::paste(&text)).and_then(|()| writer.flush());
@@ -257,9 +261,10 @@ pub(crate) fn run(
     Ok(i32::try_from(status.exit_code()).unwrap_or(1))
 }
 
-/// Asks the running Paige whether to start Claude Code again in another intent's view.
-fn ask_relaunch(paige: &Located, launch: &str) -> Option<String> {
-    let body = serde_json::json!({ "launch": launch }).to_string();
+/// Asks the running Paige whether to start Claude Code again in another intent's view; `quiet`:
+/// Claude Code has printed nothing for a while (its turn is over even if no Stop hook came).
+fn ask_relaunch(paige: &Located, launch: &str, quiet: bool) -> Option<String> {
+    let body = serde_json::json!({ "launch": launch, "quiet": quiet }).to_string();
     let request = crate::local_http::Request {
         method: "POST",
         path: "/api/agent/relaunch",

@@ -24,10 +24,10 @@ impl Core {
         self.governance().governance_enabled()
     }
 
-    /// The intent a `paige claude --intent` launch, its Claude Code quiet, is to start Claude
-    /// Code again for (`Governance::take_relaunch`).
-    pub fn take_relaunch(&self, launch: &str) -> Option<String> {
-        self.governance().take_relaunch(launch, true)
+    /// The intent a `paige claude --intent` launch is to start Claude Code again for, once
+    /// the selecting turn ended or its Claude Code is `quiet` (`Governance::take_relaunch`).
+    pub fn take_relaunch(&self, launch: &str, quiet: bool) -> Option<String> {
+        self.governance().take_relaunch(launch, quiet)
     }
 
     /// Validates an intent for selection (`Governance::select_active_intent`).

@@ -58,13 +58,15 @@ pub(crate) async fn claim(State(state): State<AppState>) -> Response {
 }
 
 /// `paige claude --intent`'s launch asks whether to start Claude Code again in another
-/// intent's view (`{"launch": id}` → `{"intent": id | null}`).
+/// intent's view (`{"launch": id, "quiet": bool}` → `{"intent": id | null}`): once the turn
+/// that selected it ended, or once Claude Code is quiet (`quiet` left out: quiet).
 pub(crate) async fn relaunch(State(state): State<AppState>, Json(body): Json<Value>) -> Response {
     let launch = body.get("launch").and_then(Value::as_str).unwrap_or_default().to_owned();
     if launch.is_empty() {
         return HttpError::bad_request("name the launch: {\"launch\": \"…\"}").into_response();
     }
-    Json(json!({ "intent": state.core.take_relaunch(&launch) })).into_response()
+    let quiet = body.get("quiet").and_then(Value::as_bool).unwrap_or(true);
+    Json(json!({ "intent": state.core.take_relaunch(&launch, quiet) })).into_response()
 }
 
 pub(crate) async fn start(State(state): State<AppState>, body: Option<Json<StartRequest>>) -> Response {

@@ -97,3 +97,59 @@ async fn select_active_intent_returns_the_context_or_a_validation_error() {
     assert_eq!(bad["content"][0]["text"], "Intent Validation Error: unknown intent INT-404");
     client.cancel().await.expect("close");
 }
+
+/// Issue 42: `POST /api/agent/relaunch` hands a launch's switch of views out once — as soon
+/// as the turn that selected the intent ended (its Stop hook, carrying the launch's view), or
+/// when the launcher says its Claude Code is quiet (`quiet` left out counts as quiet, as older
+/// launchers asked only then). Before either, nothing.
+#[tokio::test]
+async fn a_switch_of_views_is_handed_out_once_its_turn_ended_or_when_quiet() {
+    let f = fixture();
+    let root = f.core.project_root().path().to_owned();
+    let orch = paige_core::governance::Orchestration::new(&root);
+    orch.init().expect("init");
+    std::fs::write(
+        orch.intents_path(),
+        "active_intents:\n  - id: INT-001\n    name: Weather\n    status: IN_PROGRESS\n    owned_scope: [\"src/weather/**\"]\n",
+    )
+    .expect("yaml");
+    let router = paige_server::app(f.core.clone(), TOKEN).router;
+    let send = |path: &'static str, body: Value| {
+        let router = router.clone();
+        async move {
+            let request = Request::post(path)
+                .header(header::HOST, "127.0.0.1:3000")
+                .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(body.to_string()))
+                .expect("request");
+            let response = router.oneshot(request).await.expect("response");
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.expect("body");
+            serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null)
+        }
+    };
+    let view = json!({"launch": "V1", "intent": ""});
+    let select = |event: &str| {
+        json!({"session_id": "s", "hook_event_name": event, "tool_name": "mcp__paige__select_active_intent",
+               "tool_input": {"intent_id": "INT-001"}, "tool_use_id": "toolu_1", "paige_view": view})
+    };
+    send("/hooks/pre-tool-use", select("PreToolUse")).await;
+    f.core.select_active_intent("INT-001").expect("selected");
+    let told = send("/hooks/post-tool-use", select("PostToolUse")).await;
+    assert!(told.to_string().contains("End your turn now"), "{told}");
+    let ask = |quiet: Option<bool>| {
+        let mut body = json!({"launch": "V1"});
+        if let Some(quiet) = quiet {
+            body["quiet"] = json!(quiet);
+        }
+        send("/api/agent/relaunch", body)
+    };
+    assert_eq!(ask(Some(false)).await, json!({"intent": null}), "not before its turn ended");
+    send("/hooks/stop", json!({"session_id": "s", "hook_event_name": "Stop", "paige_view": view})).await;
+    assert_eq!(ask(Some(false)).await, json!({"intent": "INT-001"}), "once its turn ended");
+    assert_eq!(ask(Some(false)).await, json!({"intent": null}), "handed out once");
+    // Selected again from the same view, asked by a launcher that saw it quiet.
+    send("/hooks/pre-tool-use", select("PreToolUse")).await;
+    send("/hooks/post-tool-use", select("PostToolUse")).await;
+    assert_eq!(ask(None).await, json!({"intent": "INT-001"}), "quiet: handed out without a Stop");
+}
