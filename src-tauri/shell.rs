@@ -178,7 +178,7 @@ impl Shell {
                     (config.project_dir.clone(), config.data_dir.clone(), server.clone(), env.clone());
                 let confinement = confinement.clone();
                 std::sync::Arc::new(move |intent: &str| {
-                    let view = paige_core::launch::scope::for_project_intent(&project_dir, intent)?;
+                    let view = paige_core::governance::intents::view_of_intent(&project_dir, intent)?;
                     paige_core::launch::Launch {
                         project_dir: &project_dir,
                         data_dir: &data_dir,

@@ -174,7 +174,7 @@ pub(crate) fn prepare(
     };
     let (mode, confinement, scope) = match (governed, intent) {
         (true, Some(id)) => {
-            let view = paige_core::launch::scope::for_project_intent(&project_dir, id).map_err(anyhow::Error::msg)?;
+            let view = paige_core::governance::intents::view_of_intent(&project_dir, id).map_err(anyhow::Error::msg)?;
             (AgentMode::Governed, confinement()?, Some(view))
         }
         (true, None) => (AgentMode::Governed, Confinement::Off("governed mode".into()), None),

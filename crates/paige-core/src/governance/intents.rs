@@ -255,3 +255,22 @@ pub fn is_broad_glob(pattern: &str) -> bool {
     // `dir/**/*`: a recursive wildcard followed by a bare `*` under a single top-level dir.
     segments.len() == 3 && segments[1] == "**" && segments[2] == "*"
 }
+
+/// The view (`launch::scope`) for intent `id` of the project's `.orchestration/`: an intent Claude Code may
+/// work on (pending or in progress), its folders made if missing.
+pub fn view_of_intent(project_dir: &Path, id: &str) -> Result<crate::launch::scope::View, String> {
+    let file =
+        Orchestration::new(project_dir).load().map_err(|err| format!("cannot read the project's intents: {err}"))?;
+    let Some(intent) = file.get(id) else {
+        let ids: Vec<&str> = file.active_intents.iter().map(|i| i.id.as_str()).collect();
+        return Err(format!("no intent {id} in .orchestration/active_intents.yaml (there: {})", ids.join(", ")));
+    };
+    if !matches!(intent.status, IntentStatus::Pending | IntentStatus::InProgress) {
+        return Err(format!(
+            "intent {id} is {}: only a pending or in-progress intent can be worked on",
+            intent.status.as_str()
+        ));
+    }
+    crate::launch::scope::for_intent(project_dir, id, &intent.owned_scope)
+        .map_err(|why| format!("cannot make intent {id}'s view: {why}"))
+}

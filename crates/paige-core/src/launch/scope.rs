@@ -102,25 +102,6 @@ pub fn for_intent(project_dir: &Path, id: &str, scope: &[String]) -> Result<View
     Ok(View { intent: id.to_owned(), writable, whole_project })
 }
 
-/// The view for intent `id` of the project's `.orchestration/`: an intent Claude Code may
-/// work on (pending or in progress), its folders made if missing.
-pub fn for_project_intent(project_dir: &Path, id: &str) -> Result<View, String> {
-    use crate::governance::{IntentStatus, Orchestration};
-    let file =
-        Orchestration::new(project_dir).load().map_err(|err| format!("cannot read the project's intents: {err}"))?;
-    let Some(intent) = file.get(id) else {
-        let ids: Vec<&str> = file.active_intents.iter().map(|i| i.id.as_str()).collect();
-        return Err(format!("no intent {id} in .orchestration/active_intents.yaml (there: {})", ids.join(", ")));
-    };
-    if !matches!(intent.status, IntentStatus::Pending | IntentStatus::InProgress) {
-        return Err(format!(
-            "intent {id} is {}: only a pending or in-progress intent can be worked on",
-            intent.status.as_str()
-        ));
-    }
-    for_intent(project_dir, id, &intent.owned_scope).map_err(|why| format!("cannot make intent {id}'s view: {why}"))
-}
-
 /// The note typed into the Claude Code started again for `intent`.
 pub fn go_on_note(intent: &str) -> String {
     format!(
