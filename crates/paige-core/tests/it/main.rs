@@ -8,6 +8,7 @@ mod bash_rules;
 mod bindings;
 mod budgets;
 mod buffer_logging;
+mod coach_hooks;
 mod code_runners;
 mod config;
 mod db;
