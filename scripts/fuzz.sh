@@ -83,6 +83,8 @@ for t in "${targets[@]}"; do
   printf '%-16s %10s %8s %6s %7s  %s\n' "$t" "${execs:--}" "${rate:--}" "${cov:--}" "$seconds" "$result"
   if [ "$status" != 0 ]; then
     grep -E -m 20 'panicked|ERROR: |SUMMARY|assert|Test unit written' "$log" >&2 || tail -20 "$log" >&2
+    # Where scripts/test.sh lists the failures by name.
+    echo "not ok   cargo fuzz $t: $result"
   fi
 done
 echo "cargo fuzz: $passed passed, $failed failed"

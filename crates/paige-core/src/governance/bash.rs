@@ -16,7 +16,9 @@ use brush_parser::ast::{
 };
 use brush_parser::word::{WordPiece, WordPieceWithSource};
 
-use super::bash_inputs::{has_empty_here_tag, has_number_the_parser_cannot_read, nesting, open_parens};
+use super::bash_inputs::{
+    has_empty_here_tag, has_number_the_parser_cannot_read, has_unclosed_subscript, nesting, open_parens,
+};
 use super::programs::{self, Arg, Runner};
 
 /// What a command does to files.
@@ -177,8 +179,16 @@ impl Scan {
         if text.contains('\r') {
             return self.unknown("a carriage return, which Paige's parser cannot read");
         }
+        // No shell command holds a NUL byte (an argument cannot); brush-parser's here-document
+        // reader allocated without bound on one (`<<\t\0>`, found by cargo fuzz).
+        if text.contains('\0') {
+            return self.unknown("a NUL byte, which no shell command holds");
+        }
         if has_empty_here_tag(text) {
             return self.unknown("a here-document without a delimiter");
+        }
+        if has_unclosed_subscript(text) {
+            return self.unknown("an array subscript that is never closed (`${name[` without its `]`)");
         }
         let options = brush_parser::ParserOptions::default();
         let mut parser = brush_parser::Parser::new(text.as_bytes(), &options);
@@ -522,6 +532,37 @@ mod tests {
         }
         assert!(classify("cat <<EOF\nhi\nEOF").is_read_only(), "a delimited here-document is parsed");
         assert!(classify("grep x <<< \"(a)\"").is_read_only(), "a here-string is parsed");
+    }
+
+    #[test]
+    fn an_array_subscript_never_closed_is_unknown_without_parsing() {
+        // Found by cargo fuzz: each took the parser seconds and gigabytes (its work doubles
+        // with each unclosed `${name[` in a word).
+        let found = "loca`````````l`````${m[}[}${m[} ${m[m ````{$${m[m {${m[}[}${m[} ${m[} {{m[llal}[}${m[} ${m[} {";
+        let twelve = format!("echo x{}", "${m[}".repeat(12));
+        for command in [found, &twelve, "echo \"x${m[}[}${m[}[}\"", "sh -c 'echo ${a[}'"] {
+            let started = std::time::Instant::now();
+            let verdict = classify(command);
+            assert!(started.elapsed() < std::time::Duration::from_secs(1), "{command:?} took {:?}", started.elapsed());
+            assert!(matches!(verdict.effect, Effect::Unknown(_)), "{command:?}: {verdict:?}");
+        }
+        for closed in ["echo ${a[0]}", "echo ${a[i]} ${a[@]} ${#a[*]}", "echo ${x} [y}"] {
+            assert!(classify(closed).is_read_only(), "{closed:?} is parsed: {:?}", classify(closed));
+        }
+        // A subscript holding an expansion or a nested subscript is closed by its own `]`.
+        for closed in ["${a[${#b}]}", "${a[$((i+1))]}", "${a[b[1]]}"] {
+            assert!(!super::super::bash_inputs::has_unclosed_subscript(closed), "{closed:?}");
+        }
+    }
+
+    #[test]
+    fn a_nul_byte_is_unknown_without_parsing() {
+        // Found by cargo fuzz: over 4 GB in the here-document reader.
+        let found = "=\0ho $(Oca$a$ @  ??\0ho $(Ocaa$$ @  ????a?<<\t\t\t\0\0>?)caa)>ca$a$ @  ";
+        for command in [found, "cat <<\0", "echo a\0b"] {
+            let verdict = classify(command);
+            assert!(matches!(verdict.effect, Effect::Unknown(_)), "{command:?}: {verdict:?}");
+        }
     }
 
     #[test]
