@@ -17,7 +17,8 @@ use brush_parser::ast::{
 use brush_parser::word::{WordPiece, WordPieceWithSource};
 
 use super::bash_inputs::{
-    has_empty_here_tag, has_number_the_parser_cannot_read, has_unclosed_subscript, nesting, open_parens,
+    has_empty_here_tag, has_expanding_here_tag, has_number_the_parser_cannot_read, has_unclosed_subscript, nesting,
+    open_parens,
 };
 use super::programs::{self, Arg, Runner};
 
@@ -186,6 +187,9 @@ impl Scan {
         }
         if has_empty_here_tag(text) {
             return self.unknown("a here-document without a delimiter");
+        }
+        if has_expanding_here_tag(text) {
+            return self.unknown("a here-document delimiter with a substitution in it");
         }
         if has_unclosed_subscript(text) {
             return self.unknown("an array subscript that is never closed (`${name[` without its `]`)");
@@ -531,6 +535,12 @@ mod tests {
             assert!(matches!(verdict.effect, Effect::Unknown(_)), "{command:?}: {verdict:?}");
         }
         assert!(classify("cat <<EOF\nhi\nEOF").is_read_only(), "a delimited here-document is parsed");
+        // A delimiter holding a substitution (cargo fuzz: gigabytes in seconds, for two blanks).
+        for command in ["\u{6}$( a<<o$(  ", "$(a<<o$(  ", "cat <<x${y", "cat <<a`b"] {
+            let verdict = classify(command);
+            assert!(matches!(verdict.effect, Effect::Unknown(_)), "{command:?}: {verdict:?}");
+        }
+        assert!(classify("cat <<'EOF' > /dev/null\n$(x)\nEOF").is_read_only(), "a substitution in the body is parsed");
         assert!(classify("grep x <<< \"(a)\"").is_read_only(), "a here-string is parsed");
     }
 

@@ -89,6 +89,25 @@ pub(super) fn has_empty_here_tag(text: &str) -> bool {
     false
 }
 
+/// brush-parser's tokenizer allocated without bound on a here-document delimiter holding an
+/// unterminated substitution (`$(a<<o$(  `: gigabytes in seconds; found by cargo fuzz). Bash
+/// never expands a delimiter; one holding `$(`, `${` or a backquote is called unknown.
+pub(super) fn has_expanding_here_tag(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find("<<") {
+        let after = &rest[at + 2..];
+        let tag = after.strip_prefix('-').unwrap_or(after).trim_start_matches([' ', '\t']);
+        let word = tag.split([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')']).next().unwrap_or_default();
+        // `$(` itself splits at its `(`: look at what follows the word too.
+        let next = &tag[word.len()..];
+        if word.contains("${") || word.contains('`') || (word.ends_with('$') && next.starts_with('(')) {
+            return true;
+        }
+        rest = after;
+    }
+    false
+}
+
 /// brush-parser's work doubles with each `${name[` whose subscript is never closed (a `}`
 /// comes before its `]`) in one word: `echo x${m[}${m[}…` took seconds at six and gigabytes
 /// at twelve (found by cargo fuzz). Bash rejects each as a bad substitution; Paige calls the
