@@ -510,6 +510,16 @@ mod tests {
     }
 
     #[test]
+    fn a_multi_byte_letter_in_an_interpreters_option_cluster_is_no_panic() {
+        // A multi-byte letter in an interpreter's option cluster was sliced inside it (cargo fuzz).
+        for command in ["timeout 5 python3 -^ -^^^^^\u{44d6}6666n/^9B9$^", "python3 -\u{e9}", "python3 -I\u{e9}m x"] {
+            let mut scan = Scan::default();
+            let ran = catch_unwind(AssertUnwindSafe(|| scan.source(command)));
+            assert!(ran.is_ok(), "{command:?} panicked in Paige's own rules");
+        }
+    }
+
+    #[test]
     fn many_parentheses_are_unknown_at_once_even_in_an_sh_c_string() {
         let parens = "( ".repeat(40);
         for command in [format!("R>{parens}>"), parens.clone(), format!("sh -c '{parens}'")] {

@@ -137,7 +137,7 @@ fn python(scan: &mut impl Runner, name: &str, lit: &[&str]) {
             continue;
         }
         for (at, c) in arg.char_indices().skip(1) {
-            let rest = &arg[at + 1..];
+            let rest = &arg[at + c.len_utf8()..];
             let mut value = || {
                 if rest.is_empty() {
                     i += 1;
